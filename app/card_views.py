@@ -1,0 +1,46 @@
+"""What a person at a given depth sees of a card, for the page and the API alike."""
+
+from typing import Any
+
+from app.content.model import Card, Entry, Text
+from app.content.tiers import Tier, go_deeper_tiers, sees
+
+
+def _text(text: Text) -> dict[str, str]:
+    return {"markdown": text.markdown, "html": text.html}
+
+
+def _entry(entry: Entry, title_key: str, body_key: str) -> dict[str, Any]:
+    return {title_key: _text(entry.title), body_key: _text(entry.body)}
+
+
+def card_summary(card: Card) -> dict[str, Any]:
+    return {
+        "id": card.id,
+        "title": card.title.markdown,
+        "level": card.level,
+        "importance": card.importance,
+        "frequency": card.frequency,
+        "topics": list(card.topics),
+        "timings": {"basics": card.timings.basics, "solid": card.timings.solid},
+        "demos": list(card.demos),
+    }
+
+
+def card_for_tier(card: Card, tier: Tier) -> dict[str, Any]:
+    """The sections `tier` sees (content/README.md has the table); others are left out."""
+    sections: dict[str, Any] = {
+        "answer_points": [_text(p) for p in card.points],
+        "basics": _text(card.basics),
+        "code": {**_text(card.code), "language": card.code_language, "lines": card.code_line_count},
+        "go_deeper": {t: _text(card.go_deeper[t]) for t in go_deeper_tiers(tier)},
+        "pitfalls": [_entry(p, "statement", "why_wrong") for p in card.pitfalls],
+        "true_statements": [_entry(t, "statement", "why_true") for t in card.truths],
+    }
+    if sees(tier, "solid"):
+        sections["solid_answer"] = _text(card.solid)
+    if sees(tier, "follow_ups"):
+        sections["follow_ups"] = [_entry(f, "question", "answer") for f in card.follow_ups]
+    if sees(tier, "deep_dive"):
+        sections["deep_dive"] = _text(card.deep_dive)
+    return {**card_summary(card), "tier": tier, "sections": sections}

@@ -1,0 +1,1 @@
+"""Cards: the markdown format, its validator, rendering and the in-memory catalogue."""

@@ -1,0 +1,103 @@
+"""The in-memory card catalogue: every valid card, every broken file, reloaded when files change."""
+
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.content.model import Card, Problem
+from app.content.parser import CardParseError, parse_card
+
+AUTHORING_GUIDE = "README.md"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    cards: dict[str, Card] = field(default_factory=dict)
+    # Files that could not be served, with what is wrong in each.
+    broken: dict[Path, list[Problem]] = field(default_factory=dict)
+
+    @property
+    def problems(self) -> list[Problem]:
+        return [problem for problems in self.broken.values() for problem in problems]
+
+
+def card_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    return sorted(p for p in path.rglob("*.md") if p.name != AUTHORING_GUIDE)
+
+
+def load(path: Path) -> Snapshot:
+    """Parse every card under `path` (a folder or one file); a bad file never hides the good ones."""
+    cards: dict[str, Card] = {}
+    broken: dict[Path, list[Problem]] = {}
+    if not path.exists():
+        return Snapshot(broken={path: [Problem(path, 0, "no such file or folder")]})
+    for file in card_files(path):
+        try:
+            card = parse_card(file)
+        except CardParseError as error:
+            broken[file] = error.problems
+            continue
+        except (OSError, UnicodeDecodeError) as error:
+            broken[file] = [Problem(file, 1, f"cannot read the file: {error}")]
+            continue
+        if card.id in cards:
+            first = cards[card.id].path
+            broken[file] = [Problem(file, _id_line(file), f"duplicate id '{card.id}' (also in {first})")]
+            continue
+        cards[card.id] = card
+    ordered = dict(sorted(cards.items(), key=lambda item: item[1].title.markdown.lower()))
+    return Snapshot(cards=ordered, broken=broken)
+
+
+def _id_line(path: Path) -> int:
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.startswith("id:"):
+            return number
+    return 1
+
+
+def _signature(path: Path) -> tuple[tuple[str, int, int], ...]:
+    signature = []
+    for file in card_files(path) if path.exists() else []:
+        try:
+            stat = file.stat()
+        except FileNotFoundError:
+            continue
+        signature.append((str(file), stat.st_mtime_ns, stat.st_size))
+    return tuple(signature)
+
+
+class Catalogue:
+    """Serves the newest snapshot; looks at the folder at most once per `poll_seconds`."""
+
+    def __init__(self, content_dir: Path, poll_seconds: float = 1.0) -> None:
+        self.content_dir = content_dir
+        self.poll_seconds = poll_seconds
+        self._lock = threading.Lock()
+        self._signature = _signature(content_dir)
+        self._snapshot = load(content_dir)
+        self._checked_at = time.monotonic()
+
+    def snapshot(self) -> Snapshot:
+        if time.monotonic() - self._checked_at >= self.poll_seconds:
+            self._reload_if_changed()
+        return self._snapshot
+
+    def _reload_if_changed(self) -> None:
+        # One request rescans; the others keep serving the current snapshot meanwhile.
+        if not self._lock.acquire(blocking=False):
+            return
+        try:
+            signature = _signature(self.content_dir)
+            if signature != self._signature:
+                self._snapshot = load(self.content_dir)
+                self._signature = signature
+            self._checked_at = time.monotonic()
+        finally:
+            self._lock.release()
+
+    def get(self, card_id: str) -> Card | None:
+        return self.snapshot().cards.get(card_id)

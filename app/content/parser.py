@@ -1,0 +1,330 @@
+"""Parse one card file, collecting every problem with its line instead of stopping at the first."""
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+import yaml
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from app.content.model import Card, Entry, Problem, Text, Timings
+from app.content.render import inline_html, to_html
+from app.content.tiers import IMPORTANCES, LEVELS, TIERS, Tier
+from app.demos.presets import PRESETS
+
+SECTIONS = (
+    "Answer",
+    "Basics",
+    "Solid answer",
+    "Code",
+    "Go deeper",
+    "Deep dive",
+    "Follow-ups",
+    "Pitfalls",
+    "True statements",
+)
+REQUIRED_KEYS = ("id", "title", "level", "importance", "frequency", "topics", "timings")
+OPTIONAL_KEYS = ("demos",)
+ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+# What an entry's heading and body are called in messages, per entry section.
+ENTRY_WORDS = {
+    "Follow-ups": ("follow-up", "question", "answer"),
+    "Pitfalls": ("pitfall", "statement", "why it is wrong"),
+    "True statements": ("true statement", "statement", "why it is true"),
+}
+
+_structure = MarkdownIt("commonmark", {"html": False})
+
+
+@dataclass
+class _Heading:
+    level: int
+    title: str
+    line: int  # 0-based line within the body where the heading stands
+
+
+@dataclass
+class _Section:
+    title: str
+    line: int  # 1-based line in the file
+    lines: list[str]  # the section's body lines
+    first_body_line: int  # 1-based line in the file of lines[0]
+
+
+class CardParseError(Exception):
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("\n".join(map(str, problems)))
+        self.problems = problems
+
+
+def parse_card(path: Path, text: str | None = None) -> Card:
+    """The card in `path`; raises CardParseError listing every problem found."""
+    source = path.read_text(encoding="utf-8") if text is None else text
+    parser = _CardParser(path, source)
+    card = parser.parse()
+    if parser.problems or card is None:
+        raise CardParseError(parser.problems)
+    return card
+
+
+class _CardParser:
+    def __init__(self, path: Path, source: str) -> None:
+        self.path = path
+        self.source = source
+        self.problems: list[Problem] = []
+
+    def problem(self, line: int, message: str) -> None:
+        self.problems.append(Problem(self.path, line, message))
+
+    def parse(self) -> Card | None:
+        lines = self.source.splitlines()
+        if not lines or lines[0].strip() != "---":
+            self.problem(1, "missing YAML frontmatter: the file must start with a '---' line")
+            return None
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+        if end is None:
+            self.problem(1, "frontmatter is not closed: add a '---' line after it")
+            return None
+        meta = self.frontmatter("\n".join(lines[1:end]), first_line=2, fence_line=1)
+        sections = self.sections(lines[end + 1 :], first_line=end + 2)
+        if meta is None:
+            return None
+        return self.build(meta, sections, last_line=len(lines))
+
+    # --- frontmatter -------------------------------------------------------------------------
+
+    def frontmatter(self, text: str, first_line: int, fence_line: int) -> dict[str, Any] | None:
+        try:
+            node = yaml.compose(text, Loader=yaml.SafeLoader)
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as error:
+            mark = getattr(error, "problem_mark", None)
+            line = first_line + mark.line if mark is not None else fence_line
+            problem = getattr(error, "problem", None) or str(error)
+            self.problem(line, f"bad YAML: {problem}")
+            return None
+        if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
+            self.problem(fence_line, "frontmatter must be a YAML mapping of keys to values")
+            return None
+        key_lines = {key.value: first_line + key.start_mark.line for key, _ in node.value}
+        meta: dict[str, Any] = {"_lines": key_lines}
+        for key in data:
+            if key not in REQUIRED_KEYS and key not in OPTIONAL_KEYS:
+                known = ", ".join(REQUIRED_KEYS + OPTIONAL_KEYS)
+                self.problem(key_lines.get(str(key), fence_line), f"unknown frontmatter key '{key}' ({known})")
+        for key in REQUIRED_KEYS:
+            if key not in data:
+                self.problem(fence_line, f"missing frontmatter key '{key}'")
+        meta.update(data)
+        self.check_values(meta, key_lines)
+        return meta
+
+    def check_values(self, meta: dict[str, Any], key_lines: dict[str, int]) -> None:
+        def bad(key: str, message: str) -> None:
+            self.problem(key_lines.get(key, 1), message)
+            meta[key] = None
+
+        if "id" in meta and not (isinstance(meta["id"], str) and ID_PATTERN.match(meta["id"])):
+            bad("id", "id must be lowercase letters, digits and hyphens, e.g. tf-data-prefetch-last")
+        if "title" in meta and not (isinstance(meta["title"], str) and meta["title"].strip()):
+            bad("title", "title must be a non-empty string")
+        if "level" in meta and meta["level"] not in LEVELS:
+            bad("level", f"unknown level '{meta['level']}' (one of {', '.join(LEVELS)})")
+        if "importance" in meta and meta["importance"] not in IMPORTANCES:
+            bad("importance", f"unknown importance '{meta['importance']}' (one of {', '.join(IMPORTANCES)})")
+        frequency = meta.get("frequency")
+        if "frequency" in meta and not (
+            isinstance(frequency, int | float) and not isinstance(frequency, bool) and 0 <= frequency <= 1
+        ):
+            bad("frequency", "frequency must be a number from 0 to 1 (0.72 for 72 %)")
+        topics = meta.get("topics")
+        if "topics" in meta and not (
+            isinstance(topics, list) and topics and all(isinstance(t, str) and t.strip() for t in topics)
+        ):
+            bad("topics", "topics must be a non-empty list of names")
+        if "timings" in meta and not _valid_timings(meta["timings"]):
+            bad("timings", "timings must give positive whole seconds for 'basics' and 'solid'")
+        demos = meta.get("demos", [])
+        if not isinstance(demos, list) or not all(isinstance(d, str) for d in demos):
+            bad("demos", "demos must be a list of demo preset names")
+        else:
+            for demo in demos:
+                if demo not in PRESETS:
+                    self.problem(
+                        key_lines.get("demos", 1), f"unknown demo preset '{demo}' (one of {', '.join(PRESETS)})"
+                    )
+
+    # --- body sections -----------------------------------------------------------------------
+
+    def sections(self, body: list[str], first_line: int) -> dict[str, _Section]:
+        headings = _headings("\n".join(body))
+        found: dict[str, _Section] = {}
+        level2 = [h for h in headings if h.level == 2]
+        if level2 and any(line.strip() for line in body[: level2[0].line]):
+            self.problem(first_line, "text before the first section: start the body with '## Answer'")
+        for index, heading in enumerate(level2):
+            line = first_line + heading.line
+            end = level2[index + 1].line if index + 1 < len(level2) else len(body)
+            if heading.title not in SECTIONS:
+                self.problem(line, f"unknown section '{heading.title}' (sections: {', '.join(SECTIONS)})")
+                continue
+            if heading.title in found:
+                self.problem(line, f"section '{heading.title}' appears twice")
+                continue
+            found[heading.title] = _Section(
+                heading.title, line, body[heading.line + 1 : end], first_body_line=line + 1
+            )
+        end_line = first_line + max(len(body) - 1, 0)
+        for title in SECTIONS:
+            if title not in found:
+                self.problem(end_line, f"missing section '## {title}'")
+        return found
+
+    def build(self, meta: dict[str, Any], sections: dict[str, _Section], last_line: int) -> Card | None:
+        points = self.answer_points(sections.get("Answer"))
+        basics = self.prose(sections.get("Basics"))
+        solid = self.prose(sections.get("Solid answer"))
+        deep_dive = self.prose(sections.get("Deep dive"))
+        code = self.code(sections.get("Code"))
+        go_deeper = self.go_deeper(sections.get("Go deeper"))
+        entries = {title: self.entries(sections.get(title)) for title in ENTRY_WORDS}
+        if self.problems:
+            return None
+        assert basics and solid and deep_dive and code and go_deeper is not None
+        timings = meta["timings"]
+        return Card(
+            id=meta["id"],
+            title=Text(meta["title"], inline_html(meta["title"])),
+            level=cast(Tier, meta["level"]),
+            importance=meta["importance"],
+            frequency=float(meta["frequency"]),
+            topics=tuple(meta["topics"]),
+            timings=Timings(basics=int(timings["basics"]), solid=int(timings["solid"])),
+            demos=tuple(meta.get("demos") or ()),
+            points=points,
+            basics=basics,
+            solid=solid,
+            code=code[0],
+            code_language=code[1],
+            code_line_count=code[2],
+            go_deeper=go_deeper,
+            deep_dive=deep_dive,
+            follow_ups=entries["Follow-ups"],
+            pitfalls=entries["Pitfalls"],
+            truths=entries["True statements"],
+            path=self.path,
+        )
+
+    def prose(self, section: _Section | None) -> Text | None:
+        if section is None:
+            return None
+        markdown = "\n".join(section.lines).strip()
+        if not markdown:
+            self.problem(section.line, f"section '{section.title}' is empty")
+            return None
+        return Text(markdown, to_html(markdown))
+
+    def answer_points(self, section: _Section | None) -> tuple[Text, ...]:
+        if section is None:
+            return ()
+        tokens = _structure.parse("\n".join(section.lines))
+        points: list[Text] = []
+        in_ordered_list = 0
+        for index, token in enumerate(tokens):
+            if token.type == "ordered_list_open":
+                in_ordered_list += 1
+            elif token.type == "ordered_list_close":
+                in_ordered_list -= 1
+            elif token.type == "inline" and in_ordered_list == 1 and tokens[index - 1].level == 2:
+                points.append(Text(token.content, inline_html(token.content)))
+        if not points:
+            self.problem(section.line, "section 'Answer' needs a numbered list of answer points (1. ...)")
+        return tuple(points)
+
+    def code(self, section: _Section | None) -> tuple[Text, str, int] | None:
+        if section is None:
+            return None
+        markdown = "\n".join(section.lines).strip()
+        fences = [t for t in _structure.parse(markdown) if t.type == "fence"]
+        if not fences:
+            self.problem(section.line, "section 'Code' needs a fenced code block (```python ... ```)")
+            return None
+        fence = fences[0]
+        line_count = len(fence.content.rstrip("\n").splitlines())
+        return Text(markdown, to_html(markdown)), fence.info.split()[0] if fence.info else "", line_count
+
+    def go_deeper(self, section: _Section | None) -> dict[Tier, Text] | None:
+        if section is None:
+            return None
+        parts = self.subsections(section)
+        result: dict[Tier, Text] = {}
+        for title, line, body in parts:
+            tier = title.lower()
+            if tier not in TIERS:
+                self.problem(line, f"unknown go-deeper tier '{title}' (Junior, Middle, Senior, Principal)")
+            elif tier in result:
+                self.problem(line, f"go-deeper tier '{title}' appears twice")
+            elif not body:
+                self.problem(line, f"go-deeper tier '{title}' is empty")
+            else:
+                result[cast(Tier, tier)] = Text(body, to_html(body))
+        for tier in TIERS:
+            if tier not in result and not any(t.lower() == tier for t, _, _ in parts):
+                self.problem(section.line, f"section 'Go deeper' is missing '### {tier.title()}'")
+        return result
+
+    def entries(self, section: _Section | None) -> tuple[Entry, ...]:
+        if section is None:
+            return ()
+        noun, head, body_name = ENTRY_WORDS[section.title]
+        parts = self.subsections(section)
+        if not parts:
+            self.problem(section.line, f"section '{section.title}' needs at least one '### ' {noun}")
+        entries = []
+        for title, line, body in parts:
+            if not title:
+                self.problem(line, f"{noun} with no {head}: write it after '### '")
+            elif not body:
+                self.problem(line, f"empty {noun} {body_name}: write it below '### {title}'")
+            else:
+                entries.append(Entry(Text(title, inline_html(title)), Text(body, to_html(body)), line))
+        return tuple(entries)
+
+    def subsections(self, section: _Section) -> list[tuple[str, int, str]]:
+        """(title, file line, body markdown) for each ### heading; text before the first is a problem."""
+        text = "\n".join(section.lines)
+        headings = [h for h in _headings(text) if h.level == 3]
+        first = headings[0].line if headings else len(section.lines)
+        if any(line.strip() for line in section.lines[:first]):
+            stray = next(i for i, line in enumerate(section.lines) if line.strip())
+            what = ENTRY_WORDS.get(section.title, ("entry", "heading", ""))
+            self.problem(
+                section.first_body_line + stray,
+                f"text with no {what[1]}: start each {what[0]} with a '### ' heading",
+            )
+        parts = []
+        for index, heading in enumerate(headings):
+            end = headings[index + 1].line if index + 1 < len(headings) else len(section.lines)
+            body = "\n".join(section.lines[heading.line + 1 : end]).strip()
+            parts.append((heading.title, section.first_body_line + heading.line, body))
+        return parts
+
+
+def _valid_timings(value: Any) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(value.get(key), int) and not isinstance(value.get(key), bool) and value[key] > 0
+        for key in ("basics", "solid")
+    )
+
+
+def _headings(markdown: str) -> list[_Heading]:
+    """ATX and setext headings, skipping anything inside code fences, with their 0-based lines."""
+    tokens: list[Token] = _structure.parse(markdown)
+    headings = []
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open" and token.map is not None:
+            title = tokens[index + 1].content.strip()
+            headings.append(_Heading(int(token.tag[1]), title, token.map[0]))
+    return headings

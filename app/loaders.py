@@ -1,0 +1,54 @@
+"""Dependencies that load a thing by id or answer 404: the one place for such lookups."""
+
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Path, Request
+
+from app.content.catalogue import Catalogue
+from app.content.model import Card
+from app.content.tiers import TIERS, Tier, parse_tier
+from app.db import SessionDep
+from app.models import LOCAL_USER_ID, Attempt
+
+
+def get_catalogue(request: Request) -> Catalogue:
+    catalogue: Catalogue = request.app.state.catalogue
+    return catalogue
+
+
+CatalogueDep = Annotated[Catalogue, Depends(get_catalogue)]
+
+
+def current_user_id() -> int:
+    """The single local user until accounts exist; every query already filters on it."""
+    return LOCAL_USER_ID
+
+
+UserIdDep = Annotated[int, Depends(current_user_id)]
+
+
+def get_card_or_404(catalogue: CatalogueDep, card_id: Annotated[str, Path(max_length=120)]) -> Card:
+    card = catalogue.get(card_id)
+    if card is None:
+        raise HTTPException(status_code=404, detail=f"no card with id '{card_id}'")
+    return card
+
+
+CardDep = Annotated[Card, Depends(get_card_or_404)]
+
+
+def get_attempt_or_404(session: SessionDep, user_id: UserIdDep, attempt_id: int) -> Attempt:
+    attempt = session.get(Attempt, attempt_id)
+    if attempt is None or attempt.user_id != user_id:
+        raise HTTPException(status_code=404, detail=f"no attempt with id {attempt_id}")
+    return attempt
+
+
+def tier_or_422(value: str | None, default: Tier) -> Tier:
+    tier = parse_tier(value, default)
+    if tier is None:
+        message = f"tier must be one of {', '.join(TIERS)}"
+        raise HTTPException(
+            status_code=422, detail=[{"loc": ["query", "tier"], "msg": message, "type": "value_error"}]
+        )
+    return tier

@@ -1,0 +1,106 @@
+"""Security headers on every response, and CSRF protection for every state-changing request.
+
+CSRF uses a signed double-submit token: a cookie holds `token.signature`; pages carry the same
+value in <meta name="csrf-token">, and htmx (or an API client) sends it back as X-CSRF-Token or a
+`csrf_token` form field. Another site can make the browser send the cookie but cannot read it.
+"""
+
+import hashlib
+import hmac
+import secrets
+from http.cookies import SimpleCookie
+
+from fastapi import HTTPException, Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+CSRF_COOKIE = "tiercards_csrf"
+CSRF_HEADER = "x-csrf-token"
+CSRF_FIELD = "csrf_token"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
+SECURITY_HEADERS = [
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"same-origin"),
+]
+
+
+def _sign(secret: str, token: str) -> str:
+    return hmac.new(secret.encode(), token.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def _valid(secret: str, value: str) -> bool:
+    token, _, signature = value.partition(".")
+    return bool(token) and hmac.compare_digest(signature, _sign(secret, token))
+
+
+def _cookie_value(scope: Scope) -> str | None:
+    for name, value in scope.get("headers", []):
+        if name == b"cookie":
+            morsel = SimpleCookie(value.decode("latin-1")).get(CSRF_COOKIE)
+            if morsel is not None:
+                return morsel.value
+    return None
+
+
+class SecurityMiddleware:
+    """Pure ASGI (no per-request task overhead): sets headers and hands each request its token."""
+
+    def __init__(self, app: ASGIApp, secret_key: str, secure_cookie: bool = False) -> None:
+        self.app = app
+        self.secret_key = secret_key
+        self.secure_cookie = secure_cookie
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        cookie = _cookie_value(scope)
+        new_cookie = None
+        if cookie is None or not _valid(self.secret_key, cookie):
+            token = secrets.token_urlsafe(24)
+            cookie = new_cookie = f"{token}.{_sign(self.secret_key, token)}"
+        scope.setdefault("state", {})["csrf_token"] = cookie
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                existing = {name.lower() for name, _ in headers}
+                headers += [(n, v) for n, v in SECURITY_HEADERS if n not in existing]
+                if new_cookie is not None:
+                    secure = "; Secure" if self.secure_cookie else ""
+                    headers.append(
+                        (b"set-cookie", f"{CSRF_COOKIE}={new_cookie}; Path=/; SameSite=Lax{secure}".encode())
+                    )
+                message["headers"] = headers
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+async def require_csrf(request: Request) -> None:
+    """App-wide dependency: a state-changing request must echo the cookie's token."""
+    if request.method in SAFE_METHODS:
+        return
+    expected = _cookie_value(request.scope)
+    sent = request.headers.get(CSRF_HEADER)
+    if sent is None and request.headers.get("content-type", "").startswith(
+        ("application/x-www-form-urlencoded", "multipart/form-data")
+    ):
+        field = (await request.form()).get(CSRF_FIELD)
+        sent = field if isinstance(field, str) else None
+    if not expected or not sent or not hmac.compare_digest(expected, sent):
+        raise HTTPException(status_code=403, detail="missing or wrong CSRF token: send X-CSRF-Token")

@@ -1,0 +1,27 @@
+"""Jinja setup, and the one rule for htmx: the same route answers a fragment or the full page."""
+
+from typing import Any
+
+from fastapi import Request
+from fastapi.templating import Jinja2Templates
+from starlette.responses import HTMLResponse
+
+from app import PROJECT_ROOT
+from app.timefmt import ago, clock
+
+templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
+templates.env.filters["ago"] = ago
+templates.env.filters["clock"] = clock
+
+
+def is_htmx(request: Request) -> bool:
+    return request.headers.get("hx-request") == "true" and request.headers.get("hx-boosted") != "true"
+
+
+def render(
+    request: Request, page: str, fragment: str | None = None, status_code: int = 200, **context: Any
+) -> HTMLResponse:
+    """`fragment` for htmx requests, otherwise the full `page` (which includes that fragment)."""
+    name = fragment if fragment is not None and is_htmx(request) else page
+    context.setdefault("csrf_token", request.state.csrf_token)
+    return templates.TemplateResponse(request, name, context, status_code=status_code)

@@ -1,0 +1,34 @@
+from alembic import context
+from sqlalchemy import Connection
+
+from app.db import make_engine
+from app.models import Base
+from app.settings import get_settings
+
+target_metadata = Base.metadata
+
+
+def _configure(connection: Connection) -> None:
+    context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+def run_migrations_online() -> None:
+    # An engine handed in by app.schema.upgrade (tests, `tiercards db upgrade`) wins over settings.
+    connection = context.config.attributes.get("connection")
+    if connection is not None:
+        _configure(connection)
+        return
+    engine = make_engine(get_settings())
+    with engine.connect() as connection:
+        _configure(connection)
+    engine.dispose()
+
+
+if context.is_offline_mode():
+    context.configure(url=get_settings().database_url, target_metadata=target_metadata, render_as_batch=True)
+    with context.begin_transaction():
+        context.run_migrations()
+else:
+    run_migrations_online()

@@ -1,0 +1,53 @@
+"""One temporary database per test session, migrated with Alembic; a client that speaks CSRF."""
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy import delete
+
+from app import PROJECT_ROOT, schema
+from app.main import create_app
+from app.models import Attempt
+from app.security import CSRF_COOKIE
+from app.settings import Settings
+
+
+@pytest.fixture(scope="session")
+def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    data_dir = tmp_path_factory.mktemp("data")
+    settings = Settings(
+        data_dir=data_dir,
+        content_dir=PROJECT_ROOT / "content",
+        secret_key="test-only-secret-key-that-is-long-enough",
+        content_poll_seconds=0,
+    )
+    schema.upgrade(settings)
+    return settings
+
+
+@pytest.fixture
+def app(settings: Settings) -> Iterator[FastAPI]:
+    app = create_app(settings)
+    yield app
+    app.dependency_overrides.clear()
+    with app.state.db.write_sessions() as session:
+        session.execute(delete(Attempt))
+        session.commit()
+    app.state.db.dispose()
+
+
+@pytest.fixture
+def anonymous_client(app: FastAPI) -> Iterator[TestClient]:
+    """A client that has not picked up a CSRF token yet."""
+    with TestClient(app) as client:
+        yield client
+
+
+@pytest.fixture
+def client(anonymous_client: TestClient) -> TestClient:
+    """A client that has loaded a page, so it holds the CSRF cookie and sends the token back."""
+    anonymous_client.get("/healthz")
+    anonymous_client.headers["X-CSRF-Token"] = anonymous_client.cookies[CSRF_COOKIE]
+    return anonymous_client

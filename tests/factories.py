@@ -1,0 +1,60 @@
+"""Builders for test data: card files and attempts."""
+
+from pathlib import Path
+from typing import Any
+
+from app.content.scaffold import new_card
+from app.models import LOCAL_USER_ID, Attempt
+
+OWNER_CARD = "tf-data-prefetch-last"
+
+
+def card_text(card_id: str = "sample-card", title: str = "A sample question?", **replace: str) -> str:
+    """A valid card (the scaffold); `replace` swaps exact snippets to break or vary it."""
+    text = new_card(card_id, title)
+    for old, new in replace.items():
+        assert old in text, f"snippet not in the scaffold: {old!r}"
+        text = text.replace(old, new)
+    return text
+
+
+def write_card(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def line_of(text: str, snippet: str) -> int:
+    """1-based line where `snippet` first appears."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if snippet in line:
+            return number
+    raise AssertionError(f"{snippet!r} not found")
+
+
+def attempt_payload(**overrides: Any) -> dict[str, Any]:
+    payload: dict[str, Any] = {
+        "tier": "middle",
+        "kind": "solid",
+        "text": "prefetch overlaps producing with consuming",
+        "seconds": 41.5,
+        "rating": "good",
+        "points": [0, 1],
+    }
+    payload.update(overrides)
+    return payload
+
+
+def make_attempt(**overrides: Any) -> Attempt:
+    values: dict[str, Any] = {
+        "user_id": LOCAL_USER_ID,
+        "card_id": OWNER_CARD,
+        "tier": "middle",
+        "kind": "solid",
+        "text": "an answer",
+        "seconds": 30.0,
+        "points": [0],
+        "rating": "good",
+    }
+    values.update(overrides)
+    return Attempt(**values)

@@ -1,0 +1,137 @@
+"""The card format: the owner's card parses whole; every malformed case names its file and line."""
+
+from pathlib import Path
+
+import pytest
+
+from app import PROJECT_ROOT
+from app.content.catalogue import load
+from app.content.parser import CardParseError, parse_card
+from tests.factories import OWNER_CARD, card_text, line_of, write_card
+
+
+def problems_of(tmp_path: Path, text: str) -> list[str]:
+    path = write_card(tmp_path, "card.md", text)
+    with pytest.raises(CardParseError) as caught:
+        parse_card(path)
+    return [str(p) for p in caught.value.problems]
+
+
+def test_owner_card_has_every_section_of_the_seed() -> None:
+    card = parse_card(PROJECT_ROOT / "content" / f"{OWNER_CARD}.md")
+    assert card.id == OWNER_CARD
+    assert (card.level, card.importance, card.frequency) == ("middle", "must-know", 0.72)
+    assert (card.timings.basics, card.timings.solid) == (20, 50)
+    assert [p.markdown for p in card.points] == [
+        "overlap producing with consuming",
+        "input + compute becomes max(input, compute)",
+        "the buffer holds batches when it is last",
+        "a background thread, not a worker pool",
+        "buffers hide variance, not a throughput deficit",
+    ]
+    assert "background thread fills a buffer" in card.basics.markdown
+    assert "strictly serial" in card.solid.markdown
+    assert card.code_language == "python" and card.code_line_count == 10
+    assert "ds.prefetch(tf.data.AUTOTUNE)" in card.code.markdown
+    assert set(card.go_deeper) == {"junior", "middle", "senior", "principal"}
+    assert "queueing system" in card.go_deeper["principal"].markdown
+    for heading in ("The problem it solves", "Why the tail of the pipeline", "AUTOTUNE",
+                    "What prefetch does not do", "Diagnosing"):
+        assert heading in card.deep_dive.markdown
+    assert len(card.follow_ups) == 4
+    assert card.follow_ups[1].title.markdown.startswith("How do you prove whether a slow step")
+    assert len(card.pitfalls) == 5
+    assert all(p.body.markdown for p in card.pitfalls)
+    assert len(card.truths) >= 3
+    assert "placement" in card.demos
+
+
+def test_every_shipped_card_is_valid() -> None:
+    snapshot = load(PROJECT_ROOT / "content")
+    assert snapshot.problems == []
+    assert len(snapshot.cards) >= 3
+
+
+def test_scaffold_for_new_cards_is_itself_valid(tmp_path: Path) -> None:
+    card = parse_card(write_card(tmp_path, "new.md", card_text("brand-new")))
+    assert card.id == "brand-new" and len(card.follow_ups) == 1
+
+
+@pytest.mark.parametrize(
+    ("replace", "line_snippet", "message"),
+    [
+        ({"level: middle": "level: guru"}, "level: guru", "unknown level 'guru'"),
+        ({"importance: must-know": "importance: vital"}, "importance: vital", "unknown importance 'vital'"),
+        ({"frequency: 0.5": "frequency: 72"}, "frequency: 72", "frequency must be a number from 0 to 1"),
+        ({"topics: [general]": "topics: [general\n"}, "timings:", "bad YAML"),
+        ({"## Deep dive": "## Deeper dive"}, "## Deeper dive", "unknown section 'Deeper dive'"),
+        ({"### A question the interviewer asks next?\nIts answer.": "### A question?\n"},
+         "### A question?", "empty follow-up answer"),
+        ({"## Follow-ups\n### A question the interviewer asks next?": "## Follow-ups\nNo heading here.\n###"},
+         "No heading here.", "text with no question"),
+        ({"Why it is wrong.": ""}, "### A wrong belief", "empty pitfall"),
+        ({"demos: []": "demos: [warp-drive]"}, "demos: [warp-drive]", "unknown demo preset 'warp-drive'"),
+        ({"### Principal\nWhat a principal engineer is expected to add.\n": ""}, "## Go deeper",
+         "missing '### Principal'"),
+        ({"1. The first point a good answer makes\n2. The second point": "Just prose."}, "## Answer",
+         "numbered list of answer points"),
+        ({"title: ": "titel: "}, "titel:", "unknown frontmatter key 'titel'"),
+    ],
+)
+def test_malformed_card_reports_file_line_and_problem(
+    tmp_path: Path, replace: dict[str, str], line_snippet: str, message: str
+) -> None:
+    text = _replaced(replace)
+    problems = problems_of(tmp_path, text)
+    expected_line = line_of(text, line_snippet)
+    assert any(p.startswith(f"{tmp_path / 'card.md'}:{expected_line}: ") and message in p for p in problems), problems
+
+
+def _replaced(replace: dict[str, str]) -> str:
+    text = card_text()
+    for old, new in replace.items():
+        assert old in text
+        text = text.replace(old, new, 1)
+    return text
+
+
+def test_missing_section_is_reported(tmp_path: Path) -> None:
+    text = _replaced({"## Pitfalls\n### A wrong belief a candidate might state\nWhy it is wrong.\n": ""})
+    problems = problems_of(tmp_path, text)
+    assert any("missing section '## Pitfalls'" in p for p in problems)
+
+
+def test_file_without_frontmatter_is_reported_at_line_1(tmp_path: Path) -> None:
+    assert problems_of(tmp_path, "## Answer\n1. x\n") == [
+        f"{tmp_path / 'card.md'}:1: missing YAML frontmatter: the file must start with a '---' line"
+    ]
+
+
+def test_duplicate_id_names_the_second_file_and_its_id_line(tmp_path: Path) -> None:
+    write_card(tmp_path, "a.md", card_text("same-id"))
+    second = write_card(tmp_path, "b.md", card_text("same-id", title="Another?"))
+    snapshot = load(tmp_path)
+    assert list(snapshot.cards) == ["same-id"]
+    [problem] = snapshot.problems
+    assert problem.path == second and problem.line == 2 and "duplicate id 'same-id'" in problem.message
+
+
+def test_a_broken_file_does_not_hide_the_good_ones(tmp_path: Path) -> None:
+    write_card(tmp_path, "good.md", card_text("good-card"))
+    write_card(tmp_path, "bad.md", card_text("bad-card", **{"level: middle": "level: nope"}))
+    snapshot = load(tmp_path)
+    assert list(snapshot.cards) == ["good-card"]
+    assert [p.name for p in snapshot.broken] == ["bad.md"]
+
+
+def test_raw_html_in_a_card_is_shown_as_text_never_markup(tmp_path: Path) -> None:
+    text = card_text(**{"The ~20 second answer.": "Try <script>alert(1)</script> and <b>bold</b>."})
+    card = parse_card(write_card(tmp_path, "card.md", text))
+    assert "<script>" not in card.basics.html and "&lt;script&gt;" in card.basics.html
+    assert "<b>" not in card.basics.html
+
+
+def test_headings_inside_code_fences_are_not_sections(tmp_path: Path) -> None:
+    text = card_text(**{"# a short, realistic example": "## Not a section\n### nor an entry"})
+    card = parse_card(write_card(tmp_path, "card.md", text))
+    assert "## Not a section" in card.code.markdown
