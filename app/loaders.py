@@ -3,11 +3,11 @@
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Path, Request
+from sqlalchemy.orm import Session
 
 from app.content.catalogue import Catalogue
 from app.content.model import Card
 from app.content.tiers import TIERS, Tier, parse_tier
-from app.db import SessionDep
 from app.models import LOCAL_USER_ID, Attempt
 
 
@@ -37,7 +37,7 @@ def get_card_or_404(catalogue: CatalogueDep, card_id: Annotated[str, Path(max_le
 CardDep = Annotated[Card, Depends(get_card_or_404)]
 
 
-def get_attempt_or_404(session: SessionDep, user_id: UserIdDep, attempt_id: int) -> Attempt:
+def attempt_or_404(session: Session, user_id: int, attempt_id: int) -> Attempt:
     attempt = session.get(Attempt, attempt_id)
     if attempt is None or attempt.user_id != user_id:
         raise HTTPException(status_code=404, detail=f"no attempt with id {attempt_id}")

@@ -101,6 +101,14 @@ def test_missing_section_is_reported(tmp_path: Path) -> None:
     assert any("missing section '## Pitfalls'" in p for p in problems)
 
 
+def test_sections_out_of_order_are_reported(tmp_path: Path) -> None:
+    basics = "## Basics\nThe ~20 second answer.\n\n"
+    text = _replaced({basics: ""}).replace("## Code", basics + "## Code")
+    problems = problems_of(tmp_path, text)
+    assert problems == [f"{tmp_path / 'card.md'}:{line_of(text, '## Solid answer')}: "
+                        "section 'Solid answer' is out of order: it goes after 'Basics'"]
+
+
 def test_file_without_frontmatter_is_reported_at_line_1(tmp_path: Path) -> None:
     assert problems_of(tmp_path, "## Answer\n1. x\n") == [
         f"{tmp_path / 'card.md'}:1: missing YAML frontmatter: the file must start with a '---' line"

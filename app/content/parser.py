@@ -176,11 +176,22 @@ class _CardParser:
             found[heading.title] = _Section(
                 heading.title, line, body[heading.line + 1 : end], first_body_line=line + 1
             )
+        self.check_order(found)
         end_line = first_line + max(len(body) - 1, 0)
         for title in SECTIONS:
             if title not in found:
                 self.problem(end_line, f"missing section '## {title}'")
         return found
+
+    def check_order(self, found: dict[str, _Section]) -> None:
+        previous: _Section | None = None
+        for title in SECTIONS:
+            section = found.get(title)
+            if section is None:
+                continue
+            if previous is not None and section.line < previous.line:
+                self.problem(section.line, f"section '{title}' is out of order: it goes after '{previous.title}'")
+            previous = section
 
     def build(self, meta: dict[str, Any], sections: dict[str, _Section], last_line: int) -> Card | None:
         points = self.answer_points(sections.get("Answer"))

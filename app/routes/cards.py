@@ -2,7 +2,7 @@
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 from pydantic import ValidationError
 from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse
@@ -12,8 +12,7 @@ from app.attempts import RATINGS, Assessment, AttemptIn
 from app.content.model import Card
 from app.content.tiers import TIERS, Tier, default_answer_kind, go_deeper_tiers, sees
 from app.db import SessionDep, WriteSessionDep
-from app.loaders import CardDep, CatalogueDep, UserIdDep, get_attempt_or_404, tier_or_422
-from app.models import Attempt
+from app.loaders import CardDep, CatalogueDep, UserIdDep, attempt_or_404, tier_or_422
 from app.templating import render
 
 router = APIRouter(tags=["pages"])
@@ -140,8 +139,9 @@ async def assess_attempt(
     catalogue: CatalogueDep,
     session: WriteSessionDep,
     user_id: UserIdDep,
-    attempt: Annotated[Attempt, Depends(get_attempt_or_404)],
+    attempt_id: int,
 ) -> HTMLResponse:
+    attempt = attempt_or_404(session, user_id, attempt_id)
     card = catalogue.get(attempt.card_id)
     if card is None:
         raise HTTPException(status_code=404, detail=f"the card '{attempt.card_id}' is no longer served")

@@ -1,0 +1,1 @@
+"""Live tf.data timing demos."""

@@ -1,0 +1,214 @@
+"""The HTML pages, parsed: library filters, tiers, answer-first flow, follow-ups, quiz, escaping."""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from app.content.catalogue import Catalogue
+from app.loaders import get_catalogue
+from tests.factories import OWNER_CARD, card_text, write_card
+
+HTMX = {"HX-Request": "true"}
+
+
+def page(client: TestClient, url: str, **kwargs: Any) -> BeautifulSoup:
+    response = client.get(url, **kwargs)
+    assert response.status_code == 200, response.text
+    return BeautifulSoup(response.text, "html.parser")
+
+
+def post_form(client: TestClient, url: str, data: dict[str, Any], status: int = 200) -> BeautifulSoup:
+    response = client.post(url, data=data, headers=HTMX)
+    assert response.status_code == status, response.text
+    return BeautifulSoup(response.text, "html.parser")
+
+
+def answer(client: TestClient, text: str = "It overlaps input with compute.", **extra: Any) -> BeautifulSoup:
+    data = {"tier": "middle", "kind": "solid", "text": text, "seconds": "12.5", **extra}
+    return post_form(client, f"/cards/{OWNER_CARD}/answers", data)
+
+
+def card_titles(soup: BeautifulSoup) -> list[str]:
+    return [item["data-card-id"] for item in soup.select(".card-item")]
+
+
+def test_library_lists_every_card_with_its_metadata(client: TestClient) -> None:
+    soup = page(client, "/")
+    assert len(card_titles(soup)) == 3
+    owner = soup.select_one(f'[data-card-id="{OWNER_CARD}"]')
+    assert owner is not None
+    text = owner.get_text(" ", strip=True)
+    assert "middle" in text and "must-know" in text and "72 %" in text and "performance" in text
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("level=senior", ["tf-data-parallel-map-interleave"]),
+        ("topic=performance", [OWNER_CARD]),
+        ("q=PREFETCH last", [OWNER_CARD]),
+        ("q=cache&level=senior", []),
+    ],
+)
+def test_library_filters_by_level_topic_and_title(client: TestClient, query: str, expected: list[str]) -> None:
+    assert card_titles(page(client, f"/?{query}")) == expected
+
+
+def test_htmx_gets_the_fragment_and_browsers_the_full_page(client: TestClient) -> None:
+    fragment = client.get("/?level=middle", headers=HTMX).text
+    assert "<html" not in fragment and 'id="card-count"' in fragment
+    assert "<html" in client.get("/?level=middle").text
+
+
+def test_tier_switch_changes_what_the_card_shows(client: TestClient) -> None:
+    junior = page(client, f"/cards/{OWNER_CARD}?tier=junior")
+    principal = page(client, f"/cards/{OWNER_CARD}?tier=principal")
+    assert junior.select_one('.tier-switch [aria-current="true"]').text == "junior"
+    assert not junior.select(".follow-up") and len(principal.select(".follow-up")) == 4
+    assert len(junior.select(".expectations dt")) == 1 and len(principal.select(".expectations dt")) == 4
+    # Juniors answer the ~20 s basics, everyone else the ~50 s solid answer.
+    assert junior.select_one("[data-timer][data-limit]")["data-limit"] == "20"
+    assert principal.select_one("[data-timer][data-limit]")["data-limit"] == "50"
+    tier_links = principal.select(".tier-switch a")
+    assert [a["href"] for a in tier_links][0] == f"/cards/{OWNER_CARD}?tier=junior"
+    assert all(a.get("hx-push-url") == "true" for a in tier_links)
+
+
+def test_tier_switch_by_htmx_returns_only_the_tier_content(client: TestClient) -> None:
+    response = client.get(f"/cards/{OWNER_CARD}?tier=senior", headers=HTMX)
+    assert "<html" not in response.text and 'class="tier-switch"' in response.text
+
+
+def test_model_answer_stays_hidden_until_answered(client: TestClient) -> None:
+    soup = page(client, f"/cards/{OWNER_CARD}")
+    assert soup.select_one(".model-answer") is None
+    assert "strictly serial" not in soup.get_text()
+
+
+def test_reveal_without_answering_shows_the_model_answer_and_records_nothing(client: TestClient) -> None:
+    soup = page(client, f"/cards/{OWNER_CARD}/reveal?tier=senior&kind=solid", headers=HTMX)
+    assert "strictly serial" in soup.get_text() and "nothing was recorded" in soup.get_text()
+    assert soup.select_one(".deep-dive") is not None
+    assert client.get("/api/attempts").json() == []
+
+
+def test_answering_records_and_shows_model_answer_with_checklist(client: TestClient) -> None:
+    soup = answer(client)
+    assert "strictly serial" in soup.select_one(".model-answer").get_text()
+    assert len(soup.select(".checklist input[type=checkbox]")) == 5
+    assert [b["value"] for b in soup.select(".rating button")] == ["again", "hard", "good", "easy"]
+    [stored] = client.get("/api/attempts").json()
+    assert stored["text"] == "It overlaps input with compute." and stored["seconds"] == 12.5
+    assert stored["rating"] is None
+
+
+def test_self_assessment_saves_points_and_rating_and_refreshes_history(client: TestClient) -> None:
+    answer(client)
+    attempt_id = client.get("/api/attempts").json()[0]["id"]
+    soup = post_form(client, f"/attempts/{attempt_id}/assessment", {"points": ["0", "3"], "rating": "hard"})
+    assert "rated hard, 2 of 5 points covered" in soup.select_one(".saved").get_text()
+    history = soup.select_one('#history[hx-swap-oob="true"] .attempt')
+    assert history is not None and "2 / 5" in history.get_text() and "hard" in history.get_text()
+    stored = client.get("/api/attempts").json()[0]
+    assert stored["points"] == [0, 3] and stored["rating"] == "hard"
+
+
+def test_bad_assessment_is_refused_and_changes_nothing(client: TestClient) -> None:
+    answer(client)
+    attempt_id = client.get("/api/attempts").json()[0]["id"]
+    soup = post_form(client, f"/attempts/{attempt_id}/assessment", {"points": ["9"], "rating": "good"}, 422)
+    assert "answer points 0 to 4" in soup.select_one(".errors").get_text()
+    assert client.get("/api/attempts").json()[0]["rating"] is None
+
+
+def test_empty_answer_is_refused_and_long_answer_keeps_its_text(client: TestClient) -> None:
+    response = client.post(f"/cards/{OWNER_CARD}/answers", headers=HTMX,
+                           data={"tier": "middle", "kind": "solid", "text": "   ", "seconds": "3"})
+    assert response.status_code == 422
+    too_long = "z" * 20_001
+    response = client.post(f"/cards/{OWNER_CARD}/answers", headers=HTMX,
+                           data={"tier": "middle", "kind": "solid", "text": too_long, "seconds": "3"})
+    soup = BeautifulSoup(response.text, "html.parser")
+    assert response.status_code == 422 and "20000" in soup.select_one(".errors").get_text()
+    assert soup.select_one("textarea").get_text() == too_long  # nothing the person typed is lost
+    assert client.get("/api/attempts").json() == []
+
+
+def test_follow_up_answer_is_recorded_against_its_question(client: TestClient) -> None:
+    data = {"tier": "middle", "kind": "follow-up", "follow_up": "1", "text": "Use from_tensors().repeat()",
+            "seconds": "20"}
+    soup = post_form(client, f"/cards/{OWNER_CARD}/answers", data)
+    assert soup.select_one("li.follow-up")["id"] == "follow-up-1"
+    assert "from_tensors" in soup.select_one(".model-answer").get_text()
+    [stored] = client.get("/api/attempts").json()
+    assert stored["kind"] == "follow-up" and stored["follow_up"] == 1
+
+
+def test_quiz_scores_every_item_with_its_why(client: TestClient) -> None:
+    soup = page(client, f"/cards/{OWNER_CARD}")
+    ids = [box["value"] for box in soup.select("#quiz input[name=choices]")]
+    assert sorted(i[0] for i in ids).count("p") == 5 and len(ids) >= 8
+    pitfalls = [i for i in ids if i.startswith("p")]
+    result = post_form(client, f"/cards/{OWNER_CARD}/quiz",
+                       {"tier": "middle", "choices": pitfalls[:3], "order": ids, "seconds": "30"})
+    items = result.select(".quiz-results li")
+    assert [li["data-item"] for li in items] == ids  # shown in the order the person saw
+    assert all(li.select_one(".why").get_text(strip=True) for li in items)
+    assert len(result.select(".quiz-results li.wrong")) == 2
+    assert f"{len(ids) - 2} of {len(ids)}" in result.select_one(".score").get_text()
+    [stored] = client.get("/api/attempts").json()
+    assert stored["kind"] == "quiz" and sorted(stored["choices"]) == sorted(pitfalls[:3])
+
+
+def test_stored_html_in_an_answer_is_shown_as_text(client: TestClient) -> None:
+    answer(client, text="<script>alert('x')</script>")
+    raw = client.get(f"/cards/{OWNER_CARD}").text
+    assert "<script>alert" not in raw and "&lt;script&gt;alert" in raw
+
+
+def test_posting_a_form_without_csrf_token_is_forbidden(anonymous_client: TestClient) -> None:
+    anonymous_client.get("/")
+    response = anonymous_client.post(f"/cards/{OWNER_CARD}/answers",
+                                     data={"tier": "middle", "kind": "solid", "text": "x", "seconds": "1"})
+    assert response.status_code == 403
+
+
+def test_csrf_token_is_accepted_as_a_form_field(anonymous_client: TestClient) -> None:
+    soup = page(anonymous_client, f"/cards/{OWNER_CARD}")
+    token = soup.select_one('meta[name="csrf-token"]')["content"]
+    assert soup.select_one(".answer-form input[name=csrf_token]")["value"] == token
+    response = anonymous_client.post(f"/cards/{OWNER_CARD}/answers",
+                                     data={"tier": "middle", "kind": "solid", "text": "x", "seconds": "1",
+                                           "csrf_token": token})
+    assert response.status_code == 200
+
+
+def test_unknown_card_page_is_a_404_page(client: TestClient) -> None:
+    response = client.get("/cards/nope", headers={"Accept": "text/html"})
+    assert response.status_code == 404
+    assert "no card with id 'nope'" in BeautifulSoup(response.text, "html.parser").get_text()
+
+
+def test_broken_card_is_listed_with_its_error_while_others_are_served(
+    app: FastAPI, client: TestClient, tmp_path: Path
+) -> None:
+    write_card(tmp_path, "good.md", card_text("good-card", title="A good question?"))
+    write_card(tmp_path, "broken.md", card_text("broken-card", **{"level: middle": "level: wizard"}))
+    app.dependency_overrides[get_catalogue] = lambda: catalogue
+    catalogue = Catalogue(tmp_path, poll_seconds=0)
+    soup = page(client, "/")
+    assert card_titles(soup) == ["good-card"]
+    assert "broken.md:4" in soup.select_one(".broken").get_text() and "unknown level 'wizard'" in soup.get_text()
+
+
+def test_edited_card_file_is_served_without_restart(app: FastAPI, client: TestClient, tmp_path: Path) -> None:
+    path = write_card(tmp_path, "live.md", card_text("live-card", title="Before the edit?"))
+    catalogue = Catalogue(tmp_path, poll_seconds=0)
+    app.dependency_overrides[get_catalogue] = lambda: catalogue
+    assert "Before the edit?" in page(client, "/cards/live-card").get_text()
+    path.write_text(card_text("live-card", title="After the edit, longer?"), encoding="utf-8")
+    assert "After the edit, longer?" in page(client, "/cards/live-card").get_text()
