@@ -130,9 +130,7 @@ def assess(session: Session, card: Card, attempt: Attempt, data: Assessment) -> 
     return attempt
 
 
-def history(
-    session: Session, user_id: int, card_id: str | None = None, limit: int = 200
-) -> list[Attempt]:
+def history(session: Session, user_id: int, card_id: str | None = None, limit: int = 200) -> list[Attempt]:
     """The person's attempts, newest first."""
     query = select(Attempt).where(Attempt.user_id == user_id)
     if card_id is not None:

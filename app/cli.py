@@ -10,7 +10,9 @@ import typer
 
 from app.settings import get_settings
 
-cli = typer.Typer(help="tiercards: practise technical-interview questions at four depths.", no_args_is_help=True)
+cli = typer.Typer(
+    help="tiercards: practise technical-interview questions at four depths.", no_args_is_help=True
+)
 content_cli = typer.Typer(help="Author and check cards.", no_args_is_help=True)
 db_cli = typer.Typer(help="Database schema.", no_args_is_help=True)
 cli.add_typer(content_cli, name="content")
@@ -60,7 +62,9 @@ def db_upgrade() -> None:
 
 @content_cli.command("check")
 def content_check(
-    path: Annotated[Path | None, typer.Argument(help="A card file or a folder (default: CONTENT_DIR).")] = None,
+    path: Annotated[
+        Path | None, typer.Argument(help="A card file or a folder (default: CONTENT_DIR).")
+    ] = None,
 ) -> None:
     """Validate cards; exit 1 with one `path:line: message` per problem."""
     from app.content.catalogue import load

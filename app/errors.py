@@ -20,8 +20,13 @@ def install_error_pages(app: FastAPI) -> None:
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, error: HTTPException) -> Response:
         if _wants_html(request):
-            return render(request, "error.html", status_code=error.status_code,
-                          status=error.status_code, messages=_messages(error.detail))
+            return render(
+                request,
+                "error.html",
+                status_code=error.status_code,
+                status=error.status_code,
+                messages=_messages(error.detail),
+            )
         return await http_exception_handler(request, error)
 
     @app.exception_handler(RequestValidationError)

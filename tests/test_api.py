@@ -29,7 +29,12 @@ def test_card_list_has_metadata_for_every_card(client: TestClient) -> None:
 @pytest.mark.parametrize(
     ("tier", "present", "absent", "go_deeper"),
     [
-        ("junior", {"answer_points", "basics", "code", "pitfalls"}, {"solid_answer", "follow_ups", "deep_dive"}, 1),
+        (
+            "junior",
+            {"answer_points", "basics", "code", "pitfalls"},
+            {"solid_answer", "follow_ups", "deep_dive"},
+            1,
+        ),
         ("middle", {"solid_answer", "follow_ups"}, {"deep_dive"}, 2),
         ("senior", {"solid_answer", "follow_ups", "deep_dive"}, set(), 3),
         ("principal", {"solid_answer", "follow_ups", "deep_dive", "true_statements"}, set(), 4),
@@ -110,7 +115,9 @@ def test_quiz_attempt_is_scored_from_choices(client: TestClient) -> None:
         ({"surprise": 1}, "surprise"),
     ],
 )
-def test_bad_attempts_get_422_and_store_nothing(client: TestClient, overrides: dict[str, Any], field: str) -> None:
+def test_bad_attempts_get_422_and_store_nothing(
+    client: TestClient, overrides: dict[str, Any], field: str
+) -> None:
     response = post_attempt(client, **overrides)
     assert response.status_code == 422
     assert field in str(response.json()["detail"])
@@ -148,5 +155,7 @@ def test_healthz_and_openapi(client: TestClient) -> None:
     health = client.get("/healthz").json()
     assert health["status"] == "ok" and health["cards"] >= 3
     paths = client.get("/openapi.json").json()["paths"]
-    assert {"/api/cards", "/api/cards/{card_id}", "/api/cards/{card_id}/attempts", "/api/attempts"} <= set(paths)
+    assert {"/api/cards", "/api/cards/{card_id}", "/api/cards/{card_id}/attempts", "/api/attempts"} <= set(
+        paths
+    )
     assert client.get("/docs").status_code == 200

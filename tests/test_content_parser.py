@@ -35,8 +35,13 @@ def test_owner_card_has_every_section_of_the_seed() -> None:
     assert "ds.prefetch(tf.data.AUTOTUNE)" in card.code.markdown
     assert set(card.go_deeper) == {"junior", "middle", "senior", "principal"}
     assert "queueing system" in card.go_deeper["principal"].markdown
-    for heading in ("The problem it solves", "Why the tail of the pipeline", "AUTOTUNE",
-                    "What prefetch does not do", "Diagnosing"):
+    for heading in (
+        "The problem it solves",
+        "Why the tail of the pipeline",
+        "AUTOTUNE",
+        "What prefetch does not do",
+        "Diagnosing",
+    ):
         assert heading in card.deep_dive.markdown
     assert len(card.follow_ups) == 4
     assert card.follow_ups[1].title.markdown.startswith("How do you prove whether a slow step")
@@ -65,16 +70,28 @@ def test_scaffold_for_new_cards_is_itself_valid(tmp_path: Path) -> None:
         ({"frequency: 0.5": "frequency: 72"}, "frequency: 72", "frequency must be a number from 0 to 1"),
         ({"topics: [general]": "topics: [general\n"}, "timings:", "bad YAML"),
         ({"## Deep dive": "## Deeper dive"}, "## Deeper dive", "unknown section 'Deeper dive'"),
-        ({"### A question the interviewer asks next?\nIts answer.": "### A question?\n"},
-         "### A question?", "empty follow-up answer"),
-        ({"## Follow-ups\n### A question the interviewer asks next?": "## Follow-ups\nNo heading here.\n###"},
-         "No heading here.", "text with no question"),
+        (
+            {"### A question the interviewer asks next?\nIts answer.": "### A question?\n"},
+            "### A question?",
+            "empty follow-up answer",
+        ),
+        (
+            {"## Follow-ups\n": "## Follow-ups\nNo heading here.\n"},
+            "No heading here.",
+            "text with no question",
+        ),
         ({"Why it is wrong.": ""}, "### A wrong belief", "empty pitfall"),
         ({"demos: []": "demos: [warp-drive]"}, "demos: [warp-drive]", "unknown demo preset 'warp-drive'"),
-        ({"### Principal\nWhat a principal engineer is expected to add.\n": ""}, "## Go deeper",
-         "missing '### Principal'"),
-        ({"1. The first point a good answer makes\n2. The second point": "Just prose."}, "## Answer",
-         "numbered list of answer points"),
+        (
+            {"### Principal\nWhat a principal engineer is expected to add.\n": ""},
+            "## Go deeper",
+            "missing '### Principal'",
+        ),
+        (
+            {"1. The first point a good answer makes\n2. The second point": "Just prose."},
+            "## Answer",
+            "numbered list of answer points",
+        ),
         ({"title: ": "titel: "}, "titel:", "unknown frontmatter key 'titel'"),
     ],
 )
@@ -84,7 +101,9 @@ def test_malformed_card_reports_file_line_and_problem(
     text = _replaced(replace)
     problems = problems_of(tmp_path, text)
     expected_line = line_of(text, line_snippet)
-    assert any(p.startswith(f"{tmp_path / 'card.md'}:{expected_line}: ") and message in p for p in problems), problems
+    assert any(
+        p.startswith(f"{tmp_path / 'card.md'}:{expected_line}: ") and message in p for p in problems
+    ), problems
 
 
 def _replaced(replace: dict[str, str]) -> str:
@@ -105,8 +124,10 @@ def test_sections_out_of_order_are_reported(tmp_path: Path) -> None:
     basics = "## Basics\nThe ~20 second answer.\n\n"
     text = _replaced({basics: ""}).replace("## Code", basics + "## Code")
     problems = problems_of(tmp_path, text)
-    assert problems == [f"{tmp_path / 'card.md'}:{line_of(text, '## Solid answer')}: "
-                        "section 'Solid answer' is out of order: it goes after 'Basics'"]
+    assert problems == [
+        f"{tmp_path / 'card.md'}:{line_of(text, '## Solid answer')}: "
+        "section 'Solid answer' is out of order: it goes after 'Basics'"
+    ]
 
 
 def test_file_without_frontmatter_is_reported_at_line_1(tmp_path: Path) -> None:

@@ -54,7 +54,9 @@ def test_library_lists_every_card_with_its_metadata(client: TestClient) -> None:
         ("q=cache&level=senior", []),
     ],
 )
-def test_library_filters_by_level_topic_and_title(client: TestClient, query: str, expected: list[str]) -> None:
+def test_library_filters_by_level_topic_and_title(
+    client: TestClient, query: str, expected: list[str]
+) -> None:
     assert card_titles(page(client, f"/?{query}")) == expected
 
 
@@ -74,7 +76,7 @@ def test_tier_switch_changes_what_the_card_shows(client: TestClient) -> None:
     assert junior.select_one("[data-timer][data-limit]")["data-limit"] == "20"
     assert principal.select_one("[data-timer][data-limit]")["data-limit"] == "50"
     tier_links = principal.select(".tier-switch a")
-    assert [a["href"] for a in tier_links][0] == f"/cards/{OWNER_CARD}?tier=junior"
+    assert tier_links[0]["href"] == f"/cards/{OWNER_CARD}?tier=junior"
     assert all(a.get("hx-push-url") == "true" for a in tier_links)
 
 
@@ -126,12 +128,18 @@ def test_bad_assessment_is_refused_and_changes_nothing(client: TestClient) -> No
 
 
 def test_empty_answer_is_refused_and_long_answer_keeps_its_text(client: TestClient) -> None:
-    response = client.post(f"/cards/{OWNER_CARD}/answers", headers=HTMX,
-                           data={"tier": "middle", "kind": "solid", "text": "   ", "seconds": "3"})
+    response = client.post(
+        f"/cards/{OWNER_CARD}/answers",
+        headers=HTMX,
+        data={"tier": "middle", "kind": "solid", "text": "   ", "seconds": "3"},
+    )
     assert response.status_code == 422
     too_long = "z" * 20_001
-    response = client.post(f"/cards/{OWNER_CARD}/answers", headers=HTMX,
-                           data={"tier": "middle", "kind": "solid", "text": too_long, "seconds": "3"})
+    response = client.post(
+        f"/cards/{OWNER_CARD}/answers",
+        headers=HTMX,
+        data={"tier": "middle", "kind": "solid", "text": too_long, "seconds": "3"},
+    )
     soup = BeautifulSoup(response.text, "html.parser")
     assert response.status_code == 422 and "20000" in soup.select_one(".errors").get_text()
     assert soup.select_one("textarea").get_text() == too_long  # nothing the person typed is lost
@@ -139,8 +147,13 @@ def test_empty_answer_is_refused_and_long_answer_keeps_its_text(client: TestClie
 
 
 def test_follow_up_answer_is_recorded_against_its_question(client: TestClient) -> None:
-    data = {"tier": "middle", "kind": "follow-up", "follow_up": "1", "text": "Use from_tensors().repeat()",
-            "seconds": "20"}
+    data = {
+        "tier": "middle",
+        "kind": "follow-up",
+        "follow_up": "1",
+        "text": "Use from_tensors().repeat()",
+        "seconds": "20",
+    }
     soup = post_form(client, f"/cards/{OWNER_CARD}/answers", data)
     assert soup.select_one("li.follow-up")["id"] == "follow-up-1"
     assert "from_tensors" in soup.select_one(".model-answer").get_text()
@@ -153,8 +166,11 @@ def test_quiz_scores_every_item_with_its_why(client: TestClient) -> None:
     ids = [box["value"] for box in soup.select("#quiz input[name=choices]")]
     assert sorted(i[0] for i in ids).count("p") == 5 and len(ids) >= 8
     pitfalls = [i for i in ids if i.startswith("p")]
-    result = post_form(client, f"/cards/{OWNER_CARD}/quiz",
-                       {"tier": "middle", "choices": pitfalls[:3], "order": ids, "seconds": "30"})
+    result = post_form(
+        client,
+        f"/cards/{OWNER_CARD}/quiz",
+        {"tier": "middle", "choices": pitfalls[:3], "order": ids, "seconds": "30"},
+    )
     items = result.select(".quiz-results li")
     assert [li["data-item"] for li in items] == ids  # shown in the order the person saw
     assert all(li.select_one(".why").get_text(strip=True) for li in items)
@@ -172,8 +188,9 @@ def test_stored_html_in_an_answer_is_shown_as_text(client: TestClient) -> None:
 
 def test_posting_a_form_without_csrf_token_is_forbidden(anonymous_client: TestClient) -> None:
     anonymous_client.get("/")
-    response = anonymous_client.post(f"/cards/{OWNER_CARD}/answers",
-                                     data={"tier": "middle", "kind": "solid", "text": "x", "seconds": "1"})
+    response = anonymous_client.post(
+        f"/cards/{OWNER_CARD}/answers", data={"tier": "middle", "kind": "solid", "text": "x", "seconds": "1"}
+    )
     assert response.status_code == 403
 
 
@@ -181,9 +198,10 @@ def test_csrf_token_is_accepted_as_a_form_field(anonymous_client: TestClient) ->
     soup = page(anonymous_client, f"/cards/{OWNER_CARD}")
     token = soup.select_one('meta[name="csrf-token"]')["content"]
     assert soup.select_one(".answer-form input[name=csrf_token]")["value"] == token
-    response = anonymous_client.post(f"/cards/{OWNER_CARD}/answers",
-                                     data={"tier": "middle", "kind": "solid", "text": "x", "seconds": "1",
-                                           "csrf_token": token})
+    response = anonymous_client.post(
+        f"/cards/{OWNER_CARD}/answers",
+        data={"tier": "middle", "kind": "solid", "text": "x", "seconds": "1", "csrf_token": token},
+    )
     assert response.status_code == 200
 
 
@@ -202,7 +220,9 @@ def test_broken_card_is_listed_with_its_error_while_others_are_served(
     catalogue = Catalogue(tmp_path, poll_seconds=0)
     soup = page(client, "/")
     assert card_titles(soup) == ["good-card"]
-    assert "broken.md:4" in soup.select_one(".broken").get_text() and "unknown level 'wizard'" in soup.get_text()
+    assert (
+        "broken.md:4" in soup.select_one(".broken").get_text() and "unknown level 'wizard'" in soup.get_text()
+    )
 
 
 def test_edited_card_file_is_served_without_restart(app: FastAPI, client: TestClient, tmp_path: Path) -> None:

@@ -113,7 +113,9 @@ class _CardParser:
         for key in data:
             if key not in REQUIRED_KEYS and key not in OPTIONAL_KEYS:
                 known = ", ".join(REQUIRED_KEYS + OPTIONAL_KEYS)
-                self.problem(key_lines.get(str(key), fence_line), f"unknown frontmatter key '{key}' ({known})")
+                self.problem(
+                    key_lines.get(str(key), fence_line), f"unknown frontmatter key '{key}' ({known})"
+                )
         for key in REQUIRED_KEYS:
             if key not in data:
                 self.problem(fence_line, f"missing frontmatter key '{key}'")
@@ -153,7 +155,8 @@ class _CardParser:
             for demo in demos:
                 if demo not in PRESETS:
                     self.problem(
-                        key_lines.get("demos", 1), f"unknown demo preset '{demo}' (one of {', '.join(PRESETS)})"
+                        key_lines.get("demos", 1),
+                        f"unknown demo preset '{demo}' (one of {', '.join(PRESETS)})",
                     )
 
     # --- body sections -----------------------------------------------------------------------
@@ -190,7 +193,9 @@ class _CardParser:
             if section is None:
                 continue
             if previous is not None and section.line < previous.line:
-                self.problem(section.line, f"section '{title}' is out of order: it goes after '{previous.title}'")
+                self.problem(
+                    section.line, f"section '{title}' is out of order: it goes after '{previous.title}'"
+                )
             previous = section
 
     def build(self, meta: dict[str, Any], sections: dict[str, _Section], last_line: int) -> Card | None:
@@ -280,7 +285,7 @@ class _CardParser:
             elif not body:
                 self.problem(line, f"go-deeper tier '{title}' is empty")
             else:
-                result[cast(Tier, tier)] = Text(body, to_html(body))
+                result[tier] = Text(body, to_html(body))
         for tier in TIERS:
             if tier not in result and not any(t.lower() == tier for t, _, _ in parts):
                 self.problem(section.line, f"section 'Go deeper' is missing '### {tier.title()}'")

@@ -1,6 +1,6 @@
 """Which depth sees which part of a card: the one table, documented in content/README.md."""
 
-from typing import Literal, cast, get_args
+from typing import Literal, get_args
 
 Tier = Literal["junior", "middle", "senior", "principal"]
 TIERS: tuple[Tier, ...] = get_args(Tier)
@@ -34,4 +34,4 @@ def parse_tier(value: str | None, default: Tier = "middle") -> Tier | None:
     """The tier named by a query value, the default when absent, None when unknown."""
     if value is None or value == "":
         return default
-    return cast(Tier, value) if value in TIERS else None
+    return value if value in TIERS else None

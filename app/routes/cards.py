@@ -39,9 +39,13 @@ def _answer_kind(tier: Tier, requested: str | None) -> str:
 
 def _error_messages(error: ValidationError | HTTPException) -> list[str]:
     if isinstance(error, HTTPException):
-        return [item["msg"] for item in error.detail] if isinstance(error.detail, list) else [str(error.detail)]
-    return [f"{'.'.join(map(str, e['loc'])) or 'answer'}: {e['msg']}".removeprefix("Value error, ")
-            for e in error.errors()]
+        return (
+            [item["msg"] for item in error.detail] if isinstance(error.detail, list) else [str(error.detail)]
+        )
+    return [
+        f"{'.'.join(map(str, e['loc'])) or 'answer'}: {e['msg']}".removeprefix("Value error, ")
+        for e in error.errors()
+    ]
 
 
 @router.get("/cards/{card_id}", response_class=HTMLResponse)
@@ -70,8 +74,13 @@ def reveal_model_answer(
     request: Request, card: CardDep, tier: Annotated[str | None, Query()] = None, kind: AnswerKind = None
 ) -> HTMLResponse:
     chosen = tier_or_422(tier, card.level)
-    return render(request, "_model_answer.html", **_visible(card, chosen), answer_kind=_answer_kind(chosen, kind),
-                  revealed=True)
+    return render(
+        request,
+        "_model_answer.html",
+        **_visible(card, chosen),
+        answer_kind=_answer_kind(chosen, kind),
+        revealed=True,
+    )
 
 
 def _attempt_from_form(form: FormData, kind: str) -> AttemptIn:
@@ -117,8 +126,15 @@ async def submit_answer(
         context |= {"answer_kind": kind}
         template = "_answer_panel.html"
     if isinstance(data, list):
-        return render(request, template, status_code=422, errors=data, text=form.get("text") or "",
-                      seconds=form.get("seconds") or "", **context)
+        return render(
+            request,
+            template,
+            status_code=422,
+            errors=data,
+            text=form.get("text") or "",
+            seconds=form.get("seconds") or "",
+            **context,
+        )
     attempt = attempts.record(session, card, user_id, data)
     return render(request, template, attempt=attempt, **context)
 
@@ -150,10 +166,24 @@ async def assess_attempt(
         data = Assessment.model_validate({"points": form.getlist("points"), "rating": form.get("rating")})
         attempts.assess(session, card, attempt, data)
     except (ValidationError, HTTPException) as error:
-        return render(request, "_assessment.html", status_code=422, errors=_error_messages(error),
-                      attempt=attempt, card=card, ratings=RATINGS)
-    return render(request, "_assessment.html", attempt=attempt, card=card, ratings=RATINGS, saved=True,
-                  history=attempts.history(session, user_id, card.id, limit=20))
+        return render(
+            request,
+            "_assessment.html",
+            status_code=422,
+            errors=_error_messages(error),
+            attempt=attempt,
+            card=card,
+            ratings=RATINGS,
+        )
+    return render(
+        request,
+        "_assessment.html",
+        attempt=attempt,
+        card=card,
+        ratings=RATINGS,
+        saved=True,
+        history=attempts.history(session, user_id, card.id, limit=20),
+    )
 
 
 @router.post("/cards/{card_id}/quiz", response_class=HTMLResponse)
@@ -164,16 +194,35 @@ async def submit_quiz(
     data = _validated(form, card, "quiz")
     order = [str(item) for item in form.getlist("order")]
     if isinstance(data, list):
-        return render(request, "_quiz.html", status_code=422, errors=data, card=card,
-                      tier=form.get("tier"), quiz_items=quiz.quiz_items(card))
+        return render(
+            request,
+            "_quiz.html",
+            status_code=422,
+            errors=data,
+            card=card,
+            tier=form.get("tier"),
+            quiz_items=quiz.quiz_items(card),
+        )
     attempt = attempts.record(session, card, user_id, data)
-    return render(request, "_quiz.html", card=card, tier=data.tier, attempt=attempt,
-                  marked=quiz.mark(card, data.choices or [], order),
-                  history=attempts.history(session, user_id, card.id, limit=20))
+    return render(
+        request,
+        "_quiz.html",
+        card=card,
+        tier=data.tier,
+        attempt=attempt,
+        marked=quiz.mark(card, data.choices or [], order),
+        history=attempts.history(session, user_id, card.id, limit=20),
+    )
 
 
 @router.get("/cards/{card_id}/quiz", response_class=HTMLResponse)
 def quiz_form(request: Request, card: CardDep, tier: Annotated[str | None, Query()] = None) -> HTMLResponse:
     """A freshly shuffled quiz (the card page includes the same fragment)."""
-    return render(request, "card.html", "_quiz.html", **_visible(card, tier_or_422(tier, card.level)),
-                  quiz_items=quiz.quiz_items(card), history=None)
+    return render(
+        request,
+        "card.html",
+        "_quiz.html",
+        **_visible(card, tier_or_422(tier, card.level)),
+        quiz_items=quiz.quiz_items(card),
+        history=None,
+    )

@@ -11,4 +11,3 @@ router = APIRouter(include_in_schema=False)
 @router.get("/docs", response_class=HTMLResponse)
 def api_docs(request: Request) -> HTMLResponse:
     return render(request, "docs.html")
-

@@ -15,4 +15,9 @@ router = APIRouter(tags=["health"])
 def healthz(session: SessionDep, catalogue: CatalogueDep) -> dict[str, Any]:
     session.execute(text("SELECT 1"))
     snapshot = catalogue.snapshot()
-    return {"status": "ok", "database": "ok", "cards": len(snapshot.cards), "broken_files": len(snapshot.broken)}
+    return {
+        "status": "ok",
+        "database": "ok",
+        "cards": len(snapshot.cards),
+        "broken_files": len(snapshot.broken),
+    }

@@ -32,7 +32,9 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(data_dir: Path, *extra: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(
+    data_dir: Path, *extra: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
     port = _free_port()
     environment = {**os.environ, "DATA_DIR": str(data_dir), **(env or {})}
     process = subprocess.Popen(

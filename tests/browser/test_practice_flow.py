@@ -10,7 +10,9 @@ from playwright.sync_api import Page, expect
 CARD = "tf-data-prefetch-last"
 
 
-def test_switch_tiers_without_reload_and_screenshot_each(page: Page, base_url: str, screenshot_dir: Path) -> None:
+def test_switch_tiers_without_reload_and_screenshot_each(
+    page: Page, base_url: str, screenshot_dir: Path
+) -> None:
     page.goto(f"{base_url}/cards/{CARD}")
     expect(page.locator("h1")).to_contain_text("go last in a pipeline?")
     page.evaluate("window.markerFromBeforeSwitch = 42")  # gone if the page fully reloads
