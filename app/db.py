@@ -1,6 +1,7 @@
 """Engine, sessions and the SQLite settings that let the web and the worker share one file."""
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -56,6 +57,7 @@ class Database:
         self.read_sessions = sessionmaker(self.engine, expire_on_commit=False)
         write_engine = self.engine.execution_options(sqlite_begin="IMMEDIATE")
         self.write_sessions = sessionmaker(write_engine, expire_on_commit=False)
+        self.write_lock = asyncio.Lock()
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -71,10 +73,17 @@ def get_session(request: Request) -> Iterator[Session]:
         yield session
 
 
-def get_write_session(request: Request) -> Iterator[Session]:
-    # Callers commit themselves, so an acknowledged write is already durable.
-    with _database(request).write_sessions() as session:
-        yield session
+async def get_write_session(request: Request) -> AsyncIterator[Session]:
+    """A session for one write transaction; callers commit, so an acknowledged write is stored.
+
+    Writers in this process take turns on an asyncio lock: SQLite allows one writer at a time, and
+    queueing here is far cheaper than many threads sleeping in SQLite's busy handler. Other
+    processes (the demo worker) still meet BEGIN IMMEDIATE and busy_timeout.
+    """
+    database = _database(request)
+    async with database.write_lock:
+        with database.write_sessions() as session:
+            yield session
 
 
 SessionDep = Annotated[Session, Depends(get_session)]

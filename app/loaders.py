@@ -11,7 +11,8 @@ from app.content.tiers import TIERS, Tier, parse_tier
 from app.models import LOCAL_USER_ID, Attempt
 
 
-def get_catalogue(request: Request) -> Catalogue:
+# Async so FastAPI runs these inline rather than in its thread pool: they never block.
+async def get_catalogue(request: Request) -> Catalogue:
     catalogue: Catalogue = request.app.state.catalogue
     return catalogue
 
@@ -19,7 +20,7 @@ def get_catalogue(request: Request) -> Catalogue:
 CatalogueDep = Annotated[Catalogue, Depends(get_catalogue)]
 
 
-def current_user_id() -> int:
+async def current_user_id() -> int:
     """The single local user until accounts exist; every query already filters on it."""
     return LOCAL_USER_ID
 
@@ -27,7 +28,7 @@ def current_user_id() -> int:
 UserIdDep = Annotated[int, Depends(current_user_id)]
 
 
-def get_card_or_404(catalogue: CatalogueDep, card_id: Annotated[str, Path(max_length=120)]) -> Card:
+async def get_card_or_404(catalogue: CatalogueDep, card_id: Annotated[str, Path(max_length=120)]) -> Card:
     card = catalogue.get(card_id)
     if card is None:
         raise HTTPException(status_code=404, detail=f"no card with id '{card_id}'")

@@ -7,11 +7,12 @@ from fastapi.templating import Jinja2Templates
 from starlette.responses import HTMLResponse
 
 from app import PROJECT_ROOT
-from app.timefmt import ago, clock
+from app.timefmt import ago, clock, span, until, utc
 
 templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
 templates.env.filters["ago"] = ago
 templates.env.filters["clock"] = clock
+templates.env.filters.update(span=span, until=until, utc=utc)
 
 
 def is_htmx(request: Request) -> bool:
@@ -21,7 +22,16 @@ def is_htmx(request: Request) -> bool:
 def render(
     request: Request, page: str, fragment: str | None = None, status_code: int = 200, **context: Any
 ) -> HTMLResponse:
-    """`fragment` for htmx requests, otherwise the full `page` (which includes that fragment)."""
+    """`fragment` for htmx requests, otherwise the full `page` (which includes that fragment).
+
+    A partial (`_name.html`) asked for by an ordinary request is wrapped in `page.html`, so every
+    URL a person can land on reads as a whole page.
+    """
     name = fragment if fragment is not None and is_htmx(request) else page
+    if name.startswith("_") and not is_htmx(request):
+        context["partial"] = name
+        name = "page.html"
     context.setdefault("csrf_token", request.state.csrf_token)
-    return templates.TemplateResponse(request, name, context, status_code=status_code)
+    response = templates.TemplateResponse(request, name, context, status_code=status_code)
+    response.headers["vary"] = "HX-Request"
+    return response

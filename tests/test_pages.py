@@ -1,5 +1,6 @@
 """The HTML pages, parsed: library filters, tiers, answer-first flow, follow-ups, quiz, escaping."""
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -8,8 +9,9 @@ from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.content.catalogue import Catalogue
-from app.loaders import get_catalogue
+from app.main import create_app
+from app.security import CSRF_COOKIE
+from app.settings import Settings
 from tests.factories import OWNER_CARD, card_text, write_card
 
 HTMX = {"HX-Request": "true"}
@@ -161,8 +163,32 @@ def test_follow_up_answer_is_recorded_against_its_question(client: TestClient) -
     assert stored["kind"] == "follow-up" and stored["follow_up"] == 1
 
 
+def test_card_page_loads_quiz_and_history_into_place(client: TestClient) -> None:
+    soup = page(client, f"/cards/{OWNER_CARD}?tier=senior")
+    assert soup.select_one("#quiz")["hx-get"] == f"/cards/{OWNER_CARD}/quiz?tier=senior"
+    assert soup.select_one("#history")["hx-get"] == f"/cards/{OWNER_CARD}/history"
+    assert soup.select_one("#quiz")["hx-trigger"] == "load"
+
+
+def test_quiz_and_history_are_whole_pages_without_htmx(client: TestClient) -> None:
+    for url in (f"/cards/{OWNER_CARD}/quiz", f"/cards/{OWNER_CARD}/history"):
+        soup = page(client, url)
+        assert soup.select_one("header.site") is not None and soup.select_one("main section") is not None
+
+
+def test_quiz_is_shuffled_per_visit(client: TestClient) -> None:
+    orders = {
+        tuple(
+            box["value"]
+            for box in page(client, f"/cards/{OWNER_CARD}/quiz", headers=HTMX).select("input[name=choices]")
+        )
+        for _ in range(6)
+    }
+    assert len(orders) > 1
+
+
 def test_quiz_scores_every_item_with_its_why(client: TestClient) -> None:
-    soup = page(client, f"/cards/{OWNER_CARD}")
+    soup = page(client, f"/cards/{OWNER_CARD}/quiz", headers=HTMX)
     ids = [box["value"] for box in soup.select("#quiz input[name=choices]")]
     assert sorted(i[0] for i in ids).count("p") == 5 and len(ids) >= 8
     pitfalls = [i for i in ids if i.startswith("p")]
@@ -182,7 +208,7 @@ def test_quiz_scores_every_item_with_its_why(client: TestClient) -> None:
 
 def test_stored_html_in_an_answer_is_shown_as_text(client: TestClient) -> None:
     answer(client, text="<script>alert('x')</script>")
-    raw = client.get(f"/cards/{OWNER_CARD}").text
+    raw = client.get(f"/cards/{OWNER_CARD}/history", headers=HTMX).text
     assert "<script>alert" not in raw and "&lt;script&gt;alert" in raw
 
 
@@ -211,13 +237,21 @@ def test_unknown_card_page_is_a_404_page(client: TestClient) -> None:
     assert "no card with id 'nope'" in BeautifulSoup(response.text, "html.parser").get_text()
 
 
+@pytest.fixture
+def own_content(settings: Settings, tmp_path: Path) -> Iterator[tuple[TestClient, Path]]:
+    """An app serving cards from an empty temporary folder."""
+    app = create_app(settings.model_copy(update={"content_dir": tmp_path}))
+    with TestClient(app) as client:
+        yield client, tmp_path
+    app.state.db.dispose()
+
+
 def test_broken_card_is_listed_with_its_error_while_others_are_served(
-    app: FastAPI, client: TestClient, tmp_path: Path
+    own_content: tuple[TestClient, Path],
 ) -> None:
-    write_card(tmp_path, "good.md", card_text("good-card", title="A good question?"))
-    write_card(tmp_path, "broken.md", card_text("broken-card", **{"level: middle": "level: wizard"}))
-    app.dependency_overrides[get_catalogue] = lambda: catalogue
-    catalogue = Catalogue(tmp_path, poll_seconds=0)
+    client, folder = own_content
+    write_card(folder, "good.md", card_text("good-card", title="A good question?"))
+    write_card(folder, "broken.md", card_text("broken-card", **{"level: middle": "level: wizard"}))
     soup = page(client, "/")
     assert card_titles(soup) == ["good-card"]
     assert (
@@ -225,10 +259,24 @@ def test_broken_card_is_listed_with_its_error_while_others_are_served(
     )
 
 
-def test_edited_card_file_is_served_without_restart(app: FastAPI, client: TestClient, tmp_path: Path) -> None:
-    path = write_card(tmp_path, "live.md", card_text("live-card", title="Before the edit?"))
-    catalogue = Catalogue(tmp_path, poll_seconds=0)
-    app.dependency_overrides[get_catalogue] = lambda: catalogue
+def test_edited_card_file_is_served_without_restart(own_content: tuple[TestClient, Path]) -> None:
+    client, folder = own_content
+    path = write_card(folder, "live.md", card_text("live-card", title="Before the edit?"))
     assert "Before the edit?" in page(client, "/cards/live-card").get_text()
+    assert "Before the edit?" in page(client, "/cards/live-card").get_text()  # now from the page cache
     path.write_text(card_text("live-card", title="After the edit, longer?"), encoding="utf-8")
     assert "After the edit, longer?" in page(client, "/cards/live-card").get_text()
+    path.unlink()
+    assert client.get("/cards/live-card").status_code == 404
+
+
+def test_cached_card_page_carries_each_visitors_own_csrf_token(app: FastAPI) -> None:
+    tokens = []
+    for _ in range(2):
+        with TestClient(app) as visitor:
+            soup = page(visitor, f"/cards/{OWNER_CARD}")
+            token = soup.select_one('meta[name="csrf-token"]')["content"]
+            assert token == visitor.cookies[CSRF_COOKIE]
+            assert soup.select_one(".answer-form input[name=csrf_token]")["value"] == token
+            tokens.append(token)
+    assert tokens[0] != tokens[1]

@@ -1,8 +1,10 @@
-"""What a parsed card is made of. Markdown is kept beside its rendered HTML for the API."""
+"""What a parsed card is made of. Markdown is kept beside its HTML, which is rendered on first use."""
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
+from app.content.render import inline_html, to_html
 from app.content.tiers import Tier
 
 
@@ -20,8 +22,14 @@ class Problem:
 
 @dataclass(frozen=True)
 class Text:
+    """Card markdown. Rendering waits until a page needs it, so loading many cards stays cheap."""
+
     markdown: str
-    html: str
+    inline: bool = False
+
+    @cached_property
+    def html(self) -> str:
+        return inline_html(self.markdown) if self.inline else to_html(self.markdown)
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,14 @@
 """Parse one card file, collecting every problem with its line instead of stopping at the first."""
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 import yaml
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
 
 from app.content.model import Card, Entry, Problem, Text, Timings
-from app.content.render import inline_html, to_html
 from app.content.tiers import IMPORTANCES, LEVELS, TIERS, Tier
 from app.demos.presets import PRESETS
 
@@ -35,7 +33,12 @@ ENTRY_WORDS = {
     "True statements": ("true statement", "statement", "why it is true"),
 }
 
-_structure = MarkdownIt("commonmark", {"html": False})
+# The structure is found by scanning lines (ATX headings, fences, numbered items), which is many
+# times cheaper than a full markdown parse; rendering happens later, when a page needs the HTML.
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_NUMBERED_ITEM = re.compile(r"^\d{1,9}[.)][ \t]+(.*)$")
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass
@@ -96,15 +99,18 @@ class _CardParser:
     # --- frontmatter -------------------------------------------------------------------------
 
     def frontmatter(self, text: str, first_line: int, fence_line: int) -> dict[str, Any] | None:
+        loader = _YAML_LOADER(text)
         try:
-            node = yaml.compose(text, Loader=yaml.SafeLoader)
-            data = yaml.safe_load(text)
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else None
         except yaml.YAMLError as error:
             mark = getattr(error, "problem_mark", None)
             line = first_line + mark.line if mark is not None else fence_line
             problem = getattr(error, "problem", None) or str(error)
             self.problem(line, f"bad YAML: {problem}")
             return None
+        finally:
+            loader.dispose()
         if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
             self.problem(fence_line, "frontmatter must be a YAML mapping of keys to values")
             return None
@@ -212,7 +218,7 @@ class _CardParser:
         timings = meta["timings"]
         return Card(
             id=meta["id"],
-            title=Text(meta["title"], inline_html(meta["title"])),
+            title=Text(meta["title"], inline=True),
             level=cast(Tier, meta["level"]),
             importance=meta["importance"],
             frequency=float(meta["frequency"]),
@@ -240,36 +246,34 @@ class _CardParser:
         if not markdown:
             self.problem(section.line, f"section '{section.title}' is empty")
             return None
-        return Text(markdown, to_html(markdown))
+        return Text(markdown)
 
     def answer_points(self, section: _Section | None) -> tuple[Text, ...]:
+        """The top-level numbered list; an item's indented lines continue it."""
         if section is None:
             return ()
-        tokens = _structure.parse("\n".join(section.lines))
-        points: list[Text] = []
-        in_ordered_list = 0
-        for index, token in enumerate(tokens):
-            if token.type == "ordered_list_open":
-                in_ordered_list += 1
-            elif token.type == "ordered_list_close":
-                in_ordered_list -= 1
-            elif token.type == "inline" and in_ordered_list == 1 and tokens[index - 1].level == 2:
-                points.append(Text(token.content, inline_html(token.content)))
-        if not points:
+        items: list[list[str]] = []
+        for line in _outside_fences(section.lines):
+            if line is None:
+                continue
+            if match := _NUMBERED_ITEM.match(line):
+                items.append([match.group(1).strip()])
+            elif items and line[:1] in (" ", "\t") and line.strip():
+                items[-1].append(line.strip())
+        if not items:
             self.problem(section.line, "section 'Answer' needs a numbered list of answer points (1. ...)")
-        return tuple(points)
+        return tuple(Text(" ".join(item), inline=True) for item in items)
 
     def code(self, section: _Section | None) -> tuple[Text, str, int] | None:
         if section is None:
             return None
         markdown = "\n".join(section.lines).strip()
-        fences = [t for t in _structure.parse(markdown) if t.type == "fence"]
-        if not fences:
+        fence = _first_fence(section.lines)
+        if fence is None:
             self.problem(section.line, "section 'Code' needs a fenced code block (```python ... ```)")
             return None
-        fence = fences[0]
-        line_count = len(fence.content.rstrip("\n").splitlines())
-        return Text(markdown, to_html(markdown)), fence.info.split()[0] if fence.info else "", line_count
+        language, line_count = fence
+        return Text(markdown), language, line_count
 
     def go_deeper(self, section: _Section | None) -> dict[Tier, Text] | None:
         if section is None:
@@ -285,7 +289,7 @@ class _CardParser:
             elif not body:
                 self.problem(line, f"go-deeper tier '{title}' is empty")
             else:
-                result[tier] = Text(body, to_html(body))
+                result[tier] = Text(body)
         for tier in TIERS:
             if tier not in result and not any(t.lower() == tier for t, _, _ in parts):
                 self.problem(section.line, f"section 'Go deeper' is missing '### {tier.title()}'")
@@ -305,7 +309,7 @@ class _CardParser:
             elif not body:
                 self.problem(line, f"empty {noun} {body_name}: write it below '### {title}'")
             else:
-                entries.append(Entry(Text(title, inline_html(title)), Text(body, to_html(body)), line))
+                entries.append(Entry(Text(title, inline=True), Text(body), line))
         return tuple(entries)
 
     def subsections(self, section: _Section) -> list[tuple[str, int, str]]:
@@ -335,12 +339,43 @@ def _valid_timings(value: Any) -> bool:
     )
 
 
+def _outside_fences(lines: list[str]) -> Iterator[str | None]:
+    """Each line, or None for a line that belongs to a fenced code block."""
+    fence: str | None = None
+    for line in lines:
+        match = _FENCE.match(line)
+        if fence is None and match:
+            fence = match.group(1)
+            yield None
+        elif fence is not None:
+            if (
+                match
+                and match.group(1)[0] == fence[0]
+                and len(match.group(1)) >= len(fence)
+                and not match.group(2).strip()
+            ):
+                fence = None
+            yield None
+        else:
+            yield line
+
+
+def _first_fence(lines: list[str]) -> tuple[str, int] | None:
+    """The language and line count of the first fenced block."""
+    start = None
+    for index, line in enumerate(lines):
+        match = _FENCE.match(line)
+        if start is None and match:
+            start, fence, info = index, match.group(1), match.group(2).strip()
+        elif start is not None and match and match.group(1).startswith(fence) and not match.group(2).strip():
+            return (info.split()[0] if info else ""), index - start - 1
+    return None
+
+
 def _headings(markdown: str) -> list[_Heading]:
-    """ATX and setext headings, skipping anything inside code fences, with their 0-based lines."""
-    tokens: list[Token] = _structure.parse(markdown)
+    """ATX headings outside code fences, with their 0-based lines."""
     headings = []
-    for index, token in enumerate(tokens):
-        if token.type == "heading_open" and token.map is not None:
-            title = tokens[index + 1].content.strip()
-            headings.append(_Heading(int(token.tag[1]), title, token.map[0]))
+    for number, line in enumerate(_outside_fences(markdown.split("\n"))):
+        if line is not None and (match := _HEADING.match(line)):
+            headings.append(_Heading(len(match.group(1)), (match.group(2) or "").strip(), number))
     return headings

@@ -13,6 +13,7 @@ from app.content.model import Card
 from app.content.tiers import TIERS, Tier, default_answer_kind, go_deeper_tiers, sees
 from app.db import SessionDep, WriteSessionDep
 from app.loaders import CardDep, CatalogueDep, UserIdDep, attempt_or_404, tier_or_422
+from app.page_cache import cacheable
 from app.templating import render
 
 router = APIRouter(tags=["pages"])
@@ -49,23 +50,27 @@ def _error_messages(error: ValidationError | HTTPException) -> list[str]:
 
 
 @router.get("/cards/{card_id}", response_class=HTMLResponse)
-def card_page(
-    request: Request,
-    card: CardDep,
-    session: SessionDep,
-    user_id: UserIdDep,
-    tier: Annotated[str | None, Query()] = None,
-    kind: AnswerKind = None,
+async def card_page(
+    request: Request, card: CardDep, tier: Annotated[str | None, Query()] = None, kind: AnswerKind = None
 ) -> HTMLResponse:
+    """Depends only on the URL and the card, so it is served from the page cache; the person's
+    history and a freshly shuffled quiz load into it by htmx."""
     chosen = tier_or_422(tier, card.level)
+    return cacheable(
+        render(
+            request,
+            "card.html",
+            "_card_tier.html",
+            **_visible(card, chosen),
+            answer_kind=_answer_kind(chosen, kind),
+        )
+    )
+
+
+@router.get("/cards/{card_id}/history", response_class=HTMLResponse)
+def card_history(request: Request, card: CardDep, session: SessionDep, user_id: UserIdDep) -> HTMLResponse:
     return render(
-        request,
-        "card.html",
-        "_card_tier.html",
-        **_visible(card, chosen),
-        answer_kind=_answer_kind(chosen, kind),
-        quiz_items=quiz.quiz_items(card),
-        history=attempts.history(session, user_id, card.id, limit=20),
+        request, "_history.html", card=card, history=attempts.history(session, user_id, card.id, limit=20)
     )
 
 
@@ -217,12 +222,6 @@ async def submit_quiz(
 
 @router.get("/cards/{card_id}/quiz", response_class=HTMLResponse)
 def quiz_form(request: Request, card: CardDep, tier: Annotated[str | None, Query()] = None) -> HTMLResponse:
-    """A freshly shuffled quiz (the card page includes the same fragment)."""
-    return render(
-        request,
-        "card.html",
-        "_quiz.html",
-        **_visible(card, tier_or_422(tier, card.level)),
-        quiz_items=quiz.quiz_items(card),
-        history=None,
-    )
+    """A freshly shuffled quiz; the card page loads it into place."""
+    chosen = tier_or_422(tier, card.level)
+    return render(request, "_quiz.html", **_visible(card, chosen), quiz_items=quiz.quiz_items(card))

@@ -1,0 +1,90 @@
+"""Rendered pages kept in memory, for pages that depend only on their URL and the card catalogue.
+
+A route opts in by setting the `x-page-cache` response header. The cached copy is served without
+going through routing or rendering again, until the catalogue reloads. The one per-person part of
+such a page, the CSRF token, is swapped for the requester's own on the way out.
+"""
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import TypeVar
+
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.content.catalogue import Catalogue, Snapshot
+
+OPT_IN_HEADER = b"x-page-cache"
+ResponseT = TypeVar("ResponseT", bound=Response)
+TOKEN_PLACEHOLDER = b"\x00csrf\x00"
+
+
+@dataclass(frozen=True)
+class _Entry:
+    snapshot: Snapshot
+    status: int
+    headers: list[tuple[bytes, bytes]]
+    body: bytes  # with TOKEN_PLACEHOLDER where the CSRF token stood
+
+
+def cacheable(response: ResponseT) -> ResponseT:
+    """Mark a response as depending only on its URL and the catalogue."""
+    response.headers[OPT_IN_HEADER.decode()] = "1"
+    return response
+
+
+class PageCache:
+    def __init__(self, app: ASGIApp, catalogue: Catalogue, max_entries: int = 512) -> None:
+        self.app = app
+        self.catalogue = catalogue
+        self.max_entries = max_entries
+        self.entries: OrderedDict[tuple[str, bytes, bool], _Entry] = OrderedDict()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "GET":
+            await self.app(scope, receive, send)
+            return
+        htmx = any(name == b"hx-request" for name, _ in scope["headers"])
+        key = (scope["path"], scope["query_string"], htmx)
+        token = scope.get("state", {}).get("csrf_token", "").encode()
+        entry = self.entries.get(key)
+        if entry is not None and entry.snapshot is self.catalogue.snapshot():
+            body = entry.body.replace(TOKEN_PLACEHOLDER, token)
+            headers = [*entry.headers, (b"content-length", str(len(body)).encode())]
+            await send({"type": "http.response.start", "status": entry.status, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, self._capturing(send, key, token, self.catalogue.snapshot()))
+
+    def _capturing(self, send: Send, key: tuple[str, bytes, bool], token: bytes, snapshot: Snapshot) -> Send:
+        start: Message = {}
+        chunks: list[bytes] = []
+
+        async def capture(message: Message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start":
+                headers = message.get("headers", [])
+                if any(name == OPT_IN_HEADER for name, _ in headers):
+                    start = message
+                    message = {**message, "headers": [h for h in headers if h[0] != OPT_IN_HEADER]}
+            elif start and message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+                if not message.get("more_body", False) and start["status"] == 200:
+                    self._store(key, start, b"".join(chunks), token, snapshot)
+            await send(message)
+
+        return capture
+
+    def _store(
+        self, key: tuple[str, bytes, bool], start: Message, body: bytes, token: bytes, snapshot: Snapshot
+    ) -> None:
+        keep = [
+            (name, value)
+            for name, value in start["headers"]
+            if name not in (OPT_IN_HEADER, b"content-length", b"set-cookie")
+        ]
+        body = body.replace(token, TOKEN_PLACEHOLDER) if token else body
+        self.entries[key] = _Entry(snapshot, start["status"], keep, body)
+        self.entries.move_to_end(key)
+        while len(self.entries) > self.max_entries:
+            self.entries.popitem(last=False)

@@ -1,0 +1,94 @@
+"""Helpers the benchmarks share: start servers on free ports, run wrk, read its figures."""
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def uvicorn_server(target: str, env: dict[str, str], factory: bool = False) -> Iterator[str]:
+    """Serve an ASGI app in its own process (one worker, as `tiercards serve` does)."""
+    port = free_port()
+    args = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        target,
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+        "--no-access-log",
+    ]
+    if factory:
+        args.append("--factory")
+    process = subprocess.Popen(args, cwd=ROOT, env={**os.environ, **env})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            try:
+                httpx.get(url + "/", timeout=1)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+
+
+@dataclass
+class WrkResult:
+    requests_per_second: float
+    p99_ms: float
+    errors: int
+    output: str
+
+
+def _milliseconds(value: str) -> float:
+    number, unit = re.match(r"([\d.]+)(us|ms|s|m)", value).groups()  # type: ignore[union-attr]
+    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}[unit]
+
+
+def wrk(url: str, seconds: int, connections: int = 50, script: Path | None = None) -> WrkResult:
+    args = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency"]
+    if script is not None:
+        args += ["-s", str(script)]
+    output = subprocess.run([*args, url], capture_output=True, text=True, check=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))  # type: ignore[union-attr]
+    p99 = _milliseconds(re.search(r"99%\s+(\S+)", output).group(1))  # type: ignore[union-attr]
+    errors = 0
+    if match := re.search(r"Non-2xx or 3xx responses: (\d+)", output):
+        errors += int(match.group(1))
+    if match := re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output):
+        errors += sum(int(g) for g in match.groups())
+    return WrkResult(rps, p99, errors, output)
+
+
+def migrated_data_dir(folder: Path) -> dict[str, str]:
+    env = {"DATA_DIR": str(folder), "SECRET_KEY": "bench-" + "k" * 40}
+    subprocess.run(
+        [sys.executable, "-m", "app.cli", "db", "upgrade"],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        check=True,
+        capture_output=True,
+    )
+    return env

@@ -1,0 +1,83 @@
+"""Answer POSTs from 50 concurrent writers (targets: >= 500 per second, zero errors, every
+acknowledged answer in the database afterwards), as a ratio to a bare Starlette endpoint that
+inserts the same body with sqlite3 in the same run.
+
+    .venv/bin/python bench/answer_writes.py [--seconds 30]
+"""
+
+import argparse
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import tempfile
+from pathlib import Path
+
+import httpx
+
+from bench._servers import migrated_data_dir, uvicorn_server
+
+SCRIPT = Path(__file__).with_name("post_attempts.lua")
+CARD = "tf-data-prefetch-last"
+BODY = json.dumps(
+    {
+        "tier": "middle",
+        "kind": "solid",
+        "text": "prefetch overlaps input with compute " * 8,
+        "seconds": 41.5,
+        "rating": "good",
+        "points": [0, 1, 4],
+    }
+)
+
+
+def run_wrk(url: str, seconds: int, token: str = "") -> tuple[float, int, int, str]:
+    env = {**os.environ, "CSRF_TOKEN": token, "ATTEMPT_BODY": BODY}
+    output = subprocess.run(
+        ["wrk", "-t2", "-c50", f"-d{seconds}s", "--latency", "-s", str(SCRIPT), url],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    ).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))  # type: ignore[union-attr]
+    acknowledged = int(re.search(r"acknowledged (\d+)", output).group(1))  # type: ignore[union-attr]
+    refused = int(re.search(r"refused (\d+)", output).group(1))  # type: ignore[union-attr]
+    if match := re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output):
+        refused += sum(int(g) for g in match.groups())
+    return rps, acknowledged, refused, output
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=int, default=30)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        env = migrated_data_dir(Path(folder))
+        bare_db = Path(folder) / "bare.db"
+        with uvicorn_server("app.main:create_app", env, factory=True) as url:
+            client = httpx.Client(base_url=url)
+            client.get("/healthz")
+            token = client.cookies["tiercards_csrf"]
+            app_rps, acknowledged, refused, _ = run_wrk(
+                f"{url}/api/cards/{CARD}/attempts", args.seconds, token
+            )
+        with sqlite3.connect(Path(folder) / "tiercards.db") as db:
+            stored = db.execute("SELECT count(*) FROM attempts").fetchone()[0]
+        with uvicorn_server("bench.bare_writes:app", {"BARE_DB": str(bare_db)}) as bare_url:
+            bare_rps, _, bare_refused, _ = run_wrk(bare_url + "/", args.seconds)
+    print(
+        f"answers: {app_rps:.0f} POST/s over {args.seconds} s, acknowledged {acknowledged}, refused {refused}, "
+        f"stored {stored}"
+    )
+    print(f"bare sqlite3 insert endpoint: {bare_rps:.0f} POST/s (refused {bare_refused})")
+    print(
+        f"throughput ratio app/bare: {app_rps / bare_rps:.2f}; target >= 500 POST/s, 0 errors, stored == acknowledged"
+    )
+    ok = app_rps >= 500 and refused == 0 and stored == acknowledged
+    print("PASS" if ok else "FAIL")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""Card page throughput under 50 concurrent connections, as a ratio to a bare Starlette endpoint
+serving the same bytes in the same run (targets: ratio >= 0.5, p99 < 50 ms).
+
+    .venv/bin/python bench/card_page.py [--seconds 10]
+"""
+
+import argparse
+import tempfile
+from pathlib import Path
+
+import httpx
+
+from bench._servers import migrated_data_dir, uvicorn_server, wrk
+
+CARD_URL = "/cards/tf-data-prefetch-last?tier=principal"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=int, default=10)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        env = migrated_data_dir(Path(folder))
+        with uvicorn_server("app.main:create_app", env, factory=True) as app_url:
+            body = httpx.get(app_url + CARD_URL).content
+            page_file = Path(folder) / "page.html"
+            page_file.write_bytes(body)
+            with uvicorn_server("bench.bare_page:app", {"BARE_PAGE_FILE": str(page_file)}) as bare_url:
+                wrk(app_url + CARD_URL, 2)  # warm both
+                wrk(bare_url + CARD_URL, 2)
+                app_runs, bare_runs = [], []
+                for _ in range(3):  # interleaved, so background noise hits both alike
+                    app_runs.append(wrk(app_url + CARD_URL, args.seconds))
+                    bare_runs.append(wrk(bare_url + CARD_URL, args.seconds))
+    app_rps = sum(r.requests_per_second for r in app_runs) / len(app_runs)
+    bare_rps = sum(r.requests_per_second for r in bare_runs) / len(bare_runs)
+    p99 = max(r.p99_ms for r in app_runs)
+    errors = sum(r.errors for r in app_runs)
+    ratio = app_rps / bare_rps
+    print(f"card page ({len(body)} bytes): {app_rps:.0f} req/s, p99 {p99:.1f} ms, errors {errors}")
+    print(f"bare Starlette, same bytes:   {bare_rps:.0f} req/s")
+    print(f"throughput ratio card/bare: {ratio:.2f} (target >= 0.5); p99 {p99:.1f} ms (target < 50 ms)")
+    verdict = "PASS" if ratio >= 0.5 and p99 < 50 and errors == 0 else "FAIL"
+    print(f"{verdict}")
+
+
+if __name__ == "__main__":
+    main()
