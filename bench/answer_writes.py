@@ -2,7 +2,7 @@
 acknowledged answer in the database afterwards), as a ratio to a bare Starlette endpoint that
 inserts the same body with sqlite3 in the same run.
 
-    .venv/bin/python bench/answer_writes.py [--seconds 30]
+    .venv/bin/python -m bench.answer_writes [--seconds 30]
 """
 
 import argparse

@@ -1,7 +1,7 @@
 """Card page throughput under 50 concurrent connections, as a ratio to a bare Starlette endpoint
 serving the same bytes in the same run (targets: ratio >= 0.5, p99 < 50 ms).
 
-    .venv/bin/python bench/card_page.py [--seconds 10]
+    .venv/bin/python -m bench.card_page [--seconds 10]
 """
 
 import argparse

@@ -1,7 +1,7 @@
 """Loading and validating 1,000 generated cards (target: under 2 s), as a ratio to the floor any
 loader pays: reading the same files and parsing their YAML frontmatter, in the same run.
 
-    .venv/bin/python bench/load_cards.py [--cards 1000]
+    .venv/bin/python -m bench.load_cards [--cards 1000]
 """
 
 import argparse

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Every benchmark under bench/, one after another (they would disturb each other if run together).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v wrk >/dev/null 2>&1 || {
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq wrk >/dev/null
+}
+for bench in load_cards card_page answer_writes due_queue demo_fidelity; do
+  echo "== bench/$bench.py"
+  .venv/bin/python -m "bench.$bench"
+done
