@@ -1,0 +1,727 @@
+"""Runs the demo presets as real tf.data pipelines and measures every step.
+
+Imports TensorFlow at module top: only the demo runner's child process and `tiercards demo run`
+import this module, never the web process.
+
+Shape of every variant: a producer (``Dataset.range`` → ``map(load)`` → …) whose per-batch cost
+is ``input_ms``, and a consumer loop in Python that calls ``next()`` on the iterator (timed as
+the input wait) and then runs one training step (timed as compute). The producer's cost is a
+sleep inside ``tf.numpy_function``: I/O-like latency (a remote read) that holds no CPU, so a
+parallel map really overlaps its calls even on a 2-core host.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import statistics
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import psutil
+
+# TensorFlow's C++ INFO/WARNING lines would drown the worker's log; errors still show.
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+import tensorflow as tf
+
+from app.demos.presets import (
+    WARMUP_STEPS,
+    DemoCancelled,
+    Preset,
+    PresetUnavailable,
+    batch_input_ms,
+    get_preset,
+    memory_buffer,
+    model_buffer_mb,
+    model_step_ms,
+    replayed_mean,
+    serial_bound_ms,
+    validate_params,
+)
+
+ProgressFn = Callable[[dict[str, Any]], None]
+CancelFn = Callable[[], bool]
+ComputeFn = Callable[[Any], None]
+
+# Progress is sent at most this often (plus at each variant's first and last step), so a worker
+# that stores every update does not write dozens of times a second.
+PROGRESS_INTERVAL_S = 0.1
+
+# Within this fraction a measurement "agrees" with its model in the reading.
+AGREEMENT = 0.10
+
+AUTOTUNE_NOTE = (
+    "Why AUTOTUNE is not simply a large buffer: tf.data's prefetch autotuner starts with a buffer "
+    "of one element and doubles it only when the step finds the buffer empty after it had filled "
+    "(within a RAM budget), so it grows burst by burst and behaves like a small buffer until then."
+)
+
+TF_DEFAULTS_NOTE = (
+    "By default TensorFlow {version} rewrites a tf.data pipeline before running it: it injects a "
+    "prefetch(AUTOTUNE) after the last transformation when that one is synchronous "
+    "(experimental_optimization.inject_prefetch), fuses map followed by batch into one "
+    "asynchronous map-and-batch stage (map_and_batch_fusion) and parallelises stateless maps "
+    "(map_parallelization). Each of the first two on its own makes a pipeline written without "
+    "prefetch overlap its input with the step, so the textbook 'no prefetch' baseline would look "
+    "like 'prefetch last'. This demo turns those rewrites off for every variant, so the variants "
+    "differ only in what their code says."
+)
+
+POOL_NOTE = (
+    " tf.data also runs map calls on a thread pool sized to the CPU count ({cpus} here), which "
+    "caps num_parallel_calls at {cpus} concurrent calls; the map's cost here is I/O-like "
+    "waiting, so this preset sizes the pool to the worker count "
+    "(threading.private_threadpool_size) so that num_parallel_calls=workers really runs that "
+    "many calls at once."
+)
+
+
+TO_DEVICE_NOTE = (
+    " Upstream of prefetch_to_device TensorFlow applies no graph rewrites at all (its copy stage "
+    "cannot be serialised for optimisation), so there the options change nothing."
+)
+
+
+def _configure_gpus() -> list[Any]:
+    """Turn on memory growth (must happen before the GPU is first used) and list the GPUs."""
+    gpus = list(tf.config.list_physical_devices("GPU"))
+    for gpu in gpus:
+        # RuntimeError: the GPU was initialised already in this process; growth is fixed by now.
+        with contextlib.suppress(RuntimeError):
+            tf.config.experimental.set_memory_growth(gpu, True)
+    return gpus
+
+
+GPUS = _configure_gpus()
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _gpu_name(gpu: Any) -> str:
+    details = tf.config.experimental.get_device_details(gpu)
+    return str(details.get("device_name") or gpu.name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Producers
+
+
+class ProducedCounter:
+    """Counts finished batches on the producer side, to know how many the buffer holds."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.count = 0
+
+    def add(self) -> None:
+        with self._lock:
+            self.count += 1
+
+
+def _example_loader(preset: str, params: Mapping[str, int]) -> Callable[[np.ndarray], np.ndarray]:
+    """numpy function for one example: sleeps its share of its batch's input cost."""
+    batch = params["batch_size"]
+
+    def load(index: np.ndarray) -> np.ndarray:
+        cost_ms = batch_input_ms(preset, params, int(index) // batch) / batch
+        time.sleep(cost_ms / 1000.0)
+        return index
+
+    return load
+
+
+def _batch_loader(
+    preset: str, params: Mapping[str, int], counter: ProducedCounter
+) -> Callable[[np.ndarray], np.ndarray]:
+    """numpy function for one whole large batch (memory, to-device): sleep, then fill batch_mb."""
+    floats = params["batch_mb"] * 2**20 // 4
+
+    def load(index: np.ndarray) -> np.ndarray:
+        time.sleep(batch_input_ms(preset, params, int(index)) / 1000.0)
+        # Filled, not np.empty: untouched pages would not be resident, and the buffer would look free.
+        data = np.full((floats,), float(index), dtype=np.float32)
+        counter.add()
+        return data
+
+    return load
+
+
+def _examples(preset: str, params: Mapping[str, int], parallel: int | None = None) -> tf.data.Dataset:
+    load = _example_loader(preset, params)
+
+    @tf.autograph.experimental.do_not_convert  # no control flow to convert; keeps the log quiet
+    def call(index: tf.Tensor) -> tf.Tensor:
+        return tf.numpy_function(load, [index], tf.int64, stateful=True)
+
+    return tf.data.Dataset.range(2**62).map(call, num_parallel_calls=parallel)
+
+
+def _large_batches(preset: str, params: Mapping[str, int], counter: ProducedCounter) -> tf.data.Dataset:
+    load = _batch_loader(preset, params, counter)
+
+    @tf.autograph.experimental.do_not_convert
+    def call(index: tf.Tensor) -> tf.Tensor:
+        return tf.numpy_function(load, [index], tf.float32, stateful=True)
+
+    return tf.data.Dataset.range(2**62).map(call)
+
+
+def _fill_ms(preset: str, params: Mapping[str, int], options: tf.data.Options) -> float:
+    """Measured producer cost of one large batch with input_ms = 0: the allocation and fill.
+
+    Real CPU work the card's model leaves out; measured so the reading can account for it.
+    """
+    quiet = {**params, "input_ms": 0}
+    iterator = iter(_large_batches(preset, quiet, ProducedCounter()).with_options(options))
+    next(iterator)
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        batch = next(iterator)
+        times.append((time.perf_counter() - start) * 1000.0)
+        del batch
+    return statistics.median(times)
+
+
+# ---------------------------------------------------------------------------------------------
+# Options
+
+
+def _options(preset: str, params: Mapping[str, int]) -> tuple[tf.data.Options, dict[str, Any]]:
+    """The options every variant of `preset` runs with, and the non-default ones by name."""
+    options = tf.data.Options()
+    changed: dict[str, Any] = {}
+    opt = options.experimental_optimization
+    # Without these three the no-prefetch baselines get a prefetch (or an async stage) anyway.
+    opt.inject_prefetch = False
+    opt.map_and_batch_fusion = False
+    # Our map is stateful, so TF would not parallelise it; off anyway so a stateless load could
+    # never turn a sequential map into a parallel one behind the demo's back.
+    opt.map_parallelization = False
+    for name in ("inject_prefetch", "map_and_batch_fusion", "map_parallelization"):
+        changed[f"experimental_optimization.{name}"] = False
+    if preset == "deficit":
+        options.threading.private_threadpool_size = params["workers"]
+        changed["threading.private_threadpool_size"] = params["workers"]
+    return options, changed
+
+
+def _defaults_note(preset: str) -> str:
+    note = TF_DEFAULTS_NOTE.format(version=tf.__version__)
+    if preset == "deficit":
+        note += POOL_NOTE.format(cpus=_cpu_count())
+    if preset == "to-device":
+        note += TO_DEVICE_NOTE
+    return note
+
+
+# ---------------------------------------------------------------------------------------------
+# Variants: each returns the dataset to iterate
+
+
+@dataclass
+class VariantSetup:
+    dataset: tf.data.Dataset
+    counter: ProducedCounter | None = None
+    # Set when the builder placed the options itself (they must precede prefetch_to_device).
+    options_applied: bool = False
+
+
+def _placement(name: str, p: Mapping[str, int]) -> VariantSetup:
+    ds = _examples("placement", p)
+    b = p["batch_size"]
+    if name == "no-prefetch":
+        return VariantSetup(ds.batch(b))
+    if name == "prefetch-before-batch":
+        return VariantSetup(ds.prefetch(2).batch(b))
+    if name == "prefetch-last-autotune":
+        return VariantSetup(ds.batch(b).prefetch(tf.data.AUTOTUNE))
+    return VariantSetup(ds.batch(b).prefetch(2))
+
+
+def _deficit(name: str, p: Mapping[str, int]) -> VariantSetup:
+    parallel = p["workers"] if name == "parallel-map" else None
+    ds = _examples("deficit", p, parallel=parallel)
+    return VariantSetup(ds.batch(p["batch_size"]).prefetch(tf.data.AUTOTUNE))
+
+
+def _jitter(name: str, p: Mapping[str, int]) -> VariantSetup:
+    ds = _examples("jitter", p).batch(p["batch_size"])
+    size = name.removeprefix("buffer-")
+    if size == "0":
+        return VariantSetup(ds)
+    return VariantSetup(ds.prefetch(tf.data.AUTOTUNE if size == "autotune" else int(size)))
+
+
+def _synthetic(name: str, p: Mapping[str, int]) -> VariantSetup:
+    real = _examples("synthetic", p).batch(p["batch_size"])
+    if name == "real-pipeline":
+        return VariantSetup(real.prefetch(tf.data.AUTOTUNE))
+    # One batch built by the real pipeline (outside the timed loop), then repeated for free.
+    one_batch = next(iter(real))
+    return VariantSetup(tf.data.Dataset.from_tensors(one_batch).repeat())
+
+
+def _memory(name: str, p: Mapping[str, int]) -> VariantSetup:
+    counter = ProducedCounter()
+    ds = _large_batches("memory", p, counter)
+    buffer = 2 if name == "prefetch-2" else tf.data.AUTOTUNE
+    return VariantSetup(ds.prefetch(buffer), counter)
+
+
+def _to_device(name: str, p: Mapping[str, int], device: str = "/gpu:0") -> VariantSetup:
+    counter = ProducedCounter()
+    ds = _large_batches("to-device", p, counter)
+    if name == "prefetch-to-device":
+        # prefetch_to_device must be the last transformation, so the options go before it.
+        options, _ = _options("to-device", p)
+        staged = ds.with_options(options).apply(tf.data.experimental.prefetch_to_device(device))
+        return VariantSetup(staged, counter, options_applied=True)
+    return VariantSetup(ds.prefetch(tf.data.AUTOTUNE), counter)
+
+
+_BUILDERS: dict[str, Callable[[str, Mapping[str, int]], VariantSetup]] = {
+    "placement": _placement,
+    "deficit": _deficit,
+    "jitter": _jitter,
+    "synthetic": _synthetic,
+    "memory": _memory,
+    "to-device": _to_device,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Compute
+
+
+def _simulated_step(compute_ms: float) -> ComputeFn:
+    def step(batch: Any) -> None:
+        time.sleep(compute_ms / 1000.0)
+
+    return step
+
+
+class TrainStep:
+    """A real, small train step sized to ~compute_ms: `iterations` SGD updates of a dense layer.
+
+    Each iteration is a forward pass, a backward pass and a weight update; its own tape keeps
+    device memory flat however many iterations calibration picks. The batch feeds the loss, so
+    the step depends on it (and a host batch is copied to the device inside the step).
+    """
+
+    def __init__(self, compute_ms: float, device: str, width: int = 1024) -> None:
+        self.device = device
+        self.width = width
+        with tf.device(device):
+            self.weights = tf.Variable(tf.random.normal([width, width], stddev=width**-0.5))
+            self.inputs = tf.random.normal([width, width])
+        self.iterations = tf.Variable(1, dtype=tf.int32)
+        self._step = tf.function(self._train_step)
+        self.calibrate(compute_ms)
+
+    def _train_step(self, batch: tf.Tensor) -> tf.Tensor:
+        with tf.device(self.device):
+            signal = tf.reduce_mean(tf.cast(batch, tf.float32))
+            loss = tf.constant(0.0)
+            for _ in tf.range(self.iterations):
+                with tf.GradientTape() as tape:
+                    h = tf.tanh(tf.matmul(self.inputs, self.weights))
+                    loss = tf.reduce_mean(tf.square(h)) + 0.0 * signal
+                grad = tape.gradient(loss, self.weights)
+                self.weights.assign_sub(1e-3 * grad)
+            return loss
+
+    def __call__(self, batch: Any) -> None:
+        # .numpy() waits for the device: the step is not over until its result exists.
+        self._step(batch).numpy()
+
+    def _time_ms(self, iterations: int, repeats: int = 3) -> float:
+        self.iterations.assign(iterations)
+        probe = tf.zeros([1])
+        self(probe)  # trace and warm
+        start = time.perf_counter()
+        for _ in range(repeats):
+            self(probe)
+        return (time.perf_counter() - start) * 1000.0 / repeats
+
+    def calibrate(self, compute_ms: float) -> None:
+        if compute_ms <= 0:
+            self.iterations.assign(1)
+            return
+        probe_iterations = 8
+        per_iteration = max(self._time_ms(probe_iterations) / probe_iterations, 1e-3)
+        self.iterations.assign(max(1, round(compute_ms / per_iteration)))
+
+
+def _compute(params: Mapping[str, int]) -> tuple[ComputeFn, str, str]:
+    """The training step, whether it is real, and the sentence that says which."""
+    compute_ms = float(params["compute_ms"])
+    if GPUS:
+        step = TrainStep(compute_ms, "/gpu:0")
+        note = (
+            f"Each training step is real work on {_gpu_name(GPUS[0])}: "
+            f"{int(step.iterations.numpy())} forward/backward/update passes of a {step.width}-wide "
+            f"dense layer, calibrated to take about {compute_ms:.0f} ms."
+        )
+        return step, "real", note
+    note = (
+        "No GPU: each training step is a simulated accelerator step (a sleep of compute_ms that "
+        "leaves the host CPU free, as a real accelerator would)."
+    )
+    return _simulated_step(compute_ms), "simulated", note
+
+
+INPUT_NOTE = (
+    "Input cost is simulated I/O latency: each example's map call is a tf.numpy_function that "
+    "sleeps its share of input_ms (input_ms / batch_size), so it uses no CPU while it waits; the "
+    "call itself adds a little real overhead per example."
+)
+LARGE_INPUT_NOTE = (
+    "Input cost is simulated I/O latency: each batch's map call is a tf.numpy_function that "
+    "sleeps input_ms, then fills a batch_mb array in host memory (real CPU work not in the model)."
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Measuring
+
+
+@dataclass
+class Measurement:
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    durations_ms: list[float] = field(default_factory=list)
+    buffered: list[int] = field(default_factory=list)
+    rss_peak_mb: float = 0.0
+
+
+class _Progress:
+    """Throttles progress callbacks; always reports a variant's first and last step."""
+
+    def __init__(
+        self, on_progress: ProgressFn | None, variant: str, index: int, total: int, steps: int
+    ) -> None:
+        self._fn = on_progress
+        self._base = {
+            "variant": variant,
+            "variant_index": index,
+            "variants_total": total,
+            "steps_total": steps,
+        }
+        self._last = 0.0
+
+    def report(self, done: int) -> None:
+        if self._fn is None:
+            return
+        now = time.monotonic()
+        edge = done in (0, self._base["steps_total"])
+        if edge or now - self._last >= PROGRESS_INTERVAL_S:
+            self._last = now
+            self._fn({**self._base, "steps_done": done})
+
+
+def _measure(
+    setup: VariantSetup, steps: int, compute: ComputeFn, progress: _Progress, should_cancel: CancelFn | None
+) -> Measurement:
+    """The consumer loop: time the wait in next() and the step, per step, from the wall clock."""
+    process = psutil.Process()
+    iterator = iter(setup.dataset)
+    result = Measurement()
+    starts: list[float] = []
+    origin = time.perf_counter()
+    for k in range(steps):
+        if should_cancel is not None and should_cancel():
+            raise DemoCancelled("cancelled")
+        start = time.perf_counter()
+        if setup.counter is not None:
+            # Sampled just before next(): when the buffer is at its fullest.
+            result.buffered.append(setup.counter.count - k)
+            result.rss_peak_mb = max(result.rss_peak_mb, process.memory_info().rss / 2**20)
+        batch = next(iterator)
+        got = time.perf_counter()
+        compute(batch)
+        done = time.perf_counter()
+        del batch
+        starts.append(start)
+        step: dict[str, Any] = {
+            "start_ms": round((start - origin) * 1000.0, 3),
+            "input_ms": round((got - start) * 1000.0, 3),
+            "compute_ms": round((done - got) * 1000.0, 3),
+            "warmup": k < WARMUP_STEPS,
+        }
+        if setup.counter is not None:
+            step["buffered_batches"] = result.buffered[-1]
+        result.steps.append(step)
+        progress.report(k + 1)
+    end = time.perf_counter()
+    # A step lasts until the next one starts, so loop and bookkeeping overheads count too.
+    bounds = [*starts, end]
+    result.durations_ms = [(b - a) * 1000.0 for a, b in itertools.pairwise(bounds)]
+    del iterator
+    return result
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q
+    low = int(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def _variant_doc(
+    spec: Preset, name: str, params: Mapping[str, int], m: Measurement, fill_ms: float | None
+) -> dict[str, Any]:
+    kept = m.durations_ms[WARMUP_STEPS:]
+    kept_steps = m.steps[WARMUP_STEPS:]
+    variant = spec.variant(name)
+    median = statistics.median(kept)
+    mean = statistics.fmean(kept)
+    model = model_step_ms(spec.name, name, params)
+    measured = mean if spec.model_basis == "mean" else median
+    doc: dict[str, Any] = {
+        "name": name,
+        "label": variant.label,
+        "code": variant.code,
+        "median_step_ms": round(median, 3),
+        "p90_step_ms": round(_percentile(kept, 0.9), 3),
+        "mean_step_ms": round(mean, 3),
+        "model_step_ms": model,
+        "model_basis": spec.model_basis,
+        "measured_over_model": round(measured / model, 3) if model else None,
+        "median_input_wait_ms": round(statistics.median(s["input_ms"] for s in kept_steps), 3),
+        "median_compute_ms": round(statistics.median(s["compute_ms"] for s in kept_steps), 3),
+        "steps": m.steps,
+    }
+    # Margin for timer and scheduling noise before a step counts as held up from outside.
+    bound = 1.25 * serial_bound_ms(spec.name, params, fill_ms or 0.0) + 2.0
+    doc["stalled_steps"] = sum(1 for d in kept if d > bound)
+    if spec.name == "memory":
+        doc.update(_memory_fields(name, params, m))
+        if fill_ms is not None:
+            with_fill = replayed_mean("memory", params, memory_buffer(name), fill_ms)
+            doc["model_with_fill_ms"] = round(with_fill, 3)
+    return doc
+
+
+def _memory_fields(name: str, params: Mapping[str, int], m: Measurement) -> dict[str, Any]:
+    held = max(m.buffered[WARMUP_STEPS:], default=0)
+    mb = params["batch_mb"]
+    cap = model_buffer_mb("memory", name, params)
+    cap_text = f"its cap is {cap:.0f} MB" if cap is not None else "AUTOTUNE sets no fixed cap"
+    return {
+        "peak_buffered_batches": held,
+        "peak_host_mb": float(held * mb),
+        "model_buffer_mb": cap,
+        "rss_peak_mb": round(m.rss_peak_mb, 1),
+        "buffer_note": (
+            f"Counted, not guessed: the buffer held at most {held} finished batch(es) of {mb} MB "
+            f"= {held * mb} MB of tensors (batches produced minus batches taken, sampled before "
+            f"each next()); {cap_text}. Whole-process RSS peaked at {m.rss_peak_mb:.0f} MB; RSS "
+            "also counts TensorFlow itself and memory the allocator keeps after a batch is freed."
+        ),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# The reading
+
+
+def _pct(measured: float, model: float) -> str:
+    return f"{(measured / model - 1) * 100:+.0f}%"
+
+
+def _agreement_lines(variants: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    agree: list[str] = []
+    findings: list[str] = []
+    for v in variants:
+        model = v["model_step_ms"]
+        if not model:
+            continue
+        basis = v["model_basis"]
+        measured = v["mean_step_ms"] if basis == "mean" else v["median_step_ms"]
+        if abs(measured / model - 1) <= AGREEMENT:
+            agree.append(f"{v['label']} {measured:.1f} ms (model {model:.1f}, {_pct(measured, model)})")
+        else:
+            findings.append(
+                f"Finding: {v['label']} took {measured:.1f} ms ({basis}) against a model of "
+                f"{model:.1f} ms ({_pct(measured, model)})."
+            )
+    return agree, findings
+
+
+def _by_name(variants: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {v["name"]: v for v in variants}
+
+
+def _preset_sentence(preset: str, params: Mapping[str, int], variants: list[dict[str, Any]]) -> str:
+    v = _by_name(variants)
+    if preset == "placement":
+        none, last = v["no-prefetch"]["median_step_ms"], v["prefetch-last-autotune"]["median_step_ms"]
+        before = v["prefetch-before-batch"]["median_step_ms"]
+        return (
+            f"Without prefetch a step took {none:.1f} ms, about input + compute; with "
+            f"prefetch(AUTOTUNE) last it took {last:.1f} ms ({none / last:.2f}x faster), about "
+            f"max(input, compute). prefetch(2) before batch took {before:.1f} ms: it only buffers "
+            "examples, so most of each batch is still built while the step waits."
+        )
+    if preset == "deficit":
+        alone, par = v["prefetch-only"]["median_step_ms"], v["parallel-map"]["median_step_ms"]
+        return (
+            f"With prefetch alone the step took {alone:.1f} ms, the producer's pace: the buffer "
+            f"drained, because a buffer cannot fix a sustained deficit. {params['workers']} parallel "
+            f"map calls brought it to {par:.1f} ms ({alone / par:.2f}x faster)."
+        )
+    if preset == "jitter":
+        zero, eight = v["buffer-0"], v["buffer-8"]
+        return (
+            f"With no buffer the mean step was {zero['mean_step_ms']:.1f} ms (p90 "
+            f"{zero['p90_step_ms']:.1f}); with prefetch(8) it was {eight['mean_step_ms']:.1f} ms "
+            f"(p90 {eight['p90_step_ms']:.1f}), against a compute time of {params['compute_ms']} ms."
+        )
+    if preset == "synthetic":
+        real, synth = v["real-pipeline"]["median_step_ms"], v["synthetic-input"]["median_step_ms"]
+        bound = "input-bound" if synth < 0.8 * real else "compute-bound"
+        return (
+            f"The real pipeline's step took {real:.1f} ms and synthetic input's {synth:.1f} ms, "
+            f"so this configuration is {bound}."
+        )
+    if preset == "memory":
+        auto, two = v["prefetch-autotune"], v["prefetch-2"]
+        return (
+            f"prefetch(AUTOTUNE) held up to {auto['peak_buffered_batches']} batches "
+            f"({auto['peak_host_mb']:.0f} MB) in host memory; prefetch(2) held up to "
+            f"{two['peak_buffered_batches']} ({two['peak_host_mb']:.0f} MB). Mean steps: "
+            f"{auto['mean_step_ms']:.1f} ms and {two['mean_step_ms']:.1f} ms."
+        )
+    dev, host = v["prefetch-to-device"]["median_step_ms"], v["host-prefetch"]["median_step_ms"]
+    return (
+        f"With prefetch_to_device the step took {dev:.1f} ms; with a host prefetch it took "
+        f"{host:.1f} ms, which includes copying each batch to the GPU inside the step."
+    )
+
+
+def _producer_overhead_sentence(
+    preset: str, params: Mapping[str, int], variants: list[dict[str, Any]]
+) -> str:
+    """Where a variant has nothing overlapping the producer, its wait is the producer's real cost."""
+    v = _by_name(variants)
+    serial = v.get("no-prefetch")
+    if serial is None:
+        return ""
+    wait = serial["median_input_wait_ms"]
+    return (
+        f" Where nothing overlaps the producer (no prefetch) the wait per batch was {wait:.1f} ms "
+        f"against input_ms = {params['input_ms']}: the difference is the per-example "
+        "tf.numpy_function call and sleep overshoot."
+    )
+
+
+def _fill_sentence(params: Mapping[str, int], variants: list[dict[str, Any]], fill_ms: float) -> str:
+    text = (
+        f"Allocating and filling each {params['batch_mb']} MB batch cost a measured {fill_ms:.1f} ms "
+        "of real CPU work on top of input_ms, which the card's model leaves out"
+    )
+    adjusted = [
+        f"{v['label']} {v['model_with_fill_ms']:.1f} ms" for v in variants if "model_with_fill_ms" in v
+    ]
+    if adjusted:
+        text += "; with it added the model predicts " + ", ".join(adjusted)
+    return text + "."
+
+
+def _reading(
+    preset: str, params: Mapping[str, int], variants: list[dict[str, Any]], fill_ms: float | None = None
+) -> str:
+    agree, findings = _agreement_lines(variants)
+    parts = [_preset_sentence(preset, params, variants)]
+    if agree:
+        parts.append("Within 10% of the model: " + "; ".join(agree) + ".")
+    parts.extend(findings)
+    if fill_ms is not None:
+        parts.append(_fill_sentence(params, variants, fill_ms))
+    stalled = [f"{v['label']} {v['stalled_steps']}" for v in variants if v["stalled_steps"]]
+    if stalled:
+        parts.append(
+            "Steps longer than the model allows for any step (the slowest batch built and then "
+            f"computed, +25%): {', '.join(stalled)}. Something outside the pipeline held them up, "
+            "most likely other work on this host; they pull means and p90 up."
+        )
+    if any("AUTOTUNE" in f for f in findings) and preset in ("jitter", "memory"):
+        parts.append(AUTOTUNE_NOTE)
+    overhead = _producer_overhead_sentence(preset, params, variants)
+    if overhead:
+        parts.append(overhead.strip())
+    basis = "means" if get_preset(preset).model_basis == "mean" else "medians"
+    parts.append(f"The {basis} leave out each variant's first {WARMUP_STEPS} steps (warm-up).")
+    return " ".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry point
+
+
+def environment(
+    preset: str, params: Mapping[str, int], compute: str, compute_note: str, fill_ms: float | None = None
+) -> dict[str, Any]:
+    _, changed = _options(preset, params)
+    large = preset in ("memory", "to-device")
+    env: dict[str, Any] = {
+        "tensorflow_version": tf.__version__,
+        "device": _gpu_name(GPUS[0]) if GPUS else "CPU",
+        "cpu_count": _cpu_count(),
+        "compute": compute,
+        "compute_note": compute_note,
+        "input_note": LARGE_INPUT_NOTE if large else INPUT_NOTE,
+        "tf_data_options": changed,
+        "tf_data_defaults_note": _defaults_note(preset),
+        "warmup_steps": WARMUP_STEPS,
+    }
+    if fill_ms is not None:
+        env["producer_fill_ms"] = round(fill_ms, 3)
+    return env
+
+
+def run_preset(
+    preset: str,
+    params: Mapping[str, Any],
+    on_progress: ProgressFn | None = None,
+    should_cancel: CancelFn | None = None,
+) -> dict[str, Any]:
+    """Run every variant of `preset` and return the result document."""
+    spec = get_preset(preset)
+    full = validate_params(preset, params)
+    if spec.needs_gpu and not GPUS:
+        raise PresetUnavailable(
+            f"The {preset} preset needs a GPU: prefetch_to_device stages batches in GPU memory, "
+            "and this worker has none. Run it on a GPU worker."
+        )
+    compute, kind, note = _compute(full)
+    options, _ = _options(preset, full)
+    fill_ms = _fill_ms(preset, full, options) if preset in ("memory", "to-device") else None
+    variants: list[dict[str, Any]] = []
+    total = len(spec.variants)
+    for index, variant in enumerate(spec.variants):
+        progress = _Progress(on_progress, variant.name, index, total, full["steps"])
+        progress.report(0)
+        setup = _BUILDERS[preset](variant.name, full)
+        if not setup.options_applied:
+            setup.dataset = setup.dataset.with_options(options)
+        measurement = _measure(setup, full["steps"], compute, progress, should_cancel)
+        variants.append(_variant_doc(spec, variant.name, full, measurement, fill_ms))
+    return {
+        "preset": preset,
+        "params": full,
+        "environment": environment(preset, full, kind, note, fill_ms),
+        "variants": variants,
+        "reading": _reading(preset, full, variants, fill_ms),
+    }

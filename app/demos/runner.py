@@ -1,0 +1,321 @@
+"""Runs demos in one reusable child process that has TensorFlow loaded.
+
+TensorFlow takes seconds to import and cannot be unloaded, and a tf.data pipeline cannot be
+stopped from outside mid-step. So the worker keeps ONE child process (multiprocessing "spawn":
+no forked TensorFlow or thread state) that imports `app.demos.pipelines` once and serves jobs
+one after another. Cancelling, a time limit or a crash kills that child with SIGKILL and starts
+a fresh one for the next job. This module itself never imports TensorFlow.
+
+Protocol over a Pipe, parent → child: ("job", preset, params), ("ping",), ("stop",).
+Child → parent: ("ready", info), ("progress", dict), ("result", doc), ("error", info), ("pong", pid).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+from app.demos.presets import (
+    DemoCancelled,
+    DemoCrashed,
+    DemoFailed,
+    DemoTimedOut,
+    ParamError,
+    PresetUnavailable,
+    validate_params,
+)
+
+__all__ = [
+    "DemoCancelled",
+    "DemoCrashed",
+    "DemoFailed",
+    "DemoRunner",
+    "DemoTimedOut",
+    "ParamError",
+    "PresetUnavailable",
+    "run_in_process",
+    "warm",
+]
+
+ProgressFn = Callable[[dict[str, Any]], None]
+CancelFn = Callable[[], bool]
+Message = tuple[Any, ...]
+
+# How often the parent looks at should_cancel(), the deadline and the child's health.
+POLL_INTERVAL_S = 0.2
+
+# Importing TensorFlow in a fresh process; generous because a loaded 2-core host is slow at it.
+STARTUP_TIMEOUT_S = 180.0
+
+
+# ---------------------------------------------------------------------------------------------
+# The child
+
+
+def _error_message(exc: BaseException) -> Message:
+    if isinstance(exc, ParamError):
+        return ("error", {"kind": "param", "param": exc.param, "message": exc.message})
+    if isinstance(exc, PresetUnavailable):
+        return ("error", {"kind": "unavailable", "message": exc.message})
+    return (
+        "error",
+        {
+            "kind": "failed",
+            "message": f"{type(exc).__name__}: {exc}",
+            "traceback": traceback.format_exc(),
+        },
+    )
+
+
+def _serve(conn: Connection) -> None:
+    from app.demos import pipelines  # the one TensorFlow import, paid once per child
+
+    conn.send(("ready", {"pid": os.getpid(), "tensorflow_version": pipelines.tf.__version__}))
+    while True:
+        message = conn.recv()
+        if message[0] == "stop":
+            return
+        if message[0] == "ping":
+            conn.send(("pong", os.getpid()))
+            continue
+        _, preset, params = message
+        try:
+            doc = pipelines.run_preset(preset, params, on_progress=lambda p: conn.send(("progress", p)))
+        except Exception as exc:
+            conn.send(_error_message(exc))
+        else:
+            conn.send(("result", doc))
+
+
+def _child_main(conn: Connection) -> None:
+    """Entry point of the child process."""
+    try:
+        _serve(conn)
+    except (EOFError, BrokenPipeError, ConnectionResetError):
+        # The parent went away: nobody is left to report to.
+        pass
+    finally:
+        conn.close()
+        # Skip interpreter teardown: TensorFlow's can take seconds on a busy host, and this
+        # process holds nothing that needs flushing beyond the standard streams.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+
+
+# ---------------------------------------------------------------------------------------------
+# The parent
+
+
+class DemoRunner:
+    """Owns one TensorFlow child process and runs one demo at a time in it."""
+
+    def __init__(self) -> None:
+        self._ctx = mp.get_context("spawn")
+        self._process: BaseProcess | None = None
+        self._conn: Connection | None = None
+        self._ready = False
+        self._lock = threading.Lock()
+        self.tensorflow_version: str | None = None
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    @property
+    def child_pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    def _start(self) -> None:
+        parent_conn, child_conn = self._ctx.Pipe(duplex=True)
+        process = self._ctx.Process(
+            target=_child_main, args=(child_conn,), name="tiercards-demo-runner", daemon=True
+        )
+        process.start()
+        child_conn.close()  # only the child holds its end, so its death reads as EOF here
+        self._process, self._conn, self._ready = process, parent_conn, False
+
+    def _kill(self) -> None:
+        """SIGKILL the child: a stuck pipeline or native code cannot be interrupted gently."""
+        process, conn = self._process, self._conn
+        self._process, self._conn, self._ready = None, None, False
+        if process is not None:
+            if process.is_alive():
+                process.kill()
+            process.join(timeout=10)
+        if conn is not None:
+            conn.close()
+
+    def _replace(self) -> None:
+        """Kill the child and start a fresh one right away, so it warms up before the next job."""
+        self._kill()
+        self._start()
+
+    def warm(self, timeout_s: float = STARTUP_TIMEOUT_S) -> float:
+        """Start the child if needed and wait until TensorFlow is imported; returns seconds waited."""
+        started = time.monotonic()
+        with self._lock:
+            self._ensure_ready(None, timeout_s)
+        return time.monotonic() - started
+
+    def close(self) -> None:
+        """Ask the child to stop; kill it if it does not within a few seconds."""
+        with self._lock:
+            process, conn = self._process, self._conn
+            if process is None or conn is None:
+                return
+            try:
+                conn.send(("stop",))
+                process.join(timeout=5)
+            except (BrokenPipeError, OSError):
+                pass
+            self._kill()
+
+    def __enter__(self) -> DemoRunner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- talking to the child ---------------------------------------------------------------
+
+    def _receive(self, deadline: float, should_cancel: CancelFn | None, what: str) -> Message:
+        """Next message from the child, watching cancel, the deadline and the child's health."""
+        assert self._process is not None and self._conn is not None
+        while True:
+            if should_cancel is not None and should_cancel():
+                self._replace()
+                raise DemoCancelled(f"cancelled while {what}")
+            if time.monotonic() > deadline:
+                self._replace()
+                raise DemoTimedOut(f"timed out while {what}")
+            try:
+                if self._conn.poll(POLL_INTERVAL_S):
+                    message: Message = self._conn.recv()
+                    return message
+            except (EOFError, OSError):
+                pass  # the child closed its end: it is gone, reported below
+            else:
+                if self._process.is_alive():
+                    continue
+            # The pipe can report EOF a moment before the process is reaped: wait for its status.
+            self._process.join(timeout=5)
+            code = self._process.exitcode
+            self._replace()
+            raise DemoCrashed(f"the demo process died while {what} ({_describe_exit(code)})")
+
+    def _ensure_ready(self, should_cancel: CancelFn | None, timeout_s: float = STARTUP_TIMEOUT_S) -> None:
+        if self._process is None or not self._process.is_alive():
+            self._kill()
+            self._start()
+        if self._ready:
+            return
+        deadline = time.monotonic() + timeout_s
+        while True:
+            message = self._receive(deadline, should_cancel, "starting TensorFlow")
+            if message[0] == "ready":
+                self._ready = True
+                self.tensorflow_version = message[1].get("tensorflow_version")
+                return
+
+    def run(
+        self,
+        preset: str,
+        params: Mapping[str, Any] | None,
+        on_progress: ProgressFn | None = None,
+        should_cancel: CancelFn | None = None,
+        timeout_s: float | None = None,
+    ) -> dict[str, Any]:
+        """Run one preset in the child and return its result document.
+
+        Parameters are validated here first (ParamError, no child involved). If the child is
+        still starting, the job waits for it (cancel is honoured; the start has its own limit);
+        `timeout_s` counts from when the job reaches a ready child.
+        """
+        full = validate_params(preset, params)
+        with self._lock:
+            try:
+                self._ensure_ready(should_cancel)
+                assert self._conn is not None
+                self._conn.send(("job", preset, full))
+                deadline = time.monotonic() + (timeout_s if timeout_s is not None else float("inf"))
+                return self._await_result(deadline, on_progress, should_cancel)
+            except (DemoCancelled, DemoTimedOut, DemoCrashed, ParamError, PresetUnavailable, DemoFailed):
+                raise
+            except (BrokenPipeError, ConnectionResetError) as gone:
+                # The child died between jobs, before it could take this one.
+                self._replace()
+                raise DemoCrashed("the demo process died before it could start the job") from gone
+            except BaseException:
+                # Anything else (a failing progress callback, KeyboardInterrupt) leaves a job
+                # running in the child whose messages would confuse the next one: replace it.
+                self._replace()
+                raise
+
+    def _await_result(
+        self, deadline: float, on_progress: ProgressFn | None, should_cancel: CancelFn | None
+    ) -> dict[str, Any]:
+        while True:
+            kind, *payload = self._receive(deadline, should_cancel, "running the demo")
+            if kind == "progress":
+                if on_progress is not None:
+                    on_progress(payload[0])
+            elif kind == "result":
+                result: dict[str, Any] = payload[0]
+                return result
+            elif kind == "error":
+                raise _rebuild_error(payload[0])
+
+    def ping(self, timeout_s: float = 10.0) -> int:
+        """Round trip to the ready child; returns its pid (for health checks and tests)."""
+        with self._lock:
+            self._ensure_ready(None)
+            assert self._conn is not None
+            self._conn.send(("ping",))
+            message = self._receive(time.monotonic() + timeout_s, None, "answering a ping")
+            return int(message[1])
+
+
+def _describe_exit(code: int | None) -> str:
+    if code is None:
+        return "exit status unknown"
+    if code < 0:
+        return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+def _rebuild_error(info: Mapping[str, Any]) -> Exception:
+    kind = info.get("kind")
+    message = str(info.get("message", "demo failed"))
+    if kind == "param":
+        return ParamError(str(info.get("param", "")), message)
+    if kind == "unavailable":
+        return PresetUnavailable(message)
+    detail = info.get("traceback")
+    return DemoFailed(message, str(detail) if detail is not None else None)
+
+
+def warm(runner: DemoRunner | None = None, timeout_s: float = STARTUP_TIMEOUT_S) -> DemoRunner:
+    """Start a runner's child (a new runner if none is given) and wait until TensorFlow is loaded."""
+    runner = runner or DemoRunner()
+    runner.warm(timeout_s)
+    return runner
+
+
+def run_in_process(
+    preset: str,
+    params: Mapping[str, Any] | None,
+    on_progress: ProgressFn | None = None,
+    should_cancel: CancelFn | None = None,
+) -> dict[str, Any]:
+    """Validate, then run the preset in THIS process (imports TensorFlow): `tiercards demo run`."""
+    full = validate_params(preset, params)
+    from app.demos import pipelines
+
+    return pipelines.run_preset(preset, full, on_progress=on_progress, should_cancel=should_cancel)

@@ -1,0 +1,174 @@
+"""Every preset run for real with TensorFlow on this host, at small sizes, plus the fidelity checks.
+
+Tolerances are loose enough for a loaded 2-core machine but would fail if prefetch were injected
+into every pipeline (no-prefetch would then run at prefetch speed) or if the parallel map added
+no capacity. The strict ±10% checks live in bench/demo_fidelity.py.
+"""
+
+import json
+import statistics
+import time
+from typing import Any
+
+import pytest
+
+tf = pytest.importorskip("tensorflow")
+
+from app.demos import pipelines  # noqa: E402
+from app.demos.presets import PRESETS, DemoCancelled, PresetUnavailable  # noqa: E402
+
+SMALL = {"input_ms": 4, "compute_ms": 4, "steps": 6}
+SMALL_BY_PRESET: dict[str, dict[str, int]] = {
+    "placement": {**SMALL, "batch_size": 2},
+    "deficit": {**SMALL, "batch_size": 2, "workers": 2},
+    "jitter": {**SMALL, "batch_size": 2, "burst_len": 2},
+    "synthetic": {**SMALL, "batch_size": 2},
+    "memory": {**SMALL, "batch_mb": 2, "burst_len": 2},
+}
+HAS_GPU = bool(tf.config.list_physical_devices("GPU"))
+
+
+def by_name(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {v["name"]: v for v in doc["variants"]}
+
+
+@pytest.mark.parametrize("preset", list(SMALL_BY_PRESET))
+def test_every_preset_runs_and_reports_every_step(preset: str) -> None:
+    progress: list[dict[str, Any]] = []
+    doc = pipelines.run_preset(preset, SMALL_BY_PRESET[preset], on_progress=progress.append)
+
+    assert doc["preset"] == preset
+    assert doc["params"]["steps"] == 6
+    env = doc["environment"]
+    assert env["tensorflow_version"] == tf.__version__
+    assert env["cpu_count"] >= 1
+    if not HAS_GPU:
+        assert env["device"] == "CPU"
+        assert env["compute"] == "simulated"
+        assert "simulated" in env["compute_note"]
+    assert env["tf_data_options"]["experimental_optimization.inject_prefetch"] is False
+    assert env["tf_data_options"]["experimental_optimization.map_and_batch_fusion"] is False
+    assert "inject" in env["tf_data_defaults_note"]
+
+    assert [v["name"] for v in doc["variants"]] == PRESETS[preset].variant_names
+    for v in doc["variants"]:
+        assert len(v["steps"]) == 6
+        assert [s["warmup"] for s in v["steps"]] == [True, True, False, False, False, False]
+        starts = [s["start_ms"] for s in v["steps"]]
+        assert starts == sorted(starts)
+        assert all(s["input_ms"] >= 0 and s["compute_ms"] >= 3 for s in v["steps"])
+        assert v["p90_step_ms"] >= v["median_step_ms"] > 0
+        assert v["model_step_ms"] > 0
+        assert v["stalled_steps"] >= 0
+    assert doc["reading"]
+    assert json.loads(json.dumps(doc)) == doc  # stored as JSON as it is
+
+    variants_seen = [p["variant"] for p in progress]
+    assert variants_seen[0] == PRESETS[preset].variant_names[0]
+    assert set(variants_seen) == set(PRESETS[preset].variant_names)
+    last = progress[-1]
+    assert last["steps_done"] == last["steps_total"] == 6
+    assert last["variant_index"] == last["variants_total"] - 1
+
+
+@pytest.mark.skipif(HAS_GPU, reason="checks the CPU-only refusal")
+def test_to_device_needs_a_gpu() -> None:
+    with pytest.raises(PresetUnavailable, match="needs a GPU"):
+        pipelines.run_preset("to-device", {})
+
+
+def test_placement_fidelity() -> None:
+    doc = pipelines.run_preset("placement", {"input_ms": 30, "compute_ms": 30, "steps": 14})
+    v = by_name(doc)
+    none = v["no-prefetch"]["median_step_ms"]
+    last = v["prefetch-last-autotune"]["median_step_ms"]
+    assert none >= 1.5 * last, doc["reading"]
+    assert 0.9 * 60 <= none <= 1.3 * 60  # input + compute; it can never beat the serial sum
+    assert 0.9 * 30 <= last <= 1.3 * 30
+    assert 0.9 * 30 <= v["prefetch-last-2"]["median_step_ms"] <= 1.3 * 30
+    before = v["prefetch-before-batch"]["median_step_ms"]
+    assert last < before < none
+
+
+def test_deficit_fidelity() -> None:
+    doc = pipelines.run_preset("deficit", {"input_ms": 60, "compute_ms": 20, "steps": 14})
+    v = by_name(doc)
+    alone = v["prefetch-only"]["median_step_ms"]
+    parallel = v["parallel-map"]["median_step_ms"]
+    assert alone >= 0.9 * 60, "prefetch alone cannot beat the producer's pace"
+    assert alone >= 1.7 * parallel, doc["reading"]
+    assert doc["environment"]["tf_data_options"]["threading.private_threadpool_size"] == 4
+
+
+def test_tensorflow_defaults_would_hide_the_no_prefetch_baseline() -> None:
+    """Why the demo sets options: with TF's defaults a pipeline without prefetch still overlaps.
+
+    If this starts failing, TensorFlow changed its defaults and tf_data_defaults_note must too.
+    """
+    params = {"input_ms": 30, "compute_ms": 30, "batch_size": 4, "steps": 10}
+
+    def median_step(ds: Any) -> float:
+        it = iter(ds)
+        steps = []
+        for _ in range(10):
+            start = time.perf_counter()
+            next(it)
+            time.sleep(0.03)
+            steps.append(time.perf_counter() - start)
+        return statistics.median(steps[2:]) * 1000
+
+    options, _ = pipelines._options("placement", params)
+    honest = median_step(pipelines._placement("no-prefetch", params).dataset.with_options(options))
+    default = median_step(pipelines._placement("no-prefetch", params).dataset)
+    assert default <= 0.8 * honest, (default, honest)
+
+
+def test_memory_counts_what_the_buffer_holds() -> None:
+    doc = pipelines.run_preset(
+        "memory", {"batch_mb": 4, "steps": 12, "input_ms": 10, "compute_ms": 20, "jitter_pct": 0}
+    )
+    two = by_name(doc)["prefetch-2"]
+    assert 1 <= two["peak_buffered_batches"] <= 2
+    assert two["peak_host_mb"] == two["peak_buffered_batches"] * 4
+    assert two["model_buffer_mb"] == 8
+    assert two["rss_peak_mb"] > 0
+    assert "Counted" in two["buffer_note"]
+    assert all("buffered_batches" in s for s in two["steps"])
+    assert doc["environment"]["producer_fill_ms"] >= 0
+
+
+def test_cancel_stops_between_steps() -> None:
+    calls = {"n": 0}
+
+    def should_cancel() -> bool:
+        calls["n"] += 1
+        return calls["n"] > 3
+
+    with pytest.raises(DemoCancelled):
+        pipelines.run_preset(
+            "placement", {"steps": 50, "input_ms": 5, "compute_ms": 5}, should_cancel=should_cancel
+        )
+    assert calls["n"] == 4
+
+
+def test_real_train_step_is_sized_to_compute_ms() -> None:
+    """The GPU path's train step, run on the CPU here so its calibration is exercised."""
+    step = pipelines.TrainStep(40.0, "/cpu:0", width=128)
+    batch = tf.zeros([4])
+    step(batch)
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        step(batch)
+        times.append((time.perf_counter() - start) * 1000)
+    assert 40 / 3 <= statistics.median(times) <= 40 * 3
+
+
+def test_to_device_pipeline_builds_and_iterates() -> None:
+    """The GPU variant's pipeline, staged onto the CPU device here: prefetch_to_device works last."""
+    params = {"input_ms": 1, "compute_ms": 1, "steps": 5, "batch_mb": 1}
+    setup = pipelines._to_device("prefetch-to-device", params, device="/cpu:0")
+    assert setup.options_applied
+    batches = [b for _, b in zip(range(3), setup.dataset, strict=False)]
+    assert [int(b.shape[0]) for b in batches] == [2**18] * 3
+    assert setup.counter is not None and setup.counter.count >= 3

@@ -1,0 +1,157 @@
+"""Presets, parameter bounds and the card's models: plain arithmetic, no TensorFlow."""
+
+import subprocess
+import sys
+
+import pytest
+
+from app.demos.presets import (
+    MAX_RUN_SECONDS,
+    PRESETS,
+    ParamError,
+    estimate_seconds,
+    get_preset,
+    model_step_ms,
+    serial_bound_ms,
+    simulate_prefetch,
+    time_limit_seconds,
+    validate_params,
+)
+
+DESIGN_PRESETS = ["placement", "deficit", "jitter", "synthetic", "memory", "to-device"]
+
+
+def test_every_preset_from_the_design_is_described() -> None:
+    assert list(PRESETS) == DESIGN_PRESETS
+    for preset in PRESETS.values():
+        assert preset.title and preset.description and preset.model
+        assert len(preset.variant_names) >= 2
+        assert {"input_ms", "compute_ms", "steps"} <= {p.name for p in preset.params}
+        for p in preset.params:
+            assert p.type == "int" and p.min <= p.default <= p.max and p.unit and p.help
+        described = preset.to_dict()
+        assert described["variants"][0]["name"] == preset.variant_names[0]
+
+
+def test_fixed_variant_names() -> None:
+    assert get_preset("placement").variant_names == [
+        "no-prefetch",
+        "prefetch-before-batch",
+        "prefetch-last-autotune",
+        "prefetch-last-2",
+    ]
+    assert get_preset("deficit").variant_names == ["prefetch-only", "parallel-map"]
+    assert get_preset("jitter").variant_names == [
+        "buffer-0",
+        "buffer-1",
+        "buffer-2",
+        "buffer-8",
+        "buffer-autotune",
+    ]
+    assert get_preset("synthetic").variant_names == ["real-pipeline", "synthetic-input"]
+    assert get_preset("memory").variant_names == ["prefetch-autotune", "prefetch-2"]
+    assert get_preset("to-device").variant_names == ["prefetch-to-device", "host-prefetch"]
+
+
+def test_defaults_are_filled_in() -> None:
+    params = validate_params("deficit", {"input_ms": 40})
+    assert params == {"input_ms": 40, "compute_ms": 20, "batch_size": 4, "steps": 40, "workers": 4}
+
+
+@pytest.mark.parametrize("preset", DESIGN_PRESETS)
+def test_defaults_finish_in_about_15_seconds(preset: str) -> None:
+    assert estimate_seconds(preset, validate_params(preset, {})) <= 15
+    assert time_limit_seconds(preset, validate_params(preset, {})) > estimate_seconds(preset, {})
+
+
+@pytest.mark.parametrize(
+    ("preset", "params", "param", "message"),
+    [
+        ("placement", {"input_ms": 501}, "input_ms", "input_ms must be between 0 and 500"),
+        ("placement", {"input_ms": -1}, "input_ms", "input_ms must be between 0 and 500"),
+        ("placement", {"steps": 4}, "steps", "steps must be between 5 and 500"),
+        ("deficit", {"workers": 17}, "workers", "workers must be between 1 and 16"),
+        ("jitter", {"jitter_pct": 101}, "jitter_pct", "jitter_pct must be between 0 and 100"),
+        ("memory", {"batch_mb": 0}, "batch_mb", "batch_mb must be between 1 and 128"),
+        ("placement", {"compute_ms": "fast"}, "compute_ms", "compute_ms must be an integer"),
+        ("placement", {"compute_ms": 2.5}, "compute_ms", "compute_ms must be an integer"),
+        ("placement", {"compute_ms": True}, "compute_ms", "compute_ms must be an integer"),
+        ("placement", {"workers": 2}, "workers", "unknown parameter 'workers'"),
+        ("warp-drive", {}, "preset", "unknown preset 'warp-drive'"),
+    ],
+)
+def test_bad_params_name_the_param_and_range(preset: str, params: dict, param: str, message: str) -> None:
+    with pytest.raises(ParamError) as caught:
+        validate_params(preset, params)
+    assert caught.value.param == param
+    assert message in caught.value.message
+
+
+def test_integers_from_forms_and_json_are_accepted() -> None:
+    params = validate_params("placement", {"input_ms": "45", "compute_ms": 20.0, "steps": None})
+    assert (params["input_ms"], params["compute_ms"], params["steps"]) == (45, 20, 40)
+
+
+def test_a_run_that_would_take_too_long_is_refused() -> None:
+    with pytest.raises(ParamError) as caught:
+        validate_params("placement", {"input_ms": 500, "compute_ms": 500, "steps": 500})
+    assert caught.value.param == "steps"
+    assert f"{MAX_RUN_SECONDS:.0f} s" in caught.value.message
+
+
+def test_placement_model() -> None:
+    p = validate_params("placement", {"input_ms": 30, "compute_ms": 20, "batch_size": 4})
+    assert model_step_ms("placement", "no-prefetch", p) == 50
+    assert model_step_ms("placement", "prefetch-last-autotune", p) == 30
+    assert model_step_ms("placement", "prefetch-last-2", p) == 30
+    # prefetch(2) before batch of 4: 2 of the 4 examples (15 ms) can be ready when the step ends.
+    assert model_step_ms("placement", "prefetch-before-batch", p) == 35
+    assert model_step_ms("placement", "nonsense", p) is None
+
+
+def test_deficit_synthetic_and_to_device_models() -> None:
+    p = validate_params("deficit", {"input_ms": 60, "compute_ms": 20, "workers": 4})
+    assert model_step_ms("deficit", "prefetch-only", p) == 60
+    assert model_step_ms("deficit", "parallel-map", p) == 20
+    assert model_step_ms("deficit", "parallel-map", {**p, "workers": 2}) == 30
+    s = validate_params("synthetic", {"input_ms": 50, "compute_ms": 20})
+    assert model_step_ms("synthetic", "real-pipeline", s) == 50
+    assert model_step_ms("synthetic", "synthetic-input", s) == 20
+    assert model_step_ms("to-device", "prefetch-to-device", validate_params("to-device", {})) == 30
+
+
+def test_jitter_model_goes_from_input_plus_compute_to_compute() -> None:
+    p = validate_params("jitter", {"input_ms": 20, "compute_ms": 30, "jitter_pct": 0})
+    assert model_step_ms("jitter", "buffer-0", p) == 50
+    assert model_step_ms("jitter", "buffer-8", p) == 30
+    bursty = validate_params("jitter", {})
+    models = [model_step_ms("jitter", v, bursty) for v in get_preset("jitter").variant_names]
+    zero, one, two, eight, auto = (m or 0.0 for m in models)
+    assert zero > one > two > eight == auto == bursty["compute_ms"]
+
+
+def test_queue_model() -> None:
+    assert simulate_prefetch([10.0] * 5, 20.0, 0) == [30.0] * 5
+    # With a buffer the first step waits for the first batch, then steps cost max(input, compute).
+    assert simulate_prefetch([10.0] * 5, 20.0, 1) == [30.0, 20.0, 20.0, 20.0, 20.0]
+    assert simulate_prefetch([30.0] * 4, 20.0, 2)[1:] == [30.0] * 3
+    # A 35 ms batch after fast ones: a buffer of 2 lets the producer start it two 20 ms steps
+    # ahead, which hides it; a buffer of 1 gives it only one step's head start.
+    costs = [1.0, 1.0, 1.0, 35.0, 1.0]
+    assert max(simulate_prefetch(costs, 20.0, 2)[2:]) == 20.0
+    assert max(simulate_prefetch(costs, 20.0, 1)[2:]) > 20.0
+
+
+def test_web_side_modules_do_not_import_tensorflow() -> None:
+    code = (
+        "import sys, app.demos.presets, app.demos.runner; "
+        "assert 'tensorflow' not in sys.modules, 'tensorflow imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_serial_bound_is_the_slowest_batch_plus_compute() -> None:
+    assert serial_bound_ms("placement", validate_params("placement", {})) == 60
+    jitter = validate_params("jitter", {"input_ms": 20, "compute_ms": 30, "jitter_pct": 50})
+    assert serial_bound_ms("jitter", jitter) == 30 + 30
+    assert serial_bound_ms("memory", validate_params("memory", {"compute_ms": 10, "jitter_pct": 0}), 5) == 40
