@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_vali
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app import quiz
+from app import quiz, srs
 from app.content.model import Card
 from app.content.tiers import Tier
 from app.models import Attempt
@@ -118,6 +118,7 @@ def record(session: Session, card: Card, user_id: int, data: AttemptIn) -> Attem
         rating=data.rating,
     )
     session.add(attempt)
+    srs.review_attempt(session, attempt)  # a rated answer or a quiz feeds the card's schedule
     session.commit()
     return attempt
 
@@ -126,6 +127,7 @@ def assess(session: Session, card: Card, attempt: Attempt, data: Assessment) -> 
     check_against_card(card, data)
     attempt.points = sorted(set(data.points))
     attempt.rating = data.rating
+    srs.review_attempt(session, attempt)  # re-rating replaces this attempt's review
     session.commit()
     return attempt
 

@@ -1,6 +1,6 @@
 """How times read on the page: UTC in, short human text out."""
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 
 def ago(moment: datetime, now: datetime | None = None) -> str:
@@ -17,3 +17,33 @@ def clock(seconds: float) -> str:
     """42 -> '42 s', 75 -> '1:15'."""
     whole = round(seconds)
     return f"{whole} s" if whole < 60 else f"{whole // 60}:{whole % 60:02d}"
+
+
+def span(delta: timedelta) -> str:
+    """A length of time, short: 45 s, 10 min, 3 h, 4 d, 2 mo, 1.5 y."""
+    seconds = abs(delta.total_seconds())
+    if seconds < 60:
+        return f"{round(seconds)} s"
+    if seconds < 3_600:
+        return f"{round(seconds / 60)} min"
+    if seconds < 86_400:
+        return f"{round(seconds / 3_600)} h"
+    days = seconds / 86_400
+    if days < 60:
+        return f"{round(days)} d"
+    if days < 365:
+        return f"{round(days / 30.4)} mo"
+    return f"{days / 365:.1f} y"
+
+
+def until(moment: datetime, now: datetime | None = None) -> str:
+    """'in 3 d' for the future, 'overdue by 2 h' for the past, 'now' within a minute."""
+    delta = moment - (now or datetime.now(UTC))
+    if abs(delta.total_seconds()) < 60:
+        return "now"
+    return f"in {span(delta)}" if delta.total_seconds() > 0 else f"overdue by {span(delta)}"
+
+
+def utc(moment: datetime) -> str:
+    """An absolute time as the app keeps it: '2026-12-01 14:05 UTC'."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")

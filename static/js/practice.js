@@ -1,0 +1,50 @@
+// /practice keyboard shortcuts: Space reveals, 1-4 rate (again, hard, good, easy).
+// They stay out of the way while typing: in a text box the keys type; Esc leaves the box.
+(function () {
+  "use strict";
+
+  function typing(el) {
+    if (!el || !el.tagName) return false;
+    if (el.isContentEditable) return true;
+    var tag = el.tagName;
+    if (tag === "TEXTAREA" || tag === "SELECT") return true;
+    if (tag !== "INPUT") return false;
+    return !/^(checkbox|radio|button|submit|reset|range|color|file)$/i.test(el.type);
+  }
+
+  function shortcut(name) {
+    var card = document.getElementById("practice-card");
+    return card ? card.querySelector('[data-shortcut="' + name + '"]') : null;
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (!document.getElementById("practice-card")) return;
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+    var target = event.target;
+    if (event.key === "Escape" && typing(target) && target.closest("#practice-card")) {
+      target.blur();
+      return;
+    }
+    if (typing(target)) return;
+    var button = null;
+    if (event.key === " " || event.code === "Space") {
+      // Space on a focused button or checkbox keeps its usual meaning.
+      if (target.tagName === "BUTTON" || target.tagName === "INPUT" || target.tagName === "A") return;
+      button = shortcut("reveal");
+    } else if (/^[1-4]$/.test(event.key)) {
+      button = shortcut(event.key);
+    }
+    if (button && !button.disabled) {
+      event.preventDefault();
+      button.click();
+    }
+  });
+
+  // After htmx swaps in the next card, move focus to its heading so the keys and screen readers follow.
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var card = document.getElementById("practice-card");
+    if (!card || !(event.detail.target === card || card.contains(event.detail.target) || event.detail.target.id === "practice-card")) return;
+    var heading = card.querySelector("[data-focus]");
+    if (heading) heading.focus({ preventScroll: false });
+  });
+})();

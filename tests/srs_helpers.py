@@ -1,0 +1,66 @@
+"""Shared helpers for the scheduling, practice, progress and export tests."""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app import srs
+from app.models import Attempt, ReviewLog, ReviewState
+from tests.factories import OWNER_CARD
+
+HTMX = {"HX-Request": "true"}
+T0 = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)  # a fixed Monday morning
+
+
+@contextmanager
+def write_session(app: FastAPI) -> Iterator[Session]:
+    with app.state.db.write_sessions() as session:
+        yield session
+        session.commit()
+
+
+def review(app: FastAPI, rating: str, at: datetime, card_id: str = OWNER_CARD, tier: str = "middle",
+           duration_ms: int | None = 1000) -> ReviewState:
+    with write_session(app) as session:
+        return srs.review(session, 1, card_id, tier, srs.RATING_BY_NAME[rating], duration_ms, at)
+
+
+def state(app: FastAPI, card_id: str = OWNER_CARD, tier: str = "middle") -> ReviewState | None:
+    with app.state.db.read_sessions() as session:
+        return srs.get_state(session, 1, card_id, tier)
+
+
+def logs(app: FastAPI, card_id: str | None = None) -> list[ReviewLog]:
+    with app.state.db.read_sessions() as session:
+        query = select(ReviewLog).order_by(ReviewLog.review_datetime, ReviewLog.id)
+        if card_id is not None:
+            query = query.where(ReviewLog.card_id == card_id)
+        return list(session.scalars(query))
+
+
+def counts(app: FastAPI) -> dict[str, int]:
+    with app.state.db.read_sessions() as session:
+        return {
+            model.__tablename__: int(session.scalar(select(func.count()).select_from(model)) or 0)
+            for model in (Attempt, ReviewLog, ReviewState)
+        }
+
+
+def add(app: FastAPI, *rows: Any) -> None:
+    with write_session(app) as session:
+        session.add_all(rows)
+
+
+def post_attempt(client: TestClient, card_id: str = OWNER_CARD, **payload: Any) -> dict[str, Any]:
+    body = {"tier": "middle", "kind": "solid", "text": "an answer", "seconds": 12.5, "rating": "good",
+            "points": [0]} | payload
+    response = client.post(f"/api/cards/{card_id}/attempts", json=body)
+    assert response.status_code == 201, response.text
+    result: dict[str, Any] = response.json()
+    return result

@@ -1,0 +1,203 @@
+"""Export to JSON and CSV, import of the JSON: round trip, idempotence, merging, malformed input."""
+
+import csv
+import io
+import json
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy import delete
+
+from app.models import Attempt, ReviewLog, ReviewState, UserSettings, utcnow
+from tests.factories import OWNER_CARD
+from tests.srs_helpers import HTMX, counts, post_attempt, review, write_session
+
+CACHE = "tf-data-cache-shuffle-order"
+
+
+def populate(app: FastAPI, client: TestClient) -> None:
+    """A bit of everything: rated and unrated answers, a follow-up, a quiz, a practice review without an
+    attempt, a retired card, two tiers, awkward text, and settings."""
+    client.put("/api/settings", json={"target_tier": "senior", "desired_retention": 0.85, "new_per_day": 4})
+    post_attempt(client, text='Commas, "quotes"\nand a new line; <script>', rating="good", points=[0, 2])
+    post_attempt(client, tier="senior", kind="follow-up", follow_up=2, points=[], rating="hard")
+    post_attempt(client, kind="quiz", text=None, choices=["p0", "p1", "t3"], points=[], rating=None)
+    post_attempt(client, CACHE, rating=None, text="not rated yet")
+    review(app, "easy", utcnow() - timedelta(days=3), card_id="a-retired-card", tier="junior")
+
+
+def export(client: TestClient) -> dict[str, Any]:
+    response = client.get("/api/export.json")
+    assert response.status_code == 200
+    assert response.headers["content-disposition"].startswith('attachment; filename="tiercards-')
+    data: dict[str, Any] = response.json()
+    return data
+
+
+def wipe(app: FastAPI) -> None:
+    with write_session(app) as session:
+        for table in (ReviewLog, ReviewState, UserSettings, Attempt):
+            session.execute(delete(table))
+
+
+def comparable(doc: dict[str, Any]) -> dict[str, Any]:
+    """The document without what an import may renumber: attempt ids (logs point at created times)."""
+    created = {a["id"]: a["created_at"] for a in doc["attempts"]}
+    return {
+        "settings": doc["settings"],
+        "attempts": [{k: v for k, v in a.items() if k != "id"} for a in doc["attempts"]],
+        "review_states": doc["review_states"],
+        "review_logs": [log | {"attempt_id": created.get(log["attempt_id"])} for log in doc["review_logs"]],
+    }
+
+
+def test_export_holds_attempts_schedule_logs_and_settings(app: FastAPI, client: TestClient) -> None:
+    populate(app, client)
+    doc = export(client)
+    assert (doc["format"], doc["version"]) == ("tiercards-export", 1)
+    assert doc["settings"] == {"target_tier": "senior", "desired_retention": 0.85, "new_per_day": 4}
+    assert len(doc["attempts"]) == 4 and len(doc["review_logs"]) == 4 and len(doc["review_states"]) == 3
+    assert all(log["review_duration_ms"] is not None for log in doc["review_logs"])
+    assert {s["card_id"] for s in doc["review_states"]} >= {"a-retired-card"}
+    assert all(a["created_at"].endswith("Z") for a in doc["attempts"])
+
+
+def test_round_trip_into_an_empty_database_restores_everything(app: FastAPI, client: TestClient) -> None:
+    populate(app, client)
+    before = export(client)
+    wipe(app)
+    assert counts(app) == {"attempts": 0, "review_logs": 0, "review_states": 0}
+    response = client.post("/api/import", json=before)
+    assert response.status_code == 200, response.text
+    assert response.json() == {
+        "attempts_added": 4, "attempts_already_present": 0, "review_logs_added": 4,
+        "review_logs_already_present": 0, "review_states_restored": 3, "review_states_replayed": 0,
+        "review_states_kept": 0,
+    }
+    after = export(client)
+    assert comparable(after) == comparable(before)
+    schedule = client.get(f"/api/cards/{OWNER_CARD}/schedule?tier=middle").json()
+    assert schedule["state"] == "learning" and schedule["reps"] == 2  # the rated answer and the quiz
+
+
+def test_importing_the_same_file_twice_changes_nothing(app: FastAPI, client: TestClient) -> None:
+    populate(app, client)
+    doc = export(client)
+    for _ in range(2):
+        result = client.post("/api/import", json=doc).json()
+        assert result["attempts_added"] == 0 and result["review_logs_added"] == 0
+        assert result["review_states_kept"] == 3
+    assert comparable(export(client)) == comparable(doc)
+
+
+def test_import_merges_new_reviews_into_an_existing_schedule(app: FastAPI, client: TestClient) -> None:
+    start = utcnow() - timedelta(days=20)
+    review(app, "good", start)
+    doc = export(client)
+    # Elsewhere, later: two more reviews of the same card.
+    wipe(app)
+    review(app, "good", start)
+    review(app, "good", start + timedelta(minutes=15))
+    review(app, "easy", start + timedelta(days=5))
+    elsewhere = export(client)
+    wipe(app)
+    assert client.post("/api/import", json=doc).status_code == 200
+    result = client.post("/api/import", json=elsewhere).json()
+    assert result["review_logs_added"] == 2 and result["review_logs_already_present"] == 1
+    assert result["review_states_replayed"] == 1
+    # Replayed from all three logs: the same state as the device that saw all three.
+    assert export(client)["review_states"] == elsewhere["review_states"]
+
+
+def test_import_restores_an_attempt_s_link_to_its_review(app: FastAPI, client: TestClient) -> None:
+    attempt = post_attempt(client, rating="again")
+    doc = export(client)
+    wipe(app)
+    client.post("/api/import", json=doc)
+    (restored,) = client.get("/api/attempts").json()
+    response = client.post(f"/attempts/{restored['id']}/assessment", data={"rating": "easy"}, headers=HTMX)
+    assert response.status_code == 200
+    # Re-rating the restored attempt replaces its review: still one log.
+    logs = export(client)["review_logs"]
+    assert len(logs) == 1 and logs[0]["rating"] == 4 and restored["created_at"] == attempt["created_at"]
+
+
+def _valid_doc(app: FastAPI, client: TestClient) -> dict[str, Any]:
+    populate(app, client)
+    doc = export(client)
+    wipe(app)
+    return doc
+
+
+@pytest.mark.parametrize(
+    "breakage",
+    [
+        lambda d: d.update(format="something-else"),
+        lambda d: d.update(version=2),
+        lambda d: d.pop("attempts"),
+        lambda d: d.update(surprise=True),
+        lambda d: d["attempts"][0].update(created_at="2026-03-02T09:30:00"),  # naive
+        lambda d: d["attempts"][0].update(tier="expert"),
+        lambda d: d["attempts"][0].update(text="x" * 20_001),
+        lambda d: d["attempts"][1].update(id=d["attempts"][0]["id"]),
+        lambda d: d["review_logs"][0].update(rating=5),
+        lambda d: d["review_logs"][0].update(attempt_id=999_999),
+        lambda d: d["review_logs"][-1].update(review_duration_ms=-5),
+        lambda d: d["review_states"][0].update(state="forgotten"),
+        lambda d: d["review_states"].append(dict(d["review_states"][0])),
+        lambda d: d["settings"].update(desired_retention=1.2),
+    ],
+)
+def test_a_malformed_import_gets_422_and_stores_nothing(app: FastAPI, client: TestClient, breakage: Any) -> None:
+    doc = _valid_doc(app, client)
+    breakage(doc)
+    response = client.post("/api/import", json=doc)
+    assert response.status_code == 422, response.text
+    assert isinstance(response.json()["detail"], list)
+    assert counts(app) == {"attempts": 0, "review_logs": 0, "review_states": 0}
+    assert client.get("/api/settings").json()["target_tier"] == "middle"
+
+
+@pytest.mark.parametrize("body", [b"", b"{not json", b"[]", b"\xff\xfe", b'"a string"'])
+def test_an_import_that_is_not_an_export_gets_422(client: TestClient, body: bytes) -> None:
+    response = client.post("/api/import", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422
+
+
+def test_import_needs_the_csrf_token(anonymous_client: TestClient) -> None:
+    assert anonymous_client.post("/api/import", json={}).status_code == 403
+
+
+def test_the_progress_page_imports_an_uploaded_file(app: FastAPI, client: TestClient) -> None:
+    doc = _valid_doc(app, client)
+    files = {"file": ("backup.json", json.dumps(doc).encode(), "application/json")}
+    response = client.post("/progress/import", files=files, headers=HTMX)
+    assert response.status_code == 200 and "Imported backup.json: 4 attempts" in response.text
+    assert counts(app)["attempts"] == 4
+    bad = {"file": ("backup.json", b'{"format": "nope"}', "application/json")}
+    response = client.post("/progress/import", files=bad, headers=HTMX)
+    assert response.status_code == 422 and "Nothing was imported" in response.text
+    assert counts(app)["attempts"] == 4
+
+
+def read_csv(client: TestClient, table: str | None = None) -> list[dict[str, str]]:
+    response = client.get("/api/export.csv" + (f"?table={table}" if table else ""))
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/csv")
+    return list(csv.DictReader(io.StringIO(response.text)))
+
+
+def test_csv_exports(app: FastAPI, client: TestClient) -> None:
+    populate(app, client)
+    attempts = read_csv(client)
+    assert len(attempts) == 4
+    assert attempts[0]["text"] == 'Commas, "quotes"\nand a new line; <script>' and attempts[0]["points"] == "0 2"
+    assert attempts[2]["choices"] == "p0 p1 t3" and attempts[2]["kind"] == "quiz"
+    schedule = read_csv(client, "schedule")
+    assert {(r["card_id"], r["tier"]) for r in schedule} >= {("a-retired-card", "junior"), (OWNER_CARD, "senior")}
+    assert all(r["due"].endswith("Z") and 0 <= float(r["retrievability_now"]) <= 1 for r in schedule)
+    reviews = read_csv(client, "reviews")
+    assert [r["rating_name"] for r in reviews].count("good") >= 1 and len(reviews) == 4
+    assert client.get("/api/export.csv?table=passwords").status_code == 422
