@@ -1,10 +1,14 @@
 """The `tiercards` command: serve, worker, content check/new, db upgrade, demo run."""
 
+import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Annotated
+from types import FrameType
+from typing import Annotated, Any
 
 import typer
 
@@ -15,8 +19,10 @@ cli = typer.Typer(
 )
 content_cli = typer.Typer(help="Author and check cards.", no_args_is_help=True)
 db_cli = typer.Typer(help="Database schema.", no_args_is_help=True)
+demo_cli = typer.Typer(help="Live tf.data timing demos.", no_args_is_help=True)
 cli.add_typer(content_cli, name="content")
 cli.add_typer(db_cli, name="db")
+cli.add_typer(demo_cli, name="demo")
 
 
 @cli.command()
@@ -36,18 +42,54 @@ def serve(
     worker = None if no_worker else _start_worker()
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     typer.echo(f"tiercards is running at http://{shown}:{port}/  (Ctrl+C stops it)")
+    # uvicorn shuts down gracefully on SIGTERM/SIGINT, then raises the signal again once its own
+    # handlers are gone; with SIGTERM's default action this process would die before stopping its
+    # worker below. Turn that second SIGTERM into a normal exit (SIGINT already is one).
+    signal.signal(signal.SIGTERM, _exit_normally)
     try:
         uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
+    except KeyboardInterrupt:
+        pass
     finally:
         if worker is not None:
+            # SIGTERM: the worker stops its demo (marked interrupted) and its TensorFlow child.
             worker.terminate()
-            worker.wait(timeout=15)
+            try:
+                worker.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+                worker.wait(timeout=10)
+
+
+def _exit_normally(_signum: int, _frame: FrameType | None) -> None:
+    raise SystemExit(0)
 
 
 def _start_worker() -> subprocess.Popen[bytes]:
     command = shutil.which("tiercards")
     args = [command, "worker"] if command else [sys.executable, "-m", "app.cli", "worker"]
-    return subprocess.Popen(args)
+    # The worker stops by itself if this process dies without stopping it (SIGKILL).
+    return subprocess.Popen([*args, "--parent-pid", str(os.getpid())])
+
+
+@cli.command()
+def worker(
+    parent_pid: Annotated[
+        int | None, typer.Option(hidden=True, help="Stop when this process is no longer the parent.")
+    ] = None,
+) -> None:
+    """Run live demos from the queue (QUEUE_URL), one at a time, with TensorFlow in a child process."""
+    import logging
+
+    from app import schema
+    from app.worker import DemoWorker
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s: %(message)s")
+    logging.getLogger("huey").setLevel(logging.WARNING)
+    settings = get_settings()
+    schema.upgrade(settings)
+    code = DemoWorker(settings, parent_pid=parent_pid).serve()
+    raise typer.Exit(code=code)
 
 
 @db_cli.command("upgrade")
@@ -99,6 +141,83 @@ def content_new(
         raise typer.Exit(code=1) from error
     target.write_text(text, encoding="utf-8")
     typer.echo(f"wrote {target}; fill it in, then run: tiercards content check {target}")
+
+
+@demo_cli.command("run")
+def demo_run(
+    preset: Annotated[
+        str, typer.Argument(help="placement, deficit, jitter, synthetic, memory or to-device.")
+    ],
+    input_ms: Annotated[
+        int | None, typer.Option(help="Producer cost per batch, ms.", show_default=False)
+    ] = None,
+    compute_ms: Annotated[
+        int | None, typer.Option(help="Training step cost, ms.", show_default=False)
+    ] = None,
+    steps: Annotated[int | None, typer.Option(help="Steps per variant.", show_default=False)] = None,
+    batch_size: Annotated[int | None, typer.Option(help="Examples per batch.", show_default=False)] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="Parallel map calls (deficit).", show_default=False)
+    ] = None,
+    jitter_pct: Annotated[
+        int | None, typer.Option(help="Burstiness, % (jitter, memory).", show_default=False)
+    ] = None,
+    burst_len: Annotated[
+        int | None, typer.Option(help="Slow batches in a row (jitter, memory).", show_default=False)
+    ] = None,
+    batch_mb: Annotated[
+        int | None, typer.Option(help="Batch size in MB (memory, to-device).", show_default=False)
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result document as JSON.")] = False,
+) -> None:
+    """Run one demo here and now (no queue, no worker) and print its result."""
+    from app.demos.presets import DemoError, ParamError, get_preset, validate_params
+    from app.demos.runner import run_in_process
+
+    given = {
+        "input_ms": input_ms,
+        "compute_ms": compute_ms,
+        "steps": steps,
+        "batch_size": batch_size,
+        "workers": workers,
+        "jitter_pct": jitter_pct,
+        "burst_len": burst_len,
+        "batch_mb": batch_mb,
+    }
+    try:
+        spec = get_preset(preset)
+        known = {p.name for p in spec.params}
+        for name, value in given.items():
+            if value is not None and name not in known:
+                raise ParamError(name, f"{preset} has no parameter {name} (it takes {', '.join(known)})")
+        params = validate_params(preset, {k: v for k, v in given.items() if v is not None})
+    except ParamError as error:
+        typer.echo(f"error: {error.message}", err=True)
+        raise typer.Exit(code=2) from error
+
+    def progress(p: dict[str, Any]) -> None:
+        if not as_json and p["steps_done"] == 0:
+            typer.echo(f"  {p['variant']} ({p['variant_index'] + 1}/{p['variants_total']})…", err=True)
+
+    if not as_json:
+        typer.echo(f"{spec.title}: {', '.join(f'{k}={v}' for k, v in params.items())}", err=True)
+    try:
+        doc = run_in_process(preset, params, on_progress=progress)
+    except DemoError as error:
+        if as_json:
+            typer.echo(
+                json.dumps({"preset": preset, "params": params, "status": "failed", "error": error.message})
+            )
+        else:
+            typer.echo(f"error: {error.message}", err=True)
+        raise typer.Exit(code=1) from error
+    doc = {"preset": doc["preset"], "params": doc["params"], "status": "done", **doc}
+    if as_json:
+        typer.echo(json.dumps(doc, indent=2))
+    else:
+        from app.demo_views import result_table_text
+
+        typer.echo(result_table_text(doc))
 
 
 def main() -> None:

@@ -8,7 +8,7 @@ from sqlalchemy.orm import Session
 from app.content.catalogue import Catalogue
 from app.content.model import Card
 from app.content.tiers import TIERS, Tier, parse_tier
-from app.models import LOCAL_USER_ID, Attempt
+from app.models import LOCAL_USER_ID, Attempt, DemoRun
 
 
 # Async so FastAPI runs these inline rather than in its thread pool: they never block.
@@ -43,6 +43,14 @@ def attempt_or_404(session: Session, user_id: int, attempt_id: int) -> Attempt:
     if attempt is None or attempt.user_id != user_id:
         raise HTTPException(status_code=404, detail=f"no attempt with id {attempt_id}")
     return attempt
+
+
+def demo_run_or_404(session: Session, user_id: int, run_id: str) -> DemoRun:
+    """A person's demo run; someone else's reads as missing, like one that never existed."""
+    run = session.get(DemoRun, run_id) if len(run_id) <= 32 else None
+    if run is None or run.user_id != user_id:
+        raise HTTPException(status_code=404, detail=f"no demo run with id '{run_id}'")
+    return run
 
 
 def tier_or_422(value: str | None, default: Tier) -> Tier:

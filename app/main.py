@@ -11,7 +11,19 @@ from app import PROJECT_ROOT
 from app.content.catalogue import Catalogue
 from app.db import Database
 from app.errors import install_error_pages
-from app.routes import api, cards, docs, health, library
+from app.page_cache import PageCache
+from app.routes import (
+    api,
+    cards,
+    demo_api,
+    demos,
+    docs,
+    health,
+    library,
+    practice,
+    progress,
+    transfer,
+)
 from app.security import SecurityMiddleware, require_csrf
 from app.settings import Settings, get_settings
 
@@ -23,6 +35,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
         app.state.db.dispose()
+        queue = getattr(app.state, "demo_queue", None)
+        if queue is not None:
+            queue.close()
 
     app = FastAPI(
         title="tiercards",
@@ -35,6 +50,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.db = Database(settings)
     app.state.catalogue = Catalogue(settings.content_dir, settings.content_poll_seconds)
+    # Added first, so it runs inside SecurityMiddleware and every page still gets its headers.
+    app.add_middleware(PageCache, catalogue=app.state.catalogue)
     app.add_middleware(
         SecurityMiddleware,
         secret_key=settings.secret_key,
@@ -42,7 +59,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     app.mount("/docs/assets", StaticFiles(directory=str(swagger_ui_path)), name="swagger-assets")
-    for area in (library, cards, api, health, docs):
+    for area in (library, cards, api, health, docs, practice, progress, transfer, demos, demo_api):
         app.include_router(area.router)
     install_error_pages(app)
     return app

@@ -7,12 +7,15 @@ from fastapi.templating import Jinja2Templates
 from starlette.responses import HTMLResponse
 
 from app import PROJECT_ROOT
+from app.demo_views import preset_forms
 from app.timefmt import ago, clock, span, until, utc
 
 templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
 templates.env.filters["ago"] = ago
 templates.env.filters["clock"] = clock
 templates.env.filters.update(span=span, until=until, utc=utc)
+# The card page's "Run it live" forms: the same for everyone, so the cached page can hold them.
+templates.env.globals["demo_forms"] = preset_forms
 
 
 def is_htmx(request: Request) -> bool:

@@ -47,7 +47,11 @@ def fill(db: Database, cards: int, logs: int, seed: int = 7) -> list[str]:
         first = NOW - timedelta(days=rng.uniform(60, 720))
         last = NOW - timedelta(days=rng.uniform(0.5, 50))
         # A fifth are due now (up to a month overdue); the rest fall due over the next year.
-        due = NOW + timedelta(days=rng.uniform(0.01, 365)) if n % 5 else NOW - timedelta(days=rng.uniform(0, 30))
+        due = (
+            NOW + timedelta(days=rng.uniform(0.01, 365))
+            if n % 5
+            else NOW - timedelta(days=rng.uniform(0, 30))
+        )
         states.append(
             {
                 "user_id": USER,

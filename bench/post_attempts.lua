@@ -1,4 +1,4 @@
--- wrk script: POST answers as JSON, counting the ones the server acknowledged (201).
+-- wrk script: POST answers as JSON, keeping the id of every answer the server acknowledged (201).
 local threads = {}
 
 function setup(thread)
@@ -8,6 +8,7 @@ end
 function init(args)
   created = 0
   failed = 0
+  ids = {}
   wrk.method = "POST"
   wrk.headers["Content-Type"] = "application/json"
   wrk.headers["X-CSRF-Token"] = os.getenv("CSRF_TOKEN")
@@ -16,7 +17,12 @@ function init(args)
 end
 
 function response(status, headers, body)
-  if status == 201 then created = created + 1 else failed = failed + 1 end
+  if status == 201 then
+    created = created + 1
+    ids[#ids + 1] = string.match(body, '"id":%s*(%d+)')
+  else
+    failed = failed + 1
+  end
 end
 
 function done(summary, latency, requests)
@@ -24,6 +30,7 @@ function done(summary, latency, requests)
   for _, thread in ipairs(threads) do
     total_created = total_created + thread:get("created")
     total_failed = total_failed + thread:get("failed")
+    io.write("ids " .. table.concat(thread:get("ids"), ",") .. "\n")
   end
   io.write(string.format("acknowledged %d\nrefused %d\n", total_created, total_failed))
 end

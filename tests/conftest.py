@@ -9,7 +9,7 @@ from sqlalchemy import delete
 
 from app import PROJECT_ROOT, schema
 from app.main import create_app
-from app.models import Attempt
+from app.models import Attempt, ReviewLog, ReviewState, UserSettings
 from app.security import CSRF_COOKIE
 from app.settings import Settings
 
@@ -33,7 +33,8 @@ def app(settings: Settings) -> Iterator[FastAPI]:
     yield app
     app.dependency_overrides.clear()
     with app.state.db.write_sessions() as session:
-        session.execute(delete(Attempt))
+        for table in (ReviewLog, ReviewState, UserSettings, Attempt):
+            session.execute(delete(table))
         session.commit()
     app.state.db.dispose()
 

@@ -28,7 +28,7 @@ def get_card(card: CardDep, tier: Annotated[str | None, Query()] = None) -> dict
 
 
 @router.post("/cards/{card_id}/attempts", status_code=status.HTTP_201_CREATED)
-def create_attempt(
+async def create_attempt(
     card: CardDep, data: AttemptIn, session: WriteSessionDep, user_id: UserIdDep
 ) -> AttemptOut:
     return AttemptOut.model_validate(attempts.record(session, card, user_id, data))

@@ -1,0 +1,191 @@
+"""Demo pages: submit from a card, watch a run live, read its result, cancel, run again.
+
+The card page is cached and carries no per-person data: its "Run it live" forms are the same for
+everyone, and the person's runs on the card load by htmx from /cards/{card_id}/demo-runs.
+"""
+
+import contextlib
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from app import demo_runs
+from app.db import SessionDep, WriteSessionDep
+from app.demo_views import (
+    comparisons,
+    environment_view,
+    history_rows,
+    memory_rows,
+    preset_form,
+    reading_parts,
+    run_view,
+    timelines,
+)
+from app.demos.presets import PRESETS, ParamError
+from app.loaders import CardDep, CatalogueDep, UserIdDep, demo_run_or_404
+from app.models import DemoRun
+from app.routes.demo_api import (
+    QueueUnavailable,
+    check_card,
+    heartbeat_timeout,
+    submit,
+    sweep_stale,
+)
+from app.templating import is_htmx, render
+
+router = APIRouter(tags=["pages"])
+
+
+def _go_to(request: Request, url: str) -> Response:
+    """After a form: htmx follows HX-Redirect; a plain browser gets 303 See Other."""
+    if is_htmx(request):
+        return Response(status_code=200, headers={"HX-Redirect": url})
+    return RedirectResponse(url, status_code=303)
+
+
+def _history_context(session: Any, user_id: int, run: DemoRun) -> dict[str, Any]:
+    runs = demo_runs.runs_for(session, user_id, run.card_id, limit=20)
+    heading = "Your runs of demos on this card" if run.card_id else "Your demo runs"
+    return {
+        "history": history_rows(runs),
+        "history_heading": heading,
+        "current_run_id": run.id,
+        "history_poll": False,
+    }
+
+
+def _run_context(request: Request, session: Any, user_id: int, run: DemoRun) -> dict[str, Any]:
+    workers = demo_runs.alive_workers(session, heartbeat_timeout(request))
+    position = demo_runs.queue_position(session, run) if run.status == "queued" else None
+    context: dict[str, Any] = {"run": run_view(run, workers, position)}
+    if run.status == "done" and run.result:
+        plain, findings = reading_parts(run.result.get("reading"))
+        context |= {
+            "comparisons": comparisons(run.result),
+            "memory": memory_rows(run.result),
+            "reading": plain,
+            "findings": findings,
+            "timelines": timelines(run.result),
+            "environment": environment_view(run.result.get("environment")),
+        }
+    catalogue = request.app.state.catalogue
+    context["card"] = catalogue.get(run.card_id) if run.card_id else None
+    return context
+
+
+@router.post("/demos", response_class=HTMLResponse)
+async def submit_demo_form(
+    request: Request, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep
+) -> Response:
+    form = await request.form()
+    preset = str(form.get("preset") or "")
+    card_id = str(form.get("card_id") or "") or None
+    card = catalogue.get(card_id) if card_id else None
+    spec = PRESETS.get(preset)
+    if spec is None:
+        raise HTTPException(
+            status_code=422, detail=f"unknown preset '{preset}' (one of {', '.join(PRESETS)})"
+        )
+    values = {p.name: str(form.get(p.name, "")) for p in spec.params if form.get(p.name) is not None}
+
+    def form_again(message: str, status_code: int) -> Response:
+        # htmx swaps only 2xx and 422 (base.html); a refusal it should show in place is sent as 200.
+        code = status_code if status_code == 422 or not is_htmx(request) else 200
+        return render(
+            request,
+            "_demo_form.html",
+            status_code=code,
+            form=preset_form(preset, values, [message]),
+            card=card,
+        )
+
+    try:
+        check_card(catalogue, card_id)
+        run = submit(request, session, user_id, preset, values, card_id)
+    except ParamError as error:
+        return form_again(error.message, 422)
+    except demo_runs.QueueFull as error:
+        return form_again(f"Not queued: {error}.", 429)
+    except QueueUnavailable as error:
+        return form_again(str(error), 503)
+    return _go_to(request, f"/demos/{run.id}")
+
+
+@router.get("/demos/{run_id}", response_class=HTMLResponse)
+def demo_page(request: Request, run_id: str, session: SessionDep, user_id: UserIdDep) -> HTMLResponse:
+    sweep_stale(request, [run_id])
+    run = demo_run_or_404(session, user_id, run_id)
+    context = _run_context(request, session, user_id, run) | _history_context(session, user_id, run)
+    return render(request, "demo_run.html", **context)
+
+
+@router.get("/demos/{run_id}/status", response_class=HTMLResponse)
+def demo_status(
+    request: Request,
+    run_id: str,
+    session: SessionDep,
+    user_id: UserIdDep,
+    seen: Annotated[str | None, Query(max_length=16)] = None,
+) -> HTMLResponse:
+    """The live part of the run page; polled every second while the run is queued or running.
+
+    `seen` is the status the page shows: when it changed, the history beside it is refreshed too.
+    """
+    sweep_stale(request, [run_id])
+    run = demo_run_or_404(session, user_id, run_id)
+    context = _run_context(request, session, user_id, run)
+    if is_htmx(request) and seen is not None and seen != run.status:
+        context |= _history_context(session, user_id, run) | {"oob_history": True}
+    return render(request, "_demo_status.html", **context)
+
+
+@router.post("/demos/{run_id}/cancel", response_class=HTMLResponse)
+async def cancel_demo_form(
+    request: Request, run_id: str, session: WriteSessionDep, user_id: UserIdDep
+) -> Response:
+    run = demo_run_or_404(session, user_id, run_id)
+    with contextlib.suppress(demo_runs.AlreadyFinished):  # it finished meanwhile: show how
+        demo_runs.request_cancel(session, run)
+    session.commit()
+    if not is_htmx(request):
+        return RedirectResponse(f"/demos/{run.id}", status_code=303)
+    context = _run_context(request, session, user_id, run)
+    context |= _history_context(session, user_id, run) | {"oob_history": True}
+    return render(request, "_demo_status.html", **context)
+
+
+@router.post("/demos/{run_id}/rerun", response_class=HTMLResponse)
+async def rerun_demo_form(
+    request: Request, run_id: str, session: WriteSessionDep, user_id: UserIdDep
+) -> Response:
+    old = demo_run_or_404(session, user_id, run_id)
+    try:
+        run = submit(request, session, user_id, old.preset, dict(old.params), old.card_id, rerun_of=old.id)
+    except (ParamError, demo_runs.QueueFull, QueueUnavailable) as error:
+        message = error.message if isinstance(error, ParamError) else str(error)
+        status_code = (
+            422 if isinstance(error, ParamError) else 429 if isinstance(error, demo_runs.QueueFull) else 503
+        )
+        if not is_htmx(request):
+            raise HTTPException(status_code=status_code, detail=f"Not queued: {message}") from error
+        context = _run_context(request, session, user_id, old) | {"rerun_error": f"Not queued: {message}."}
+        return render(request, "_demo_status.html", **context)
+    return _go_to(request, f"/demos/{run.id}")
+
+
+@router.get("/cards/{card_id}/demo-runs", response_class=HTMLResponse)
+def card_demo_runs(request: Request, card: CardDep, session: SessionDep, user_id: UserIdDep) -> HTMLResponse:
+    """The person's runs on this card, for the card page; polls while one of them is active."""
+    sweep_stale(request)
+    runs = demo_runs.runs_for(session, user_id, card.id, limit=20)
+    return render(
+        request,
+        "_demo_history.html",
+        card=card,
+        history=history_rows(runs),
+        history_heading="Your demo runs on this card",
+        history_poll=any(r.status in demo_runs.ACTIVE for r in runs),
+        history_url=f"/cards/{card.id}/demo-runs",
+        current_run_id=None,
+    )

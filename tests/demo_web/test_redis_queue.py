@@ -1,0 +1,146 @@
+"""The Redis queue path (QUEUE_URL=redis://…, for workers on other hosts) against a real
+redis-server, and a worker stopped with SIGTERM mid-job: the run ends interrupted, not stuck,
+and the worker's TensorFlow child goes with it."""
+
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+import redis
+from fastapi.testclient import TestClient
+
+from app import schema
+from app.main import create_app
+from app.settings import Settings
+from tests.demo_web.conftest import (
+    LONG,
+    SMALL,
+    WorkerProcess,
+    csrf_client,
+    demo_settings_for,
+    get_run,
+    submit,
+    wait_for,
+    wait_status,
+)
+
+REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if not Path(REDIS_SERVER).exists():
+        pytest.fail("redis-server is not installed: run scripts/install-system-deps.sh (make test does)")
+    port = _free_port()
+    folder = tmp_path_factory.mktemp("redis")
+    process = subprocess.Popen(
+        [
+            REDIS_SERVER,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(folder),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url)
+    wait_for(lambda: _pings(client), 10, 0.05, "redis-server to answer")
+    yield url
+    client.close()
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def _pings(client: "redis.Redis[bytes]") -> bool:
+    try:
+        return bool(client.ping())
+    except redis.ConnectionError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def redis_settings(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> Settings:
+    settings = demo_settings_for(tmp_path_factory.mktemp("redis-data"), queue_url=redis_url)
+    schema.upgrade(settings)
+    return settings
+
+
+@pytest.fixture(scope="module")
+def redis_worker(redis_settings: Settings) -> Iterator[WorkerProcess]:
+    process = WorkerProcess(redis_settings, redis_settings.data_dir / "worker.log")
+    process.start()
+    yield process
+    process.close()
+
+
+@pytest.fixture
+def redis_client(redis_settings: Settings, redis_worker: WorkerProcess) -> Iterator[TestClient]:
+    app = create_app(redis_settings)
+    with csrf_client(app) as client:
+        yield client
+    app.state.db.dispose()
+
+
+def test_a_demo_runs_end_to_end_through_redis(redis_client: TestClient, redis_settings: Settings) -> None:
+    assert redis_client.get("/api/workers").json()["queue"] == "redis"
+    run_id = submit(redis_client, params=SMALL)
+    doc = wait_status(redis_client, run_id, ("done", "failed"), timeout=60)
+    assert doc["status"] == "done", doc["error"]
+    assert len(doc["variants"]) == 4 and all(v["model_step_ms"] for v in doc["variants"])
+    # The message went through Redis, not a SQLite queue file.
+    assert not (redis_settings.data_dir / "queue.db").exists()
+
+
+def test_sigterm_mid_job_interrupts_the_run_and_stops_the_runner_child(
+    redis_client: TestClient, redis_worker: WorkerProcess
+) -> None:
+    run_id = submit(redis_client, params=LONG)
+    wait_for(
+        lambda: (
+            get_run(redis_client, run_id)["progress"].get("steps_done", 0) >= 2
+            and get_run(redis_client, run_id)["status"] == "running"
+        ),
+        60,
+        0.05,
+        "the run to be under way",
+    )
+    children = redis_worker.runner_child_pids()
+    assert children
+    stopped = time.monotonic()
+    redis_worker.signal(signal.SIGTERM)
+    assert redis_worker.process is not None
+    assert redis_worker.process.wait(timeout=20) == 0
+    assert time.monotonic() - stopped < 10
+    assert all(gone(pid) for pid in children)
+
+    doc = get_run(redis_client, run_id)  # no waiting for a heartbeat: the worker said so itself
+    assert doc["status"] == "interrupted"
+    assert "stopped" in doc["error"]
+    assert redis_client.get("/api/workers").json()["workers"] == []  # it removed its beat
