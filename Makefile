@@ -29,6 +29,7 @@ test: $(VENV)/.dev-installed
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check app tests bench migrations
+	$(BIN)/ruff format --check app tests bench migrations
 	$(BIN)/mypy
 
 bench: $(VENV)/.dev-installed

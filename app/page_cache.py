@@ -16,7 +16,6 @@ from app.content.catalogue import Catalogue, Snapshot
 
 OPT_IN_HEADER = b"x-page-cache"
 ResponseT = TypeVar("ResponseT", bound=Response)
-TOKEN_PLACEHOLDER = b"\x00csrf\x00"
 
 
 @dataclass(frozen=True)
@@ -24,7 +23,8 @@ class _Entry:
     snapshot: Snapshot
     status: int
     headers: list[tuple[bytes, bytes]]
-    body: bytes  # with TOKEN_PLACEHOLDER where the CSRF token stood
+    # The body split where the CSRF token stood: joining on a token is far cheaper than replacing.
+    parts: tuple[bytes, ...]
 
 
 def cacheable(response: ResponseT) -> ResponseT:
@@ -49,7 +49,7 @@ class PageCache:
         token = scope.get("state", {}).get("csrf_token", "").encode()
         entry = self.entries.get(key)
         if entry is not None and entry.snapshot is self.catalogue.snapshot():
-            body = entry.body.replace(TOKEN_PLACEHOLDER, token)
+            body = token.join(entry.parts)
             headers = [*entry.headers, (b"content-length", str(len(body)).encode())]
             await send({"type": "http.response.start", "status": entry.status, "headers": headers})
             await send({"type": "http.response.body", "body": body})
@@ -83,8 +83,8 @@ class PageCache:
             for name, value in start["headers"]
             if name not in (OPT_IN_HEADER, b"content-length", b"set-cookie")
         ]
-        body = body.replace(token, TOKEN_PLACEHOLDER) if token else body
-        self.entries[key] = _Entry(snapshot, start["status"], keep, body)
+        parts = tuple(body.split(token)) if token else (body,)
+        self.entries[key] = _Entry(snapshot, start["status"], keep, parts)
         self.entries.move_to_end(key)
         while len(self.entries) > self.max_entries:
             self.entries.popitem(last=False)

@@ -78,9 +78,8 @@ class SecurityMiddleware:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                existing = {name.lower() for name, _ in headers}
-                headers += [(n, v) for n, v in SECURITY_HEADERS if n not in existing]
+                # No route sets these itself, so they are appended without a lookup.
+                headers = [*message.get("headers", ()), *SECURITY_HEADERS]
                 if new_cookie is not None:
                     secure = "; Secure" if self.secure_cookie else ""
                     headers.append(

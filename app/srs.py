@@ -159,8 +159,17 @@ def get_state(session: Session, user_id: int, card_id: str, tier: str) -> Review
 # The review path runs inside every rated answer POST's write transaction, where each statement
 # holds SQLite's write lock a little longer, so it uses three light textual statements (one read,
 # two writes) instead of ORM loads and flushes. Columns and parameters stay typed (UTCDateTime).
-_STATE_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "first_review", "reps",
-                 "lapses")
+_STATE_FIELDS = (
+    "state",
+    "step",
+    "stability",
+    "difficulty",
+    "due",
+    "last_review",
+    "first_review",
+    "reps",
+    "lapses",
+)
 _READ_STATE = text(
     "SELECT s.id, s.state, s.step, s.stability, s.difficulty, s.due, s.last_review, s.first_review,"
     " s.reps, s.lapses,"
@@ -168,8 +177,16 @@ _READ_STATE = text(
     " FROM (SELECT 1 AS one) q LEFT JOIN review_states s"
     " ON s.user_id = :user_id AND s.card_id = :card_id AND s.tier = :tier"
 ).columns(
-    id=Integer(), state=Integer(), step=Integer(), stability=Float(), difficulty=Float(), due=UTCDateTime(),
-    last_review=UTCDateTime(), first_review=UTCDateTime(), reps=Integer(), lapses=Integer(),
+    id=Integer(),
+    state=Integer(),
+    step=Integer(),
+    stability=Float(),
+    difficulty=Float(),
+    due=UTCDateTime(),
+    last_review=UTCDateTime(),
+    first_review=UTCDateTime(),
+    reps=Integer(),
+    lapses=Integer(),
     retention=Float(),
 )
 _INSERT_LOG = text(
@@ -208,8 +225,13 @@ def review(
     found = session.execute(_READ_STATE, key).one()
     session.execute(
         _INSERT_LOG,
-        key | {"rating": int(rating), "review_datetime": at, "review_duration_ms": duration_ms,
-               "attempt_id": attempt_id},
+        key
+        | {
+            "rating": int(rating),
+            "review_datetime": at,
+            "review_duration_ms": duration_ms,
+            "attempt_id": attempt_id,
+        },
     )
     if found.id is not None and found.last_review is not None and at < found.last_review:
         # Out of order (an older attempt rated late): replay the card's history in time order.

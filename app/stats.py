@@ -85,16 +85,32 @@ def card_progress(
         if card.id not in scheduled_at_target:
             rows.append(
                 CardProgress(
-                    card_id=card.id, title=plain_title(card), title_html=card.title.html, topics=card.topics,
-                    tier=target_tier, retired=False, state=srs.NEW, retrievability=None, stability=None,
-                    difficulty=None, reps=0, lapses=0, due=None, last_review=None,
+                    card_id=card.id,
+                    title=plain_title(card),
+                    title_html=card.title.html,
+                    topics=card.topics,
+                    tier=target_tier,
+                    retired=False,
+                    state=srs.NEW,
+                    retrievability=None,
+                    stability=None,
+                    difficulty=None,
+                    reps=0,
+                    lapses=0,
+                    due=None,
+                    last_review=None,
                 )
             )
     # Retired last; then the weakest recall first so what needs work is on top.
     return sorted(
         rows,
-        key=lambda r: (r.retired, r.state == srs.NEW, r.retrievability if r.retrievability is not None else 2,
-                       r.title.lower(), r.tier),
+        key=lambda r: (
+            r.retired,
+            r.state == srs.NEW,
+            r.retrievability if r.retrievability is not None else 2,
+            r.title.lower(),
+            r.tier,
+        ),
     )
 
 
@@ -363,8 +379,11 @@ def search_history(
         pattern = _like(q)
         titles = [c.id for c in snapshot.cards.values() if q.lower() in plain_title(c).lower()]
         query = query.where(
-            or_(Attempt.text.ilike(pattern, escape="\\"), Attempt.card_id.ilike(pattern, escape="\\"),
-                Attempt.card_id.in_(titles))
+            or_(
+                Attempt.text.ilike(pattern, escape="\\"),
+                Attempt.card_id.ilike(pattern, escape="\\"),
+                Attempt.card_id.in_(titles),
+            )
         )
     if kind:
         query = query.where(Attempt.kind == kind)

@@ -120,23 +120,31 @@ def export_document(session: Session, user_id: int, now: datetime) -> ExportDoc:
         exported_at=now,
         settings=preferences.load(session, user_id),
         attempts=[
-            AttemptDoc.model_validate(
-                {c: getattr(a, c) for c in AttemptDoc.model_fields}
-            )
-            for a in attempts
+            AttemptDoc.model_validate({c: getattr(a, c) for c in AttemptDoc.model_fields}) for a in attempts
         ],
         review_states=[
             ReviewStateDoc(
-                card_id=s.card_id, tier=s.tier, state=STATE_NAME[s.state], step=s.step,
-                stability=s.stability, difficulty=s.difficulty, due=s.due, last_review=s.last_review,
-                first_review=s.first_review, reps=s.reps, lapses=s.lapses,
+                card_id=s.card_id,
+                tier=s.tier,
+                state=STATE_NAME[s.state],
+                step=s.step,
+                stability=s.stability,
+                difficulty=s.difficulty,
+                due=s.due,
+                last_review=s.last_review,
+                first_review=s.first_review,
+                reps=s.reps,
+                lapses=s.lapses,
             )
             for s in states
         ],
         review_logs=[
             ReviewLogDoc(
-                card_id=log.card_id, tier=log.tier, rating=log.rating,
-                review_datetime=log.review_datetime, review_duration_ms=log.review_duration_ms,
+                card_id=log.card_id,
+                tier=log.tier,
+                rating=log.rating,
+                review_datetime=log.review_datetime,
+                review_duration_ms=log.review_duration_ms,
                 attempt_id=log.attempt_id,
             )
             for log in logs
@@ -170,8 +178,13 @@ def import_document(session: Session, user_id: int, doc: ExportDoc) -> ImportRes
     id_map: dict[int, int] = {}
     added: list[tuple[int, Attempt]] = []
     for doc_attempt in doc.attempts:
-        key = attempt_key(doc_attempt.card_id, doc_attempt.tier, doc_attempt.kind, doc_attempt.follow_up,
-                          doc_attempt.created_at)
+        key = attempt_key(
+            doc_attempt.card_id,
+            doc_attempt.tier,
+            doc_attempt.kind,
+            doc_attempt.follow_up,
+            doc_attempt.created_at,
+        )
         if key in present:
             id_map[doc_attempt.id] = present[key]
             result.attempts_already_present += 1
@@ -203,8 +216,13 @@ def import_document(session: Session, user_id: int, doc: ExportDoc) -> ImportRes
             continue
         session.add(
             ReviewLog(
-                user_id=user_id, card_id=doc_log.card_id, tier=doc_log.tier, rating=doc_log.rating,
-                review_datetime=key[2], review_duration_ms=doc_log.review_duration_ms, attempt_id=attempt_id,
+                user_id=user_id,
+                card_id=doc_log.card_id,
+                tier=doc_log.tier,
+                rating=doc_log.rating,
+                review_datetime=key[2],
+                review_duration_ms=doc_log.review_duration_ms,
+                attempt_id=attempt_id,
             )
         )
         logged[key] = attempt_id
@@ -222,11 +240,18 @@ def import_document(session: Session, user_id: int, doc: ExportDoc) -> ImportRes
             continue
         session.add(
             ReviewState(
-                user_id=user_id, card_id=doc_state.card_id, tier=doc_state.tier,
-                state=STATE_BY_NAME[doc_state.state], step=doc_state.step, stability=doc_state.stability,
-                difficulty=doc_state.difficulty, due=_utc(doc_state.due),
+                user_id=user_id,
+                card_id=doc_state.card_id,
+                tier=doc_state.tier,
+                state=STATE_BY_NAME[doc_state.state],
+                step=doc_state.step,
+                stability=doc_state.stability,
+                difficulty=doc_state.difficulty,
+                due=_utc(doc_state.due),
                 last_review=_utc(doc_state.last_review) if doc_state.last_review else None,
-                first_review=_utc(doc_state.first_review), reps=doc_state.reps, lapses=doc_state.lapses,
+                first_review=_utc(doc_state.first_review),
+                reps=doc_state.reps,
+                lapses=doc_state.lapses,
             )
         )
         restored.add(key)
@@ -265,25 +290,83 @@ def export_csv(session: Session, user_id: int, table: CsvTable, now: datetime) -
     doc = export_document(session, user_id, now)
     if table == "attempts":
         return _csv(
-            ["id", "created_at", "card_id", "tier", "kind", "follow_up", "seconds", "rating", "score",
-             "points", "choices", "text"],
-            ([a.id, _iso(a.created_at), a.card_id, a.tier, a.kind, "" if a.follow_up is None else a.follow_up,
-              a.seconds, a.rating or "", "" if a.score is None else a.score,
-              " ".join(map(str, a.points)), " ".join(a.choices or []), a.text or ""] for a in doc.attempts),
+            [
+                "id",
+                "created_at",
+                "card_id",
+                "tier",
+                "kind",
+                "follow_up",
+                "seconds",
+                "rating",
+                "score",
+                "points",
+                "choices",
+                "text",
+            ],
+            (
+                [
+                    a.id,
+                    _iso(a.created_at),
+                    a.card_id,
+                    a.tier,
+                    a.kind,
+                    "" if a.follow_up is None else a.follow_up,
+                    a.seconds,
+                    a.rating or "",
+                    "" if a.score is None else a.score,
+                    " ".join(map(str, a.points)),
+                    " ".join(a.choices or []),
+                    a.text or "",
+                ]
+                for a in doc.attempts
+            ),
         )
     if table == "schedule":
         rows = {(s.card_id, s.tier): s for s in srs.states_for(session, user_id)}
         return _csv(
-            ["card_id", "tier", "state", "due", "last_review", "first_review", "stability", "difficulty",
-             "retrievability_now", "reps", "lapses"],
-            ([s.card_id, s.tier, s.state, _iso(s.due), _iso(s.last_review), _iso(s.first_review),
-              _blank(s.stability), _blank(s.difficulty),
-              round(srs.retrievability(rows[(s.card_id, s.tier)], now), 4), s.reps, s.lapses]
-             for s in doc.review_states),
+            [
+                "card_id",
+                "tier",
+                "state",
+                "due",
+                "last_review",
+                "first_review",
+                "stability",
+                "difficulty",
+                "retrievability_now",
+                "reps",
+                "lapses",
+            ],
+            (
+                [
+                    s.card_id,
+                    s.tier,
+                    s.state,
+                    _iso(s.due),
+                    _iso(s.last_review),
+                    _iso(s.first_review),
+                    _blank(s.stability),
+                    _blank(s.difficulty),
+                    round(srs.retrievability(rows[(s.card_id, s.tier)], now), 4),
+                    s.reps,
+                    s.lapses,
+                ]
+                for s in doc.review_states
+            ),
         )
     return _csv(
         ["review_datetime", "card_id", "tier", "rating", "rating_name", "review_duration_ms", "attempt_id"],
-        ([_iso(log.review_datetime), log.card_id, log.tier, log.rating, srs.RATING_NAMES[log.rating],
-          "" if log.review_duration_ms is None else log.review_duration_ms,
-          "" if log.attempt_id is None else log.attempt_id] for log in doc.review_logs),
+        (
+            [
+                _iso(log.review_datetime),
+                log.card_id,
+                log.tier,
+                log.rating,
+                srs.RATING_NAMES[log.rating],
+                "" if log.review_duration_ms is None else log.review_duration_ms,
+                "" if log.attempt_id is None else log.attempt_id,
+            ]
+            for log in doc.review_logs
+        ),
     )

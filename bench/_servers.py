@@ -13,6 +13,8 @@ from pathlib import Path
 
 import httpx
 
+from app.cli import SERVER_LOOP
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -36,6 +38,8 @@ def uvicorn_server(target: str, env: dict[str, str], factory: bool = False) -> I
         "--log-level",
         "warning",
         "--no-access-log",
+        "--loop",
+        SERVER_LOOP,
     ]
     if factory:
         args.append("--factory")

@@ -25,8 +25,14 @@ def write_session(app: FastAPI) -> Iterator[Session]:
         session.commit()
 
 
-def review(app: FastAPI, rating: str, at: datetime, card_id: str = OWNER_CARD, tier: str = "middle",
-           duration_ms: int | None = 1000) -> ReviewState:
+def review(
+    app: FastAPI,
+    rating: str,
+    at: datetime,
+    card_id: str = OWNER_CARD,
+    tier: str = "middle",
+    duration_ms: int | None = 1000,
+) -> ReviewState:
     with write_session(app) as session:
         return srs.review(session, 1, card_id, tier, srs.RATING_BY_NAME[rating], duration_ms, at)
 
@@ -58,8 +64,14 @@ def add(app: FastAPI, *rows: Any) -> None:
 
 
 def post_attempt(client: TestClient, card_id: str = OWNER_CARD, **payload: Any) -> dict[str, Any]:
-    body = {"tier": "middle", "kind": "solid", "text": "an answer", "seconds": 12.5, "rating": "good",
-            "points": [0]} | payload
+    body = {
+        "tier": "middle",
+        "kind": "solid",
+        "text": "an answer",
+        "seconds": 12.5,
+        "rating": "good",
+        "points": [0],
+    } | payload
     response = client.post(f"/api/cards/{card_id}/attempts", json=body)
     assert response.status_code == 201, response.text
     result: dict[str, Any] = response.json()

@@ -73,8 +73,12 @@ def test_round_trip_into_an_empty_database_restores_everything(app: FastAPI, cli
     response = client.post("/api/import", json=before)
     assert response.status_code == 200, response.text
     assert response.json() == {
-        "attempts_added": 4, "attempts_already_present": 0, "review_logs_added": 4,
-        "review_logs_already_present": 0, "review_states_restored": 3, "review_states_replayed": 0,
+        "attempts_added": 4,
+        "attempts_already_present": 0,
+        "review_logs_added": 4,
+        "review_logs_already_present": 0,
+        "review_states_restored": 3,
+        "review_states_replayed": 0,
         "review_states_kept": 0,
     }
     after = export(client)
@@ -151,7 +155,9 @@ def _valid_doc(app: FastAPI, client: TestClient) -> dict[str, Any]:
         lambda d: d["settings"].update(desired_retention=1.2),
     ],
 )
-def test_a_malformed_import_gets_422_and_stores_nothing(app: FastAPI, client: TestClient, breakage: Any) -> None:
+def test_a_malformed_import_gets_422_and_stores_nothing(
+    app: FastAPI, client: TestClient, breakage: Any
+) -> None:
     doc = _valid_doc(app, client)
     breakage(doc)
     response = client.post("/api/import", json=doc)
@@ -193,10 +199,15 @@ def test_csv_exports(app: FastAPI, client: TestClient) -> None:
     populate(app, client)
     attempts = read_csv(client)
     assert len(attempts) == 4
-    assert attempts[0]["text"] == 'Commas, "quotes"\nand a new line; <script>' and attempts[0]["points"] == "0 2"
+    assert (
+        attempts[0]["text"] == 'Commas, "quotes"\nand a new line; <script>' and attempts[0]["points"] == "0 2"
+    )
     assert attempts[2]["choices"] == "p0 p1 t3" and attempts[2]["kind"] == "quiz"
     schedule = read_csv(client, "schedule")
-    assert {(r["card_id"], r["tier"]) for r in schedule} >= {("a-retired-card", "junior"), (OWNER_CARD, "senior")}
+    assert {(r["card_id"], r["tier"]) for r in schedule} >= {
+        ("a-retired-card", "junior"),
+        (OWNER_CARD, "senior"),
+    }
     assert all(r["due"].endswith("Z") and 0 <= float(r["retrievability_now"]) <= 1 for r in schedule)
     reviews = read_csv(client, "reviews")
     assert [r["rating_name"] for r in reviews].count("good") >= 1 and len(reviews) == 4

@@ -32,7 +32,11 @@ def test_a_first_visit_serves_new_cards_must_know_and_most_asked_first(client: T
     assert "new card" in soup.select_one(".practice-tags").get_text()
     summary = soup.select_one("#queue-summary").get_text(" ", strip=True)
     assert "0 due" in summary and "3 new left today" in summary and "depth middle" in summary
-    assert [c["card_id"] for c in client.get("/api/practice/due").json()["new"]] == [OWNER_CARD, PARALLEL, CACHE]
+    assert [c["card_id"] for c in client.get("/api/practice/due").json()["new"]] == [
+        OWNER_CARD,
+        PARALLEL,
+        CACHE,
+    ]
     # The answer flow: a countdown for the middle depth's ~50 s solid answer, and the keys.
     assert soup.select_one("#practice-card [data-timer]")["data-limit"] == "50"
     assert soup.select_one('[data-shortcut="reveal"]') is not None
@@ -55,8 +59,12 @@ def test_due_cards_come_first_most_overdue_first(app: FastAPI, client: TestClien
 def test_the_daily_new_card_limit_holds_and_nothing_due_says_when_the_next_card_is(
     app: FastAPI, client: TestClient
 ) -> None:
-    assert client.put("/api/settings", json={"target_tier": "middle", "desired_retention": 0.9,
-                                             "new_per_day": 1}).status_code == 200
+    assert (
+        client.put(
+            "/api/settings", json={"target_tier": "middle", "desired_retention": 0.9, "new_per_day": 1}
+        ).status_code
+        == 200
+    )
     post_attempt(client, rating="easy")  # the one new card allowed today
     soup = soup_of(client.get("/practice"))
     assert current_card(soup) is None
@@ -73,8 +81,13 @@ def test_the_daily_new_card_limit_holds_and_nothing_due_says_when_the_next_card_
 
 
 def test_reveal_without_typing_then_rate_records_one_review(app: FastAPI, client: TestClient) -> None:
-    soup = soup_of(client.post("/practice/reveal", headers=HTMX,
-                               data={"card_id": OWNER_CARD, "tier": "middle", "seconds": "31.5", "text": ""}))
+    soup = soup_of(
+        client.post(
+            "/practice/reveal",
+            headers=HTMX,
+            data={"card_id": OWNER_CARD, "tier": "middle", "seconds": "31.5", "text": ""},
+        )
+    )
     assert soup.select_one(".model-answer") is not None
     assert "Revealed without answering" not in soup.get_text()  # practice ratings do count
     buttons = soup.select("button[data-shortcut]")
@@ -97,22 +110,43 @@ def test_a_typed_answer_is_recorded_and_rated_with_its_points(app: FastAPI, clie
     client.put("/api/settings", json={"target_tier": "junior", "desired_retention": 0.9, "new_per_day": 10})
     soup = soup_of(client.get("/practice"))
     assert soup.select_one("#practice-card [data-timer]")["data-limit"] == "20"  # junior: basics
-    soup = soup_of(client.post("/practice/reveal", headers=HTMX, data={
-        "card_id": OWNER_CARD, "tier": "junior", "seconds": "18", "text": "It overlaps input and compute."}))
+    soup = soup_of(
+        client.post(
+            "/practice/reveal",
+            headers=HTMX,
+            data={
+                "card_id": OWNER_CARD,
+                "tier": "junior",
+                "seconds": "18",
+                "text": "It overlaps input and compute.",
+            },
+        )
+    )
     assert soup.select_one(".your-answer").get_text() == "It overlaps input and compute."
     form = {i["name"]: i.get("value", "") for i in soup.select(".practice-rate input[type=hidden]")}
     assert form["attempt_id"]
     assert len(soup.select(".practice-rate .checklist input[name=points]")) == 5
     client.post("/practice/rate", headers=HTMX, data=form | {"rating": "hard", "points": ["0", "1"]})
     (attempt,) = client.get("/api/attempts").json()
-    assert (attempt["kind"], attempt["tier"], attempt["rating"], attempt["points"]) == ("basics", "junior", "hard", [0, 1])
+    assert (attempt["kind"], attempt["tier"], attempt["rating"], attempt["points"]) == (
+        "basics",
+        "junior",
+        "hard",
+        [0, 1],
+    )
     (log,) = logs(app)
     assert (log.attempt_id, log.rating, log.tier) == (attempt["id"], 2, "junior")
 
 
 def test_a_too_long_typed_answer_is_refused_and_nothing_is_stored(app: FastAPI, client: TestClient) -> None:
-    soup = soup_of(client.post("/practice/reveal", headers=HTMX, data={
-        "card_id": OWNER_CARD, "tier": "middle", "seconds": "3", "text": "x" * 20_001}), status=422)
+    soup = soup_of(
+        client.post(
+            "/practice/reveal",
+            headers=HTMX,
+            data={"card_id": OWNER_CARD, "tier": "middle", "seconds": "3", "text": "x" * 20_001},
+        ),
+        status=422,
+    )
     assert soup.select_one(".errors") is not None and soup.select_one("textarea").get_text() == "x" * 20_001
     assert counts(app) == {"attempts": 0, "review_logs": 0, "review_states": 0}
 
@@ -137,8 +171,11 @@ def test_bad_settings_get_422_and_a_message_and_nothing_is_saved(
     soup = soup_of(client.post("/practice/settings", headers=HTMX, data=good | {field: value}), status=422)
     errors = soup.select_one(".errors").get_text(" ", strip=True)
     assert message in errors and "Nothing was saved" in soup.get_text()
-    assert client.get("/api/settings").json() == {"target_tier": "middle", "desired_retention": 0.9,
-                                                  "new_per_day": 10}
+    assert client.get("/api/settings").json() == {
+        "target_tier": "middle",
+        "desired_retention": 0.9,
+        "new_per_day": 10,
+    }
 
 
 def test_saved_settings_change_the_depth_and_refresh_the_card(client: TestClient) -> None:
@@ -146,11 +183,14 @@ def test_saved_settings_change_the_depth_and_refresh_the_card(client: TestClient
     soup = soup_of(client.post("/practice/settings", headers=HTMX, data=data))
     assert soup.select_one(".saved") is not None
     assert soup.select_one('#practice-card[hx-swap-oob="true"]') is not None
-    assert client.get("/api/settings").json() == {"target_tier": "principal", "desired_retention": 0.95,
-                                                  "new_per_day": 3}
+    assert client.get("/api/settings").json() == {
+        "target_tier": "principal",
+        "desired_retention": 0.95,
+        "new_per_day": 3,
+    }
     page = soup_of(client.get("/practice"))
     assert "principal" in page.select_one("#queue-summary").get_text()
-    assert page.select_one('#target-tier option[selected]')["value"] == "principal"
+    assert page.select_one("#target-tier option[selected]")["value"] == "principal"
     # Without htmx the same form gives back the whole page.
     full = client.post("/practice/settings", data=data)
     assert full.status_code == 200 and "<html" in full.text
@@ -175,8 +215,12 @@ def test_rating_an_unknown_rating_or_card_is_refused(app: FastAPI, client: TestC
     soup = soup_of(client.post("/practice/rate", headers=HTMX, data=data), status=422)
     assert "rating must be one of" in soup.select_one(".errors").get_text()
     assert client.post("/practice/rate", headers=HTMX, data=data | {"card_id": "nope"}).status_code == 404
-    assert client.post("/practice/rate", headers=HTMX, data=data | {"rating": "good", "seconds": "-4"}
-                       ).status_code == 422
+    assert (
+        client.post(
+            "/practice/rate", headers=HTMX, data=data | {"rating": "good", "seconds": "-4"}
+        ).status_code
+        == 422
+    )
     assert counts(app)["review_logs"] == 0
 
 
@@ -196,8 +240,12 @@ def test_the_schedule_endpoint(app: FastAPI, client: TestClient) -> None:
 
 
 def test_practice_pages_use_no_inline_scripts_or_styles(client: TestClient) -> None:
-    for response in (client.get("/practice"), client.post("/practice/reveal", headers=HTMX, data={
-            "card_id": OWNER_CARD, "tier": "middle", "seconds": "1"})):
+    for response in (
+        client.get("/practice"),
+        client.post(
+            "/practice/reveal", headers=HTMX, data={"card_id": OWNER_CARD, "tier": "middle", "seconds": "1"}
+        ),
+    ):
         soup = soup_of(response)
         assert not soup.select("[style]")
         assert all(script.get("src") for script in soup.select("script"))

@@ -38,16 +38,27 @@ def content(app: FastAPI, tmp_path: Path) -> Iterator[Path]:
 def test_an_empty_dashboard_renders_every_section(client: TestClient) -> None:
     soup = page(client)
     headings = [h.get_text(" ", strip=True) for h in soup.select("h2")]
-    for expected in ("Activity", "By topic", "By card", "Pitfalls most often missed", "Answer history",
-                     "Export and import"):
+    for expected in (
+        "Activity",
+        "By topic",
+        "By card",
+        "Pitfalls most often missed",
+        "Answer history",
+        "Export and import",
+    ):
         assert any(h.startswith(expected) for h in headings), expected
     today = utcnow().date()
     days = soup.select(".heatmap g.day")
     assert days[-1]["data-date"] == today.isoformat()
     assert len(days) == 25 * 7 + today.weekday() + 1  # 26 weeks, Monday first, ending today
     assert {row["data-card-id"] for row in soup.select("tr.card-progress")} == {
-        OWNER_CARD, "tf-data-parallel-map-interleave", "tf-data-cache-shuffle-order"}
-    assert all(row.select_one(".state").get_text() == "not started" for row in soup.select("tr.card-progress"))
+        OWNER_CARD,
+        "tf-data-parallel-map-interleave",
+        "tf-data-cache-shuffle-order",
+    }
+    assert all(
+        row.select_one(".state").get_text() == "not started" for row in soup.select("tr.card-progress")
+    )
 
 
 def test_recall_stability_and_lapses_per_card_and_topic(app: FastAPI, client: TestClient) -> None:
@@ -111,7 +122,12 @@ def test_pitfalls_most_often_missed(client: TestClient) -> None:
     for choices in (["p1", "p2", "p3", "p4"], ["p1", "p2", "p3", "p4", "t0"], ["p0", "p1", "p2", "p3", "p4"]):
         post_attempt(client, kind="quiz", text=None, choices=choices, points=[], rating=None)
     missed = client.get("/api/progress").json()["missed_pitfalls"]
-    assert (missed[0]["item"], missed[0]["missed"], missed[0]["seen"], missed[0]["kind"]) == ("p0", 2, 3, "pitfall")
+    assert (missed[0]["item"], missed[0]["missed"], missed[0]["seen"], missed[0]["kind"]) == (
+        "p0",
+        2,
+        3,
+        "pitfall",
+    )
     assert (missed[1]["item"], missed[1]["missed"], missed[1]["kind"]) == ("t0", 1, "true statement")
     first = page(client).select_one(".missed li")
     assert first["data-item"] == "p0" and "2 of 3" in first.get_text()
@@ -187,9 +203,12 @@ def test_a_deleted_card_s_quizzes_are_left_out_of_missed_pitfalls(
 
 
 def test_activity_counts_utc_days(app: FastAPI) -> None:
-    add(app, make_attempt(created_at=datetime.fromisoformat("2026-03-02T23:59:59+00:00")),
+    add(
+        app,
+        make_attempt(created_at=datetime.fromisoformat("2026-03-02T23:59:59+00:00")),
         make_attempt(created_at=datetime.fromisoformat("2026-03-03T00:00:00+00:00")),
-        make_attempt(created_at=datetime.fromisoformat("2026-03-03T09:00:00+14:00")))  # 2 March, 19:00 UTC
+        make_attempt(created_at=datetime.fromisoformat("2026-03-03T09:00:00+14:00")),
+    )  # 2 March, 19:00 UTC
     review(app, "good", T0 + timedelta(days=1))  # 3 March, a review without an attempt
     with app.state.db.read_sessions() as session:
         counts = stats.activity_by_day(session, 1)

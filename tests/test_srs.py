@@ -48,8 +48,12 @@ def test_a_reviewed_card_again_is_due_sooner_than_good_and_good_sooner_than_easy
 
 
 def test_the_same_reviews_at_the_same_times_give_the_same_schedule(app: FastAPI) -> None:
-    plan = [("good", T0), ("good", T0 + timedelta(minutes=12)), ("hard", T0 + timedelta(days=3)),
-            ("good", T0 + timedelta(days=9))]
+    plan = [
+        ("good", T0),
+        ("good", T0 + timedelta(minutes=12)),
+        ("hard", T0 + timedelta(days=3)),
+        ("good", T0 + timedelta(days=9)),
+    ]
     results = []
     for card_id in ("first", "second"):
         for rating, at in plan:
@@ -70,8 +74,15 @@ def test_a_higher_desired_retention_schedules_sooner() -> None:
 
 @pytest.mark.parametrize(
     ("score", "expected"),
-    [(1.0, Rating.Easy), (0.95, Rating.Good), (0.8, Rating.Good), (0.79, Rating.Hard), (0.5, Rating.Hard),
-     (0.49, Rating.Again), (0.0, Rating.Again)],
+    [
+        (1.0, Rating.Easy),
+        (0.95, Rating.Good),
+        (0.8, Rating.Good),
+        (0.79, Rating.Hard),
+        (0.5, Rating.Hard),
+        (0.49, Rating.Again),
+        (0.0, Rating.Again),
+    ],
 )
 def test_the_quiz_rule(score: float, expected: Rating) -> None:
     assert srs.quiz_rating(score) == expected
@@ -102,11 +113,14 @@ def test_answers_follow_ups_and_quizzes_feed_the_card_at_the_tier_answered(
     assert by_tier["junior"].rating == 4  # a perfect quiz is easy
 
 
-def test_rating_an_answer_later_schedules_it_at_the_time_it_was_given(app: FastAPI, client: TestClient) -> None:
+def test_rating_an_answer_later_schedules_it_at_the_time_it_was_given(
+    app: FastAPI, client: TestClient
+) -> None:
     attempt = post_attempt(client, rating=None)
     assert state(app) is None
-    response = client.post(f"/attempts/{attempt['id']}/assessment", data={"rating": "good", "points": ["0"]},
-                           headers=HTMX)
+    response = client.post(
+        f"/attempts/{attempt['id']}/assessment", data={"rating": "good", "points": ["0"]}, headers=HTMX
+    )
     assert response.status_code == 200, response.text
     (log,) = logs(app)
     assert log.attempt_id == attempt["id"] and log.rating == 3
@@ -127,7 +141,11 @@ def test_re_rating_an_attempt_replaces_its_review_instead_of_counting_twice(
     # Exactly as if it had been rated easy in the first place.
     fresh = review(app, "easy", datetime.fromisoformat(attempt["created_at"]), card_id="reference")
     assert (row.state, row.due, row.stability, row.difficulty) == (
-        fresh.state, fresh.due, fresh.stability, fresh.difficulty)
+        fresh.state,
+        fresh.due,
+        fresh.stability,
+        fresh.difficulty,
+    )
 
 
 def test_a_review_older_than_the_last_one_is_replayed_in_time_order(app: FastAPI) -> None:
@@ -244,8 +262,11 @@ def test_migration_0002_goes_down_and_up_again_and_matches_the_models(tmp_path: 
             command.downgrade(config, "0001")
             assert not OUR_TABLES & set(inspect(connection).get_table_names())
             command.upgrade(config, "0002")
-            differences = [d for d in compare_metadata(MigrationContext.configure(connection), Base.metadata)
-                           if _table_of(d) in OUR_TABLES]
+            differences = [
+                d
+                for d in compare_metadata(MigrationContext.configure(connection), Base.metadata)
+                if _table_of(d) in OUR_TABLES
+            ]
         assert differences == []
     finally:
         engine.dispose()

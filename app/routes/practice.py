@@ -29,14 +29,18 @@ def introduction_order(cards: Iterable[Card]) -> list[str]:
     """The order new cards are introduced in: must-know first, then the most often asked."""
     ranked = sorted(
         cards,
-        key=lambda c: (IMPORTANCES.index(c.importance) if c.importance in IMPORTANCES else 99,
-                       -c.frequency, c.title.markdown.lower()),
+        key=lambda c: (
+            IMPORTANCES.index(c.importance) if c.importance in IMPORTANCES else 99,
+            -c.frequency,
+            c.title.markdown.lower(),
+        ),
     )
     return [card.id for card in ranked]
 
 
-def _queue(session: Session, user_id: int, catalogue: Catalogue, settings: PracticeSettings,
-           now: datetime) -> srs.PracticeQueue:
+def _queue(
+    session: Session, user_id: int, catalogue: Catalogue, settings: PracticeSettings, now: datetime
+) -> srs.PracticeQueue:
     cards = catalogue.snapshot().cards.values()
     return srs.practice_queue(session, user_id, settings, introduction_order(cards), now)
 
@@ -56,14 +60,24 @@ def _card_context(card: Card, tier: Tier, row: ReviewState | None) -> dict[str, 
     }
 
 
-def _page(session: Session, user_id: int, catalogue: Catalogue, now: datetime,
-          settings: PracticeSettings | None = None) -> dict[str, Any]:
+def _page(
+    session: Session,
+    user_id: int,
+    catalogue: Catalogue,
+    now: datetime,
+    settings: PracticeSettings | None = None,
+) -> dict[str, Any]:
     """Everything practice.html needs, with the next card of the queue as the current card."""
     settings = settings or preferences.load(session, user_id)
     queue = _queue(session, user_id, catalogue, settings, now)
     context: dict[str, Any] = {
-        "settings": settings, "form": settings.model_dump(), "queue": queue, "tiers": TIERS,
-        "ratings": RATINGS, "card": None, "answer_shown": False,
+        "settings": settings,
+        "form": settings.model_dump(),
+        "queue": queue,
+        "tiers": TIERS,
+        "ratings": RATINGS,
+        "card": None,
+        "answer_shown": False,
     }
     following = queue.next_card
     if following is not None:
@@ -74,18 +88,29 @@ def _page(session: Session, user_id: int, catalogue: Catalogue, now: datetime,
     return context
 
 
-def _revealed(session: Session, user_id: int, card: Card, tier: Tier, now: datetime,
-              attempt: Attempt | None, seconds: float) -> dict[str, Any]:
+def _revealed(
+    session: Session,
+    user_id: int,
+    card: Card,
+    tier: Tier,
+    now: datetime,
+    attempt: Attempt | None,
+    seconds: float,
+) -> dict[str, Any]:
     row = srs.get_state(session, user_id, card.id, tier)
     sched = srs.scheduler_for(session, user_id)
     return _card_context(card, tier, row) | {
-        "answer_shown": True, "attempt": attempt, "seconds": seconds, "previews": srs.preview(row, sched, now),
+        "answer_shown": True,
+        "attempt": attempt,
+        "seconds": seconds,
+        "previews": srs.preview(row, sched, now),
     }
 
 
 @router.get("/practice", response_class=HTMLResponse)
-def practice_page(request: Request, session: SessionDep, user_id: UserIdDep,
-                  catalogue: CatalogueDep) -> HTMLResponse:
+def practice_page(
+    request: Request, session: SessionDep, user_id: UserIdDep, catalogue: CatalogueDep
+) -> HTMLResponse:
     return render(request, "practice.html", **_page(session, user_id, catalogue, utcnow()))
 
 
@@ -108,13 +133,16 @@ def _seconds(value: object) -> float:
 
 
 def _messages(error: ValidationError) -> list[str]:
-    return [f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']}".removeprefix("Value error, ")
-            for e in error.errors()]
+    return [
+        f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']}".removeprefix("Value error, ")
+        for e in error.errors()
+    ]
 
 
 @router.post("/practice/reveal", response_class=HTMLResponse)
-async def reveal(request: Request, session: WriteSessionDep, user_id: UserIdDep,
-                 catalogue: CatalogueDep) -> HTMLResponse:
+async def reveal(
+    request: Request, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep
+) -> HTMLResponse:
     """Show the model answer; a typed answer is recorded as an attempt (rated on the next step)."""
     form = await request.form()
     card = _form_card(form, catalogue)
@@ -132,16 +160,24 @@ async def reveal(request: Request, session: WriteSessionDep, user_id: UserIdDep,
             )
         except ValidationError as error:
             row = srs.get_state(session, user_id, card.id, tier)
-            return render(request, "practice.html", "_practice_card.html", status_code=422,
-                          **page | _card_context(card, tier, row), errors=_messages(error), text=text)
+            return render(
+                request,
+                "practice.html",
+                "_practice_card.html",
+                status_code=422,
+                **page | _card_context(card, tier, row),
+                errors=_messages(error),
+                text=text,
+            )
         attempt = attempts.record(session, card, user_id, data)
     context = page | _revealed(session, user_id, card, tier, now, attempt, seconds)
     return render(request, "practice.html", "_practice_card.html", **context)
 
 
 @router.post("/practice/rate", response_class=HTMLResponse)
-async def rate(request: Request, session: WriteSessionDep, user_id: UserIdDep,
-               catalogue: CatalogueDep) -> HTMLResponse:
+async def rate(
+    request: Request, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep
+) -> HTMLResponse:
     """Rate the card just revealed and move on to the next one."""
     form = await request.form()
     card = _form_card(form, catalogue)
@@ -157,8 +193,14 @@ async def rate(request: Request, session: WriteSessionDep, user_id: UserIdDep,
     if rating not in RATINGS:
         context = _page(session, user_id, catalogue, now, settings)
         context |= _revealed(session, user_id, card, tier, now, attempt, seconds)
-        return render(request, "practice.html", "_practice_card.html", status_code=422, **context,
-                      errors=[f"rating must be one of {', '.join(RATINGS)}"])
+        return render(
+            request,
+            "practice.html",
+            "_practice_card.html",
+            status_code=422,
+            **context,
+            errors=[f"rating must be one of {', '.join(RATINGS)}"],
+        )
     if attempt is not None:
         assessment = Assessment.model_validate({"points": form.getlist("points"), "rating": rating})
         attempts.assess(session, card, attempt, assessment)
@@ -167,8 +209,9 @@ async def rate(request: Request, session: WriteSessionDep, user_id: UserIdDep,
         row = srs.get_state(session, user_id, card.id, tier)
         current = row.last_review.isoformat() if row is not None and row.last_review else ""
         if str(form.get("token") or "") == current:
-            srs.review(session, user_id, card.id, tier, srs.RATING_BY_NAME[rating],
-                       srs.duration_ms(seconds), now)
+            srs.review(
+                session, user_id, card.id, tier, srs.RATING_BY_NAME[rating], srs.duration_ms(seconds), now
+            )
             session.commit()
             flash = f"Rated {rating}."
         else:
@@ -178,13 +221,15 @@ async def rate(request: Request, session: WriteSessionDep, user_id: UserIdDep,
     if row is not None:
         flash += f" “{card.title.markdown.replace('`', '')}” is due again {until(row.due, now)}."
     context = _page(session, user_id, catalogue, now, settings)
-    return render(request, "practice.html", "_practice_card.html", **context, flash=flash,
-                  summary_oob=is_htmx(request))
+    return render(
+        request, "practice.html", "_practice_card.html", **context, flash=flash, summary_oob=is_htmx(request)
+    )
 
 
 @router.post("/practice/settings", response_class=HTMLResponse)
-async def save_settings(request: Request, session: WriteSessionDep, user_id: UserIdDep,
-                        catalogue: CatalogueDep) -> HTMLResponse:
+async def save_settings(
+    request: Request, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep
+) -> HTMLResponse:
     form = await request.form()
     submitted = {key: str(form.get(key) or "") for key in ("target_tier", "desired_retention", "new_per_day")}
     now = utcnow()
@@ -192,14 +237,27 @@ async def save_settings(request: Request, session: WriteSessionDep, user_id: Use
         settings = PracticeSettings.model_validate(submitted)
     except ValidationError as error:
         context = _page(session, user_id, catalogue, now)
-        return render(request, "practice.html", "_practice_settings.html", status_code=422,
-                      **context | {"form": submitted}, settings_errors=_messages(error))
+        return render(
+            request,
+            "practice.html",
+            "_practice_settings.html",
+            status_code=422,
+            **context | {"form": submitted},
+            settings_errors=_messages(error),
+        )
     preferences.save(session, user_id, settings)
     session.commit()
     context = _page(session, user_id, catalogue, now, settings)
     oob = is_htmx(request)
-    return render(request, "practice.html", "_practice_settings.html", **context, settings_saved=True,
-                  card_oob=oob, summary_oob=oob)
+    return render(
+        request,
+        "practice.html",
+        "_practice_settings.html",
+        **context,
+        settings_saved=True,
+        card_oob=oob,
+        summary_oob=oob,
+    )
 
 
 # --- JSON ------------------------------------------------------------------------------------
@@ -228,9 +286,13 @@ class DueOut(BaseModel):
 
 
 @router.get("/api/practice/due", tags=["api"])
-def api_due(session: SessionDep, user_id: UserIdDep, catalogue: CatalogueDep,
-            tier: Annotated[str | None, Query()] = None,
-            limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> DueOut:
+def api_due(
+    session: SessionDep,
+    user_id: UserIdDep,
+    catalogue: CatalogueDep,
+    tier: Annotated[str | None, Query()] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> DueOut:
     """Cards due now at the person's target tier (or `tier`), most overdue first, then new ones."""
     settings = preferences.load(session, user_id)
     settings = settings.model_copy(update={"target_tier": tier_or_422(tier, settings.target_tier)})
@@ -242,7 +304,10 @@ def api_due(session: SessionDep, user_id: UserIdDep, catalogue: CatalogueDep,
 
     def item(card_id: str, row: ReviewState | None) -> QueueItem:
         return QueueItem(
-            card_id=card_id, title=cards[card_id].title.markdown, tier=queue.tier, state=srs.state_name(row),
+            card_id=card_id,
+            title=cards[card_id].title.markdown,
+            tier=queue.tier,
+            state=srs.state_name(row),
             due=row.due if row else None,
             overdue_seconds=(now - row.due).total_seconds() if row else None,
             retrievability=srs.retrievability(row, now) if row else None,
@@ -250,10 +315,13 @@ def api_due(session: SessionDep, user_id: UserIdDep, catalogue: CatalogueDep,
         )
 
     return DueOut(
-        now=now, tier=queue.tier,
+        now=now,
+        tier=queue.tier,
         due=[item(d.card_id, states.get(d.card_id)) for d in queue.due[:limit]],
         new=[item(card_id, None) for card_id in queue.new[:limit]],
-        due_count=len(queue.due), new_today=queue.new_today, new_per_day=queue.new_per_day,
+        due_count=len(queue.due),
+        new_today=queue.new_today,
+        new_per_day=queue.new_per_day,
         next_due=queue.next_due,
     )
 
@@ -278,17 +346,26 @@ class ScheduleOut(TierSchedule):
 
 def tier_schedule(tier: str, row: ReviewState | None, now: datetime) -> TierSchedule:
     return TierSchedule(
-        tier=tier, state=srs.state_name(row), due=row.due if row else None,
+        tier=tier,
+        state=srs.state_name(row),
+        due=row.due if row else None,
         retrievability=srs.retrievability(row, now) if row else None,
-        stability=row.stability if row else None, difficulty=row.difficulty if row else None,
-        last_review=row.last_review if row else None, reps=row.reps if row else 0,
+        stability=row.stability if row else None,
+        difficulty=row.difficulty if row else None,
+        last_review=row.last_review if row else None,
+        reps=row.reps if row else 0,
         lapses=row.lapses if row else 0,
     )
 
 
 @router.get("/api/cards/{card_id}/schedule", tags=["api"])
-def api_schedule(card_id: Annotated[str, Path(max_length=120)], session: SessionDep, user_id: UserIdDep, catalogue: CatalogueDep,
-                 tier: Annotated[str | None, Query()] = None) -> ScheduleOut:
+def api_schedule(
+    card_id: Annotated[str, Path(max_length=120)],
+    session: SessionDep,
+    user_id: UserIdDep,
+    catalogue: CatalogueDep,
+    tier: Annotated[str | None, Query()] = None,
+) -> ScheduleOut:
     """The card's FSRS schedule at `tier` (default: the target tier), and at every tier in `tiers`.
 
     A card never reviewed at a tier has state "new" and no due time. A card deleted from
@@ -301,7 +378,9 @@ def api_schedule(card_id: Annotated[str, Path(max_length=120)], session: Session
     chosen = tier_or_422(tier, preferences.load(session, user_id).target_tier)
     now = utcnow()
     return ScheduleOut(
-        card_id=card_id, retired=card is None, **tier_schedule(chosen, rows.get(chosen), now).model_dump(),
+        card_id=card_id,
+        retired=card is None,
+        **tier_schedule(chosen, rows.get(chosen), now).model_dump(),
         tiers={t: tier_schedule(t, rows.get(t), now) for t in TIERS},
     )
 

@@ -68,8 +68,13 @@ def progress_page(
 ) -> HTMLResponse:
     """The dashboard; an htmx request (the history search) gets only the history table."""
     history, total = stats.search_history(session, user_id, catalogue.snapshot(), q, kind or None)
-    context: dict[str, Any] = {"history": history, "history_total": total, "q": q, "kind": kind,
-                               "cards": catalogue.snapshot().cards}
+    context: dict[str, Any] = {
+        "history": history,
+        "history_total": total,
+        "q": q,
+        "kind": kind,
+        "cards": catalogue.snapshot().cards,
+    }
     if request.headers.get("hx-target") != "answer-history":
         context |= _overview(session, user_id, catalogue, utcnow())
     return render(request, "progress.html", "_progress_history.html", **context)

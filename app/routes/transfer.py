@@ -31,7 +31,8 @@ def export_json(session: SessionDep, user_id: UserIdDep) -> Response:
     now = utcnow()
     doc = transfer.export_document(session, user_id, now)
     return Response(
-        doc.model_dump_json(indent=1), media_type="application/json",
+        doc.model_dump_json(indent=1),
+        media_type="application/json",
         headers=_attachment(f"tiercards-{now:%Y%m%d}.json"),
     )
 
@@ -43,7 +44,8 @@ def export_csv(
     """One table as CSV: `attempts` (default), `schedule` (review states) or `reviews` (the log)."""
     now = utcnow()
     return Response(
-        transfer.export_csv(session, user_id, table, now), media_type="text/csv; charset=utf-8",
+        transfer.export_csv(session, user_id, table, now),
+        media_type="text/csv; charset=utf-8",
         headers=_attachment(f"tiercards-{table}-{now:%Y%m%d}.csv"),
     )
 
@@ -78,8 +80,12 @@ def _store(session: Session, user_id: int, doc: ExportDoc) -> ImportResult:
 
 @router.post(
     "/api/import",
-    openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
-        "schema": {"$ref": "#/components/schemas/ExportDoc"}}}}},
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ExportDoc"}}},
+        }
+    },
 )
 async def import_json(request: Request, session: WriteSessionDep, user_id: UserIdDep) -> ImportResult:
     """Merge an export back in (idempotent: see docs/scheduling.md). Malformed input: 422, nothing stored."""
