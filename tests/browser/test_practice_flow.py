@@ -20,6 +20,8 @@ def test_switch_tiers_without_reload_and_screenshot_each(
         page.click(f'.tier-switch a[data-tier="{tier}"]')
         expect(page).to_have_url(re.compile(rf"tier={tier}"))
         expect(page.locator('.tier-switch [aria-current="true"]')).to_have_text(tier)
+        expect(page.locator("#quiz input[name=choices]").first).to_be_visible()  # loaded into place
+        expect(page.locator("#history .hint")).to_have_count(0)
         page.screenshot(path=str(screenshot_dir / f"card-{tier}.png"), full_page=True)
     assert page.evaluate("window.markerFromBeforeSwitch") == 42
     expect(page.locator(".follow-up")).to_have_count(4)
