@@ -23,7 +23,6 @@ from app.demos.presets import get_preset, validate_params
 from app.models import DemoRun, User, WorkerBeat, utcnow
 
 ACTIVE = ("queued", "running")
-FINISHED = ("done", "failed", "cancelled", "interrupted")
 MAX_QUEUED = 3
 
 INTERRUPTED_MESSAGE = (

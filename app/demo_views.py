@@ -18,11 +18,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from app.demos.presets import PRESETS, ParamSpec, Preset, estimate_seconds, get_preset
+from app.demo_runs import ACTIVE
+from app.demos.presets import (
+    AGREEMENT,
+    PRESETS,
+    ParamSpec,
+    Preset,
+    estimate_seconds,
+    get_preset,
+    measured_step_ms,
+)
 from app.models import DemoRun, WorkerBeat
-
-# Within this fraction a measurement agrees with its model (as the reading says too).
-AGREEMENT = 0.10
 
 PARAM_LABELS = {
     "input_ms": "Input per batch",
@@ -43,8 +49,6 @@ STATUS_LABELS = {
     "cancelled": "Cancelled",
     "interrupted": "Interrupted",
 }
-
-ACTIVE = ("queued", "running")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -141,7 +145,6 @@ class RunView:
     error: str | None
     created_at: datetime
     started_at: datetime | None
-    finished_at: datetime | None
     progress_value: float
     progress_text: str
     position: int | None
@@ -186,7 +189,6 @@ def run_view(run: DemoRun, workers: list[WorkerBeat], position: int | None) -> R
         error=run.error,
         created_at=run.created_at,
         started_at=run.started_at,
-        finished_at=run.finished_at,
         progress_value=round(value, 3),
         progress_text=text,
         position=position,
@@ -251,10 +253,7 @@ class Timeline:
     axis_y: float
     warmup_x: float  # right edge of the warm-up shading (plot_left: none)
     end_x: float
-    end_ms: float
     summary: str
-    median_input_ms: float | None
-    median_compute_ms: float | None
 
 
 def _nice_step(total_ms: float, target: int = 8) -> float:
@@ -364,10 +363,7 @@ def timelines(result: dict[str, Any]) -> list[Timeline]:
                 axis_y=axis_y,
                 warmup_x=round(warmup_x, 2),
                 end_x=round(GUTTER + end_ms * scale, 2),
-                end_ms=end_ms,
                 summary=summary + ".",
-                median_input_ms=median_in,
-                median_compute_ms=median_co,
             )
         )
     return out
@@ -384,9 +380,7 @@ class Comparison:
     code: str
     basis: str  # median | mean
     measured_ms: float
-    median_ms: float
     p90_ms: float
-    mean_ms: float | None
     model_ms: float | None
     ratio: float | None
     verdict: str  # match | slower | faster | none
@@ -411,7 +405,7 @@ def comparisons(result: dict[str, Any]) -> list[Comparison]:
     rows = []
     for v in result.get("variants") or []:
         basis = v.get("model_basis", "median")
-        measured = float(v["mean_step_ms"] if basis == "mean" else v["median_step_ms"])
+        measured = measured_step_ms(v)
         model = v.get("model_step_ms")
         ratio, kind, text = verdict(measured, model)
         rows.append(
@@ -421,9 +415,7 @@ def comparisons(result: dict[str, Any]) -> list[Comparison]:
                 code=str(v.get("code", "")),
                 basis=basis,
                 measured_ms=measured,
-                median_ms=float(v["median_step_ms"]),
                 p90_ms=float(v["p90_step_ms"]),
-                mean_ms=v.get("mean_step_ms"),
                 model_ms=model,
                 ratio=round(ratio, 2) if ratio is not None else None,
                 verdict=kind,
@@ -530,15 +522,11 @@ def headline(result: dict[str, Any] | None) -> str:
     variants = (result or {}).get("variants") or []
     if not variants:
         return ""
-
-    def measured(v: dict[str, Any]) -> float:
-        return float(v["mean_step_ms"] if v.get("model_basis") == "mean" else v["median_step_ms"])
-
-    fastest = min(variants, key=measured)
-    slowest = max(variants, key=measured)
+    fastest = min(variants, key=measured_step_ms)
+    slowest = max(variants, key=measured_step_ms)
     return (
-        f"fastest: {fastest.get('label', fastest['name'])} {measured(fastest):.0f} ms · "
-        f"slowest: {slowest.get('label', slowest['name'])} {measured(slowest):.0f} ms"
+        f"fastest: {fastest.get('label', fastest['name'])} {measured_step_ms(fastest):.0f} ms · "
+        f"slowest: {slowest.get('label', slowest['name'])} {measured_step_ms(slowest):.0f} ms"
     )
 
 

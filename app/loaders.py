@@ -28,11 +28,15 @@ async def current_user_id() -> int:
 UserIdDep = Annotated[int, Depends(current_user_id)]
 
 
-async def get_card_or_404(catalogue: CatalogueDep, card_id: Annotated[str, Path(max_length=120)]) -> Card:
+def card_or_404(catalogue: Catalogue, card_id: str) -> Card:
     card = catalogue.get(card_id)
     if card is None:
         raise HTTPException(status_code=404, detail=f"no card with id '{card_id}'")
     return card
+
+
+async def get_card_or_404(catalogue: CatalogueDep, card_id: Annotated[str, Path(max_length=120)]) -> Card:
+    return card_or_404(catalogue, card_id)
 
 
 CardDep = Annotated[Card, Depends(get_card_or_404)]

@@ -153,9 +153,6 @@ class ReviewLog(Base):
     )
 
 
-DEMO_STATUSES = ("queued", "running", "done", "failed", "cancelled", "interrupted")
-
-
 class DemoRun(Base):
     """One live tf.data demo a person asked for: its parameters, where it is, and its result.
 

@@ -50,9 +50,6 @@ class DemoQueue:
         else:
             self.run_demo(run_id)
 
-    def pending(self) -> int:
-        return int(self.huey.pending_count())
-
     def close(self) -> None:
         """Close this thread's connection to the queue (SQLite) or the connection pool (Redis)."""
         storage: Any = self.huey.storage

@@ -248,8 +248,9 @@ def heatmap(counts: Counter[date], today: date, weeks: int = HEATMAP_WEEKS) -> H
         column, row = (day - first).days // 7, day.weekday()
         x, y = HEAT_LEFT + column * step, HEAT_TOP + row * step
         count = counts.get(day, 0)
-        size = LEVEL_SIZES[level(count)]
-        cells.append(HeatCell(day, count, level(count), x, y, size, (HEAT_CELL - size) // 2))
+        heat = level(count)
+        size = LEVEL_SIZES[heat]
+        cells.append(HeatCell(day, count, heat, x, y, size, (HEAT_CELL - size) // 2))
         if row == 0 and (day.day <= 7 or column == 0):
             months.append((x, day.strftime("%b")))
         day += timedelta(days=1)

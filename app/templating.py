@@ -11,9 +11,7 @@ from app.demo_views import preset_forms
 from app.timefmt import ago, clock, span, until, utc
 
 templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
-templates.env.filters["ago"] = ago
-templates.env.filters["clock"] = clock
-templates.env.filters.update(span=span, until=until, utc=utc)
+templates.env.filters.update(ago=ago, clock=clock, span=span, until=until, utc=utc)
 # The card page's "Run it live" forms: the same for everyone, so the cached page can hold them.
 templates.env.globals["demo_forms"] = preset_forms
 

@@ -28,8 +28,7 @@ from app.preferences import PracticeSettings
 MAX_ROWS = 500_000
 CardId = Annotated[str, Field(min_length=1, max_length=120)]
 StateName = Literal["learning", "review", "relearning"]
-STATE_NAME: dict[int, StateName] = {1: "learning", 2: "review", 3: "relearning"}
-STATE_BY_NAME = {name: number for number, name in STATE_NAME.items()}
+STATE_BY_NAME = {name: number for number, name in srs.STATE_NAMES.items()}
 
 
 class _Strict(BaseModel):
@@ -106,48 +105,36 @@ def _utc(moment: datetime) -> datetime:
     return moment.astimezone(UTC)
 
 
-def export_document(session: Session, user_id: int, now: datetime) -> ExportDoc:
-    attempts = session.scalars(
-        select(Attempt).where(Attempt.user_id == user_id).order_by(Attempt.created_at, Attempt.id)
-    )
-    states = srs.states_for(session, user_id)
-    logs = session.scalars(
+def _attempts(session: Session, user_id: int) -> list[Attempt]:
+    query = select(Attempt).where(Attempt.user_id == user_id).order_by(Attempt.created_at, Attempt.id)
+    return list(session.scalars(query))
+
+
+def _review_logs(session: Session, user_id: int) -> list[ReviewLog]:
+    query = (
         select(ReviewLog)
         .where(ReviewLog.user_id == user_id)
         .order_by(ReviewLog.review_datetime, ReviewLog.id)
     )
+    return list(session.scalars(query))
+
+
+def _fields(row: object, doc: type[BaseModel]) -> dict[str, object]:
+    """The row's value of each of the document's fields (they share their names)."""
+    return {name: getattr(row, name) for name in doc.model_fields}
+
+
+def export_document(session: Session, user_id: int, now: datetime) -> ExportDoc:
     return ExportDoc(
         exported_at=now,
         settings=preferences.load(session, user_id),
-        attempts=[
-            AttemptDoc.model_validate({c: getattr(a, c) for c in AttemptDoc.model_fields}) for a in attempts
-        ],
+        attempts=[AttemptDoc.model_validate(_fields(a, AttemptDoc)) for a in _attempts(session, user_id)],
         review_states=[
-            ReviewStateDoc(
-                card_id=s.card_id,
-                tier=s.tier,
-                state=STATE_NAME[s.state],
-                step=s.step,
-                stability=s.stability,
-                difficulty=s.difficulty,
-                due=s.due,
-                last_review=s.last_review,
-                first_review=s.first_review,
-                reps=s.reps,
-                lapses=s.lapses,
-            )
-            for s in states
+            ReviewStateDoc.model_validate(_fields(s, ReviewStateDoc) | {"state": srs.state_name(s)})
+            for s in srs.states_for(session, user_id)
         ],
         review_logs=[
-            ReviewLogDoc(
-                card_id=log.card_id,
-                tier=log.tier,
-                rating=log.rating,
-                review_datetime=log.review_datetime,
-                review_duration_ms=log.review_duration_ms,
-                attempt_id=log.attempt_id,
-            )
-            for log in logs
+            ReviewLogDoc.model_validate(_fields(log, ReviewLogDoc)) for log in _review_logs(session, user_id)
         ],
     )
 
@@ -217,11 +204,8 @@ def import_document(session: Session, user_id: int, doc: ExportDoc) -> ImportRes
         session.add(
             ReviewLog(
                 user_id=user_id,
-                card_id=doc_log.card_id,
-                tier=doc_log.tier,
-                rating=doc_log.rating,
+                **doc_log.model_dump(exclude={"review_datetime", "attempt_id"}),
                 review_datetime=key[2],
-                review_duration_ms=doc_log.review_duration_ms,
                 attempt_id=attempt_id,
             )
         )
@@ -241,17 +225,11 @@ def import_document(session: Session, user_id: int, doc: ExportDoc) -> ImportRes
         session.add(
             ReviewState(
                 user_id=user_id,
-                card_id=doc_state.card_id,
-                tier=doc_state.tier,
+                **doc_state.model_dump(exclude={"state", "due", "last_review", "first_review"}),
                 state=STATE_BY_NAME[doc_state.state],
-                step=doc_state.step,
-                stability=doc_state.stability,
-                difficulty=doc_state.difficulty,
                 due=_utc(doc_state.due),
                 last_review=_utc(doc_state.last_review) if doc_state.last_review else None,
                 first_review=_utc(doc_state.first_review),
-                reps=doc_state.reps,
-                lapses=doc_state.lapses,
             )
         )
         restored.add(key)
@@ -287,7 +265,6 @@ def _csv(header: list[str], rows: Iterable[list[object]]) -> str:
 
 
 def export_csv(session: Session, user_id: int, table: CsvTable, now: datetime) -> str:
-    doc = export_document(session, user_id, now)
     if table == "attempts":
         return _csv(
             [
@@ -311,19 +288,18 @@ def export_csv(session: Session, user_id: int, table: CsvTable, now: datetime) -
                     a.card_id,
                     a.tier,
                     a.kind,
-                    "" if a.follow_up is None else a.follow_up,
+                    _blank(a.follow_up),
                     a.seconds,
                     a.rating or "",
-                    "" if a.score is None else a.score,
+                    _blank(a.score),
                     " ".join(map(str, a.points)),
                     " ".join(a.choices or []),
                     a.text or "",
                 ]
-                for a in doc.attempts
+                for a in _attempts(session, user_id)
             ),
         )
     if table == "schedule":
-        rows = {(s.card_id, s.tier): s for s in srs.states_for(session, user_id)}
         return _csv(
             [
                 "card_id",
@@ -342,17 +318,17 @@ def export_csv(session: Session, user_id: int, table: CsvTable, now: datetime) -
                 [
                     s.card_id,
                     s.tier,
-                    s.state,
+                    srs.state_name(s),
                     _iso(s.due),
                     _iso(s.last_review),
                     _iso(s.first_review),
                     _blank(s.stability),
                     _blank(s.difficulty),
-                    round(srs.retrievability(rows[(s.card_id, s.tier)], now), 4),
+                    round(srs.retrievability(s, now), 4),
                     s.reps,
                     s.lapses,
                 ]
-                for s in doc.review_states
+                for s in srs.states_for(session, user_id)
             ),
         )
     return _csv(
@@ -364,9 +340,9 @@ def export_csv(session: Session, user_id: int, table: CsvTable, now: datetime) -
                 log.tier,
                 log.rating,
                 srs.RATING_NAMES[log.rating],
-                "" if log.review_duration_ms is None else log.review_duration_ms,
-                "" if log.attempt_id is None else log.attempt_id,
+                _blank(log.review_duration_ms),
+                _blank(log.attempt_id),
             ]
-            for log in doc.review_logs
+            for log in _review_logs(session, user_id)
         ),
     )

@@ -33,15 +33,10 @@ from app.main import create_app
 from app.models import WorkerBeat
 from app.security import CSRF_COOKIE
 from app.settings import Settings
+from bench._servers import free_port
 
 SMALL = {"steps": 6, "input_ms": 3, "compute_ms": 3, "batch_size": 2}
 TARGET_S = 2.0
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _start_worker(settings: Settings, log: Path) -> subprocess.Popen[bytes]:
@@ -125,7 +120,7 @@ def main() -> int:
     redis = None
     queue_url = ""
     if args.redis:
-        port = _free_port()
+        port = free_port()
         redis = subprocess.Popen(
             [
                 shutil.which("redis-server") or "/usr/bin/redis-server",

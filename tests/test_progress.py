@@ -134,7 +134,7 @@ def test_pitfalls_most_often_missed(client: TestClient) -> None:
     assert "you did not flag this pitfall" in first.get_text()
 
 
-def test_answer_history_search(app: FastAPI, client: TestClient) -> None:
+def test_answer_history_search(client: TestClient) -> None:
     post_attempt(client, text="The buffer drains when input is slower.")
     post_attempt(client, text="Parallel map adds workers; 100% of the gap.")
     post_attempt(client, "tf-data-cache-shuffle-order", text="cache before shuffle")
@@ -151,7 +151,7 @@ def test_answer_history_search(app: FastAPI, client: TestClient) -> None:
     assert client.get("/progress?kind=essay").status_code == 422
 
 
-def test_a_card_edited_in_content_keeps_its_history(app: FastAPI, client: TestClient, content: Path) -> None:
+def test_a_card_edited_in_content_keeps_its_history(client: TestClient, content: Path) -> None:
     post_attempt(client, SAMPLE, text="first try", rating="good")
     before = client.get(f"/api/cards/{SAMPLE}/schedule").json()
     # Rename the file and reword the card: the id is the key.
@@ -168,7 +168,7 @@ def test_a_card_edited_in_content_keeps_its_history(app: FastAPI, client: TestCl
 
 
 def test_a_card_deleted_from_content_keeps_its_history_and_shows_retired(
-    app: FastAPI, client: TestClient, content: Path
+    client: TestClient, content: Path
 ) -> None:
     post_attempt(client, SAMPLE, text="my answer", rating="again")
     (content / "sample-card.md").unlink()
@@ -192,9 +192,7 @@ def test_a_card_deleted_from_content_keeps_its_history_and_shows_retired(
     assert schedule["retired"] is False and schedule["reps"] == 1
 
 
-def test_a_deleted_card_s_quizzes_are_left_out_of_missed_pitfalls(
-    app: FastAPI, client: TestClient, content: Path
-) -> None:
+def test_a_deleted_card_s_quizzes_are_left_out_of_missed_pitfalls(client: TestClient, content: Path) -> None:
     post_attempt(client, SAMPLE, kind="quiz", text=None, choices=[], points=[], rating=None)
     assert client.get("/api/progress").json()["missed_pitfalls"]
     (content / "sample-card.md").unlink()

@@ -62,10 +62,9 @@ class CardParseError(Exception):
         self.problems = problems
 
 
-def parse_card(path: Path, text: str | None = None) -> Card:
+def parse_card(path: Path) -> Card:
     """The card in `path`; raises CardParseError listing every problem found."""
-    source = path.read_text(encoding="utf-8") if text is None else text
-    parser = _CardParser(path, source)
+    parser = _CardParser(path, path.read_text(encoding="utf-8"))
     card = parser.parse()
     if parser.problems or card is None:
         raise CardParseError(parser.problems)
@@ -94,7 +93,7 @@ class _CardParser:
         sections = self.sections(lines[end + 1 :], first_line=end + 2)
         if meta is None:
             return None
-        return self.build(meta, sections, last_line=len(lines))
+        return self.build(meta, sections)
 
     # --- frontmatter -------------------------------------------------------------------------
 
@@ -115,7 +114,6 @@ class _CardParser:
             self.problem(fence_line, "frontmatter must be a YAML mapping of keys to values")
             return None
         key_lines = {key.value: first_line + key.start_mark.line for key, _ in node.value}
-        meta: dict[str, Any] = {"_lines": key_lines}
         for key in data:
             if key not in REQUIRED_KEYS and key not in OPTIONAL_KEYS:
                 known = ", ".join(REQUIRED_KEYS + OPTIONAL_KEYS)
@@ -125,7 +123,7 @@ class _CardParser:
         for key in REQUIRED_KEYS:
             if key not in data:
                 self.problem(fence_line, f"missing frontmatter key '{key}'")
-        meta.update(data)
+        meta: dict[str, Any] = dict(data)
         self.check_values(meta, key_lines)
         return meta
 
@@ -204,7 +202,7 @@ class _CardParser:
                 )
             previous = section
 
-    def build(self, meta: dict[str, Any], sections: dict[str, _Section], last_line: int) -> Card | None:
+    def build(self, meta: dict[str, Any], sections: dict[str, _Section]) -> Card | None:
         points = self.answer_points(sections.get("Answer"))
         basics = self.prose(sections.get("Basics"))
         solid = self.prose(sections.get("Solid answer"))

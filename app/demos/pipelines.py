@@ -30,12 +30,14 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import tensorflow as tf
 
 from app.demos.presets import (
+    AGREEMENT,
     WARMUP_STEPS,
     DemoCancelled,
     Preset,
     PresetUnavailable,
     batch_input_ms,
     get_preset,
+    measured_step_ms,
     memory_buffer,
     model_buffer_mb,
     model_step_ms,
@@ -51,9 +53,6 @@ ComputeFn = Callable[[Any], None]
 # Progress is sent at most this often (plus at each variant's first and last step), so a worker
 # that stores every update does not write dozens of times a second.
 PROGRESS_INTERVAL_S = 0.1
-
-# Within this fraction a measurement "agrees" with its model in the reading.
-AGREEMENT = 0.10
 
 AUTOTUNE_NOTE = (
     "Why AUTOTUNE is not simply a large buffer: tf.data's prefetch autotuner starts with a buffer "
@@ -548,7 +547,7 @@ def _agreement_lines(variants: list[dict[str, Any]]) -> tuple[list[str], list[st
         if not model:
             continue
         basis = v["model_basis"]
-        measured = v["mean_step_ms"] if basis == "mean" else v["median_step_ms"]
+        measured = measured_step_ms(v)
         if abs(measured / model - 1) <= AGREEMENT:
             agree.append(f"{v['label']} {measured:.1f} ms (model {model:.1f}, {_pct(measured, model)})")
         else:
@@ -610,9 +609,7 @@ def _preset_sentence(preset: str, params: Mapping[str, int], variants: list[dict
     )
 
 
-def _producer_overhead_sentence(
-    preset: str, params: Mapping[str, int], variants: list[dict[str, Any]]
-) -> str:
+def _producer_overhead_sentence(params: Mapping[str, int], variants: list[dict[str, Any]]) -> str:
     """Where a variant has nothing overlapping the producer, its wait is the producer's real cost."""
     v = _by_name(variants)
     serial = v.get("no-prefetch")
@@ -620,7 +617,7 @@ def _producer_overhead_sentence(
         return ""
     wait = serial["median_input_wait_ms"]
     return (
-        f" Where nothing overlaps the producer (no prefetch) the wait per batch was {wait:.1f} ms "
+        f"Where nothing overlaps the producer (no prefetch) the wait per batch was {wait:.1f} ms "
         f"against input_ms = {params['input_ms']}: the difference is the per-example "
         "tf.numpy_function call and sleep overshoot."
     )
@@ -645,7 +642,7 @@ def _reading(
     agree, findings = _agreement_lines(variants)
     parts = [_preset_sentence(preset, params, variants)]
     if agree:
-        parts.append("Within 10% of the model: " + "; ".join(agree) + ".")
+        parts.append(f"Within {AGREEMENT:.0%} of the model: " + "; ".join(agree) + ".")
     parts.extend(findings)
     if fill_ms is not None:
         parts.append(_fill_sentence(params, variants, fill_ms))
@@ -658,9 +655,9 @@ def _reading(
         )
     if any("AUTOTUNE" in f for f in findings) and preset in ("jitter", "memory"):
         parts.append(AUTOTUNE_NOTE)
-    overhead = _producer_overhead_sentence(preset, params, variants)
+    overhead = _producer_overhead_sentence(params, variants)
     if overhead:
-        parts.append(overhead.strip())
+        parts.append(overhead)
     basis = "means" if get_preset(preset).model_basis == "mean" else "medians"
     parts.append(f"The {basis} leave out each variant's first {WARMUP_STEPS} steps (warm-up).")
     return " ".join(parts)

@@ -24,6 +24,9 @@ MAX_RUN_SECONDS = 120.0
 # Wall time a variant costs beyond its steps: building and optimising the pipeline, the iterator.
 VARIANT_OVERHEAD_SECONDS = 0.4
 
+# Within this fraction a measured step agrees with its model (the reading and the pages alike).
+AGREEMENT = 0.10
+
 
 class DemoError(Exception):
     """Base class of every way a demo can end without a result document."""
@@ -348,10 +351,6 @@ PRESETS: dict[str, Preset] = {
 }
 
 
-def preset_names() -> list[str]:
-    return list(PRESETS)
-
-
 def get_preset(name: str) -> Preset:
     try:
         return PRESETS[name]
@@ -510,6 +509,13 @@ _MODELS: dict[str, Callable[[str, Mapping[str, int]], float]] = {
     "memory": _memory_model,
     "to-device": _to_device_model,
 }
+
+
+def measured_step_ms(variant: Mapping[str, Any]) -> float:
+    """A result variant's measured step on the model's basis: its mean or its median."""
+    return float(
+        variant["mean_step_ms"] if variant.get("model_basis") == "mean" else variant["median_step_ms"]
+    )
 
 
 def model_step_ms(preset: str, variant: str, params: Mapping[str, int]) -> float | None:

@@ -12,6 +12,7 @@ from app.attempts import RATINGS, Assessment, AttemptIn
 from app.content.model import Card
 from app.content.tiers import TIERS, Tier, default_answer_kind, go_deeper_tiers, sees
 from app.db import SessionDep, WriteSessionDep
+from app.errors import error_messages
 from app.loaders import CardDep, CatalogueDep, UserIdDep, attempt_or_404, tier_or_422
 from app.page_cache import cacheable
 from app.templating import render
@@ -36,17 +37,6 @@ def _visible(card: Card, tier: Tier) -> dict[str, Any]:
 
 def _answer_kind(tier: Tier, requested: str | None) -> str:
     return requested or default_answer_kind(tier)
-
-
-def _error_messages(error: ValidationError | HTTPException) -> list[str]:
-    if isinstance(error, HTTPException):
-        return (
-            [item["msg"] for item in error.detail] if isinstance(error.detail, list) else [str(error.detail)]
-        )
-    return [
-        f"{'.'.join(map(str, e['loc'])) or 'answer'}: {e['msg']}".removeprefix("Value error, ")
-        for e in error.errors()
-    ]
 
 
 @router.get("/cards/{card_id}", response_class=HTMLResponse)
@@ -108,7 +98,7 @@ def _validated(form: FormData, card: Card, kind: str) -> AttemptIn | list[str]:
         data = _attempt_from_form(form, kind)
         attempts.check_against_card(card, data)
     except (ValidationError, HTTPException) as error:
-        return _error_messages(error)
+        return error_messages(error, whole="answer")
     return data
 
 
@@ -175,7 +165,7 @@ async def assess_attempt(
             request,
             "_assessment.html",
             status_code=422,
-            errors=_error_messages(error),
+            errors=error_messages(error, whole="answer"),
             attempt=attempt,
             card=card,
             ratings=RATINGS,

@@ -107,10 +107,6 @@ def param_error_detail(error: ParamError, preset: str | None) -> list[dict[str, 
     return [item]
 
 
-def rate_limited(error: demo_runs.QueueFull) -> HTTPException:
-    return HTTPException(status_code=429, detail=str(error), headers={"Retry-After": "10"})
-
-
 # ---------------------------------------------------------------------------------------------
 # Shapes (for the OpenAPI schema)
 
@@ -205,6 +201,15 @@ def _accepted(run: DemoRun) -> JSONResponse:
     return JSONResponse(body.model_dump(), status_code=status.HTTP_202_ACCEPTED)
 
 
+def _refused(error: Exception, preset: str) -> HTTPException:
+    """Why a run was not queued, as the HTTP error _SUBMIT_RESPONSES documents."""
+    if isinstance(error, ParamError):
+        return HTTPException(status_code=422, detail=param_error_detail(error, preset))
+    if isinstance(error, demo_runs.QueueFull):
+        return HTTPException(status_code=429, detail=str(error), headers={"Retry-After": "10"})
+    return HTTPException(status_code=503, detail=str(error))
+
+
 _SUBMIT_RESPONSES: dict[int | str, dict[str, Any]] = {
     202: {"model": DemoAccepted, "description": "Queued"},
     422: {"description": "A parameter is out of bounds; the detail names it and its range"},
@@ -221,12 +226,8 @@ async def create_demo(
     try:
         check_card(catalogue, data.card_id)
         run = submit(request, session, user_id, data.preset, data.params, data.card_id)
-    except ParamError as error:
-        raise HTTPException(status_code=422, detail=param_error_detail(error, data.preset)) from error
-    except demo_runs.QueueFull as error:
-        raise rate_limited(error) from error
-    except QueueUnavailable as error:
-        raise HTTPException(status_code=503, detail=str(error)) from error
+    except (ParamError, demo_runs.QueueFull, QueueUnavailable) as error:
+        raise _refused(error, data.preset) from error
     return _accepted(run)
 
 
@@ -286,12 +287,8 @@ async def rerun_demo(
     old = demo_run_or_404(session, user_id, run_id)
     try:
         run = submit(request, session, user_id, old.preset, dict(old.params), old.card_id, rerun_of=old.id)
-    except ParamError as error:
-        raise HTTPException(status_code=422, detail=param_error_detail(error, old.preset)) from error
-    except demo_runs.QueueFull as error:
-        raise rate_limited(error) from error
-    except QueueUnavailable as error:
-        raise HTTPException(status_code=503, detail=str(error)) from error
+    except (ParamError, demo_runs.QueueFull, QueueUnavailable) as error:
+        raise _refused(error, old.preset) from error
     return _accepted(run)
 
 

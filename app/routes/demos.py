@@ -55,7 +55,7 @@ def _history_context(session: Any, user_id: int, run: DemoRun) -> dict[str, Any]
     }
 
 
-def _run_context(request: Request, session: Any, user_id: int, run: DemoRun) -> dict[str, Any]:
+def _run_context(request: Request, session: Any, run: DemoRun) -> dict[str, Any]:
     workers = demo_runs.alive_workers(session, heartbeat_timeout(request))
     position = demo_runs.queue_position(session, run) if run.status == "queued" else None
     context: dict[str, Any] = {"run": run_view(run, workers, position)}
@@ -72,6 +72,16 @@ def _run_context(request: Request, session: Any, user_id: int, run: DemoRun) -> 
     catalogue = request.app.state.catalogue
     context["card"] = catalogue.get(run.card_id) if run.card_id else None
     return context
+
+
+def _status(
+    request: Request, session: Any, user_id: int, run: DemoRun, history: bool = False, **extra: Any
+) -> HTMLResponse:
+    """The live part of the run page; with `history`, the run history beside it too (out of band)."""
+    context = _run_context(request, session, run) | extra
+    if history:
+        context |= _history_context(session, user_id, run) | {"oob_history": True}
+    return render(request, "_demo_status.html", **context)
 
 
 @router.post("/demos", response_class=HTMLResponse)
@@ -116,7 +126,7 @@ async def submit_demo_form(
 def demo_page(request: Request, run_id: str, session: SessionDep, user_id: UserIdDep) -> HTMLResponse:
     sweep_stale(request, [run_id])
     run = demo_run_or_404(session, user_id, run_id)
-    context = _run_context(request, session, user_id, run) | _history_context(session, user_id, run)
+    context = _run_context(request, session, run) | _history_context(session, user_id, run)
     return render(request, "demo_run.html", **context)
 
 
@@ -134,10 +144,8 @@ def demo_status(
     """
     sweep_stale(request, [run_id])
     run = demo_run_or_404(session, user_id, run_id)
-    context = _run_context(request, session, user_id, run)
-    if is_htmx(request) and seen is not None and seen != run.status:
-        context |= _history_context(session, user_id, run) | {"oob_history": True}
-    return render(request, "_demo_status.html", **context)
+    changed = is_htmx(request) and seen is not None and seen != run.status
+    return _status(request, session, user_id, run, history=changed)
 
 
 @router.post("/demos/{run_id}/cancel", response_class=HTMLResponse)
@@ -150,9 +158,7 @@ async def cancel_demo_form(
     session.commit()
     if not is_htmx(request):
         return RedirectResponse(f"/demos/{run.id}", status_code=303)
-    context = _run_context(request, session, user_id, run)
-    context |= _history_context(session, user_id, run) | {"oob_history": True}
-    return render(request, "_demo_status.html", **context)
+    return _status(request, session, user_id, run, history=True)
 
 
 @router.post("/demos/{run_id}/rerun", response_class=HTMLResponse)
@@ -169,8 +175,7 @@ async def rerun_demo_form(
         )
         if not is_htmx(request):
             raise HTTPException(status_code=status_code, detail=f"Not queued: {message}") from error
-        context = _run_context(request, session, user_id, old) | {"rerun_error": f"Not queued: {message}."}
-        return render(request, "_demo_status.html", **context)
+        return _status(request, session, user_id, old, rerun_error=f"Not queued: {message}.")
     return _go_to(request, f"/demos/{run.id}")
 
 

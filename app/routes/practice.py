@@ -2,7 +2,7 @@
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request
 from pydantic import BaseModel, ValidationError
@@ -16,9 +16,11 @@ from app.content.catalogue import Catalogue
 from app.content.model import Card
 from app.content.tiers import IMPORTANCES, TIERS, Tier, default_answer_kind, sees
 from app.db import SessionDep, WriteSessionDep
-from app.loaders import CatalogueDep, UserIdDep, attempt_or_404, tier_or_422
+from app.errors import error_messages
+from app.loaders import CatalogueDep, UserIdDep, attempt_or_404, card_or_404, tier_or_422
 from app.models import Attempt, ReviewState, utcnow
 from app.preferences import PracticeSettings
+from app.stats import plain_title
 from app.templating import is_htmx, render
 from app.timefmt import until
 
@@ -45,6 +47,11 @@ def _queue(
     return srs.practice_queue(session, user_id, settings, introduction_order(cards), now)
 
 
+def _token(row: ReviewState | None) -> str:
+    """The card's last review as the form saw it: a rating sent twice finds it changed."""
+    return row.last_review.isoformat() if row is not None and row.last_review else ""
+
+
 def _card_context(card: Card, tier: Tier, row: ReviewState | None) -> dict[str, Any]:
     answer_kind = default_answer_kind(tier)
     return {
@@ -54,7 +61,7 @@ def _card_context(card: Card, tier: Tier, row: ReviewState | None) -> dict[str, 
         "is_new": row is None,
         "answer_kind": answer_kind,
         "limit": card.timings.basics if answer_kind == "basics" else card.timings.solid,
-        "token": row.last_review.isoformat() if row is not None and row.last_review else "",
+        "token": _token(row),
         "sees_solid": sees(tier, "solid"),
         "sees_deep_dive": sees(tier, "deep_dive"),
     }
@@ -66,8 +73,10 @@ def _page(
     catalogue: Catalogue,
     now: datetime,
     settings: PracticeSettings | None = None,
+    next_card: bool = True,
 ) -> dict[str, Any]:
-    """Everything practice.html needs, with the next card of the queue as the current card."""
+    """Everything practice.html needs, with the next card of the queue as the current card unless
+    `next_card` is false (the caller shows a card of its own)."""
     settings = settings or preferences.load(session, user_id)
     queue = _queue(session, user_id, catalogue, settings, now)
     context: dict[str, Any] = {
@@ -79,7 +88,7 @@ def _page(
         "card": None,
         "answer_shown": False,
     }
-    following = queue.next_card
+    following = queue.next_card if next_card else None
     if following is not None:
         card = catalogue.get(following[0])
         if card is not None:
@@ -88,38 +97,11 @@ def _page(
     return context
 
 
-def _revealed(
-    session: Session,
-    user_id: int,
-    card: Card,
-    tier: Tier,
-    now: datetime,
-    attempt: Attempt | None,
-    seconds: float,
-) -> dict[str, Any]:
-    row = srs.get_state(session, user_id, card.id, tier)
-    sched = srs.scheduler_for(session, user_id)
-    return _card_context(card, tier, row) | {
-        "answer_shown": True,
-        "attempt": attempt,
-        "seconds": seconds,
-        "previews": srs.preview(row, sched, now),
-    }
-
-
 @router.get("/practice", response_class=HTMLResponse)
 def practice_page(
     request: Request, session: SessionDep, user_id: UserIdDep, catalogue: CatalogueDep
 ) -> HTMLResponse:
     return render(request, "practice.html", **_page(session, user_id, catalogue, utcnow()))
-
-
-def _form_card(form: FormData, catalogue: Catalogue) -> Card:
-    card_id = str(form.get("card_id") or "")
-    card = catalogue.get(card_id)
-    if card is None:
-        raise HTTPException(status_code=404, detail=f"no card with id '{card_id}'")
-    return card
 
 
 def _seconds(value: object) -> float:
@@ -132,11 +114,36 @@ def _seconds(value: object) -> float:
     return seconds
 
 
-def _messages(error: ValidationError) -> list[str]:
-    return [
-        f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']}".removeprefix("Value error, ")
-        for e in error.errors()
-    ]
+class _Submitted(NamedTuple):
+    """What the reveal and rate forms both send, checked: the card, at which tier, how long it took."""
+
+    form: FormData
+    card: Card
+    settings: PracticeSettings
+    tier: Tier
+    seconds: float
+
+
+async def _submitted(request: Request, session: Session, user_id: int, catalogue: Catalogue) -> _Submitted:
+    form = await request.form()
+    card = card_or_404(catalogue, str(form.get("card_id") or ""))
+    settings = preferences.load(session, user_id)
+    tier = tier_or_422(str(form.get("tier") or ""), settings.target_tier)
+    return _Submitted(form, card, settings, tier, _seconds(form.get("seconds")))
+
+
+def _revealed(
+    session: Session, user_id: int, submitted: _Submitted, now: datetime, attempt: Attempt | None
+) -> dict[str, Any]:
+    card, tier = submitted.card, submitted.tier
+    row = srs.get_state(session, user_id, card.id, tier)
+    sched = srs.scheduler(submitted.settings.desired_retention)
+    return _card_context(card, tier, row) | {
+        "answer_shown": True,
+        "attempt": attempt,
+        "seconds": submitted.seconds,
+        "previews": srs.preview(row, sched, now),
+    }
 
 
 @router.post("/practice/reveal", response_class=HTMLResponse)
@@ -144,14 +151,11 @@ async def reveal(
     request: Request, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep
 ) -> HTMLResponse:
     """Show the model answer; a typed answer is recorded as an attempt (rated on the next step)."""
-    form = await request.form()
-    card = _form_card(form, catalogue)
-    settings = preferences.load(session, user_id)
-    tier = tier_or_422(str(form.get("tier") or ""), settings.target_tier)
-    seconds = _seconds(form.get("seconds"))
-    text = str(form.get("text") or "")
+    submitted = await _submitted(request, session, user_id, catalogue)
+    card, tier, seconds = submitted.card, submitted.tier, submitted.seconds
+    text = str(submitted.form.get("text") or "")
     now = utcnow()
-    page = _page(session, user_id, catalogue, now, settings)
+    page = _page(session, user_id, catalogue, now, submitted.settings, next_card=False)
     attempt = None
     if text.strip():
         try:
@@ -166,11 +170,11 @@ async def reveal(
                 "_practice_card.html",
                 status_code=422,
                 **page | _card_context(card, tier, row),
-                errors=_messages(error),
+                errors=error_messages(error),
                 text=text,
             )
         attempt = attempts.record(session, card, user_id, data)
-    context = page | _revealed(session, user_id, card, tier, now, attempt, seconds)
+    context = page | _revealed(session, user_id, submitted, now, attempt)
     return render(request, "practice.html", "_practice_card.html", **context)
 
 
@@ -179,11 +183,8 @@ async def rate(
     request: Request, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep
 ) -> HTMLResponse:
     """Rate the card just revealed and move on to the next one."""
-    form = await request.form()
-    card = _form_card(form, catalogue)
-    settings = preferences.load(session, user_id)
-    tier = tier_or_422(str(form.get("tier") or ""), settings.target_tier)
-    seconds = _seconds(form.get("seconds"))
+    submitted = await _submitted(request, session, user_id, catalogue)
+    form, card, settings, tier, seconds = submitted
     rating = str(form.get("rating") or "")
     attempt_id = str(form.get("attempt_id") or "")
     now = utcnow()
@@ -191,8 +192,8 @@ async def rate(
     if attempt is not None and attempt.card_id != card.id:
         raise HTTPException(status_code=422, detail="that attempt is for another card")
     if rating not in RATINGS:
-        context = _page(session, user_id, catalogue, now, settings)
-        context |= _revealed(session, user_id, card, tier, now, attempt, seconds)
+        context = _page(session, user_id, catalogue, now, settings, next_card=False)
+        context |= _revealed(session, user_id, submitted, now, attempt)
         return render(
             request,
             "practice.html",
@@ -205,21 +206,16 @@ async def rate(
         assessment = Assessment.model_validate({"points": form.getlist("points"), "rating": rating})
         attempts.assess(session, card, attempt, assessment)
         flash = f"Rated {rating}."
+    elif str(form.get("token") or "") == _token(srs.get_state(session, user_id, card.id, tier)):
+        srs.review(session, user_id, card.id, tier, srs.RATING_BY_NAME[rating], srs.duration_ms(seconds), now)
+        session.commit()
+        flash = f"Rated {rating}."
     else:
-        row = srs.get_state(session, user_id, card.id, tier)
-        current = row.last_review.isoformat() if row is not None and row.last_review else ""
-        if str(form.get("token") or "") == current:
-            srs.review(
-                session, user_id, card.id, tier, srs.RATING_BY_NAME[rating], srs.duration_ms(seconds), now
-            )
-            session.commit()
-            flash = f"Rated {rating}."
-        else:
-            # A second submit of the same card (double click, reload): it counted once already.
-            flash = "That card was already rated; it counted once."
+        # A second submit of the same card (double click, reload): it counted once already.
+        flash = "That card was already rated; it counted once."
     row = srs.get_state(session, user_id, card.id, tier)
     if row is not None:
-        flash += f" “{card.title.markdown.replace('`', '')}” is due again {until(row.due, now)}."
+        flash += f" “{plain_title(card)}” is due again {until(row.due, now)}."
     context = _page(session, user_id, catalogue, now, settings)
     return render(
         request, "practice.html", "_practice_card.html", **context, flash=flash, summary_oob=is_htmx(request)
@@ -243,7 +239,7 @@ async def save_settings(
             "_practice_settings.html",
             status_code=422,
             **context | {"form": submitted},
-            settings_errors=_messages(error),
+            settings_errors=error_messages(error),
         )
     preferences.save(session, user_id, settings)
     session.commit()

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from starlette.responses import HTMLResponse
 
 from app import preferences, srs, stats
-from app.content.catalogue import Catalogue
+from app.content.catalogue import Snapshot
 from app.db import SessionDep
 from app.loaders import CatalogueDep, UserIdDep
 from app.models import ReviewLog, utcnow
@@ -21,8 +21,7 @@ router = APIRouter(tags=["progress"])
 SearchText = Annotated[str, Query(max_length=200)]
 
 
-def _overview(session: Session, user_id: int, catalogue: Catalogue, now: datetime) -> dict[str, Any]:
-    snapshot = catalogue.snapshot()
+def _overview(session: Session, user_id: int, snapshot: Snapshot, now: datetime) -> dict[str, Any]:
     settings = preferences.load(session, user_id)
     rows = stats.card_progress(session, user_id, snapshot, settings.target_tier, now)
     counts = stats.activity_by_day(session, user_id)
@@ -53,7 +52,6 @@ def _overview(session: Session, user_id: int, catalogue: Catalogue, now: datetim
             "streak_days": current,
             "longest_streak_days": longest,
         },
-        "cards": snapshot.cards,
     }
 
 
@@ -67,16 +65,17 @@ def progress_page(
     kind: Annotated[str, Query(pattern="^(|basics|solid|follow-up|quiz)$")] = "",
 ) -> HTMLResponse:
     """The dashboard; an htmx request (the history search) gets only the history table."""
-    history, total = stats.search_history(session, user_id, catalogue.snapshot(), q, kind or None)
+    snapshot = catalogue.snapshot()
+    history, total = stats.search_history(session, user_id, snapshot, q, kind or None)
     context: dict[str, Any] = {
         "history": history,
         "history_total": total,
         "q": q,
         "kind": kind,
-        "cards": catalogue.snapshot().cards,
+        "cards": snapshot.cards,
     }
     if request.headers.get("hx-target") != "answer-history":
-        context |= _overview(session, user_id, catalogue, utcnow())
+        context |= _overview(session, user_id, snapshot, utcnow())
     return render(request, "progress.html", "_progress_history.html", **context)
 
 
@@ -95,7 +94,7 @@ def api_progress(session: SessionDep, user_id: UserIdDep, catalogue: CatalogueDe
     """Recall probability now, stability and lapses per card (per tier) and per topic; daily
     activity over the heatmap's window; streaks; the quiz items most often judged wrong."""
     now = utcnow()
-    overview = _overview(session, user_id, catalogue, now)
+    overview = _overview(session, user_id, catalogue.snapshot(), now)
     return ProgressOut(
         now=now,
         target_tier=overview["settings"].target_tier,

@@ -11,6 +11,7 @@ from starlette.responses import HTMLResponse, Response
 
 from app import transfer
 from app.db import SessionDep, WriteSessionDep
+from app.errors import field_messages
 from app.loaders import UserIdDep
 from app.models import utcnow
 from app.templating import render
@@ -102,6 +103,6 @@ async def import_upload(request: Request, session: WriteSessionDep, user_id: Use
         result = _store(session, user_id, _parse(await upload.read(MAX_IMPORT_BYTES + 1)))
     except HTTPException as error:
         detail = error.detail if isinstance(error.detail, list) else [{"msg": str(error.detail)}]
-        errors = [f"{'.'.join(map(str, d.get('loc', [])))}: {d.get('msg')}".lstrip(": ") for d in detail[:10]]
+        errors = field_messages(detail[:10])
         return render(request, "_progress_import.html", status_code=error.status_code, errors=errors)
     return render(request, "_progress_import.html", result=result, filename=upload.filename)

@@ -39,7 +39,8 @@ LONG = {"steps": 60, "input_ms": 20, "compute_ms": 20, "batch_size": 2}
 
 
 def demo_settings_for(data_dir: Path, queue_url: str | None = None) -> Settings:
-    return Settings(
+    """Settings for a fresh data folder, its database migrated."""
+    settings = Settings(
         data_dir=data_dir,
         content_dir=PROJECT_ROOT / "content",
         secret_key=SECRET,
@@ -47,6 +48,8 @@ def demo_settings_for(data_dir: Path, queue_url: str | None = None) -> Settings:
         demo_heartbeat_timeout_seconds=HEARTBEAT_TIMEOUT_S,
         queue_url=queue_url or "",
     )
+    schema.upgrade(settings)
+    return settings
 
 
 def env_for(settings: Settings) -> dict[str, str]:
@@ -159,6 +162,14 @@ class WorkerProcess:
                 self._db.dispose()
 
 
+def running_worker(settings: Settings) -> Iterator[WorkerProcess]:
+    """For a fixture: a started worker, stopped at teardown."""
+    process = WorkerProcess(settings, settings.data_dir / "worker.log")
+    process.start()
+    yield process
+    process.close()
+
+
 def wait_for(check: Callable[[], Any], timeout: float, interval: float = 0.1, what: str = "condition") -> Any:
     deadline = time.monotonic() + timeout
     while True:
@@ -226,17 +237,12 @@ def settle(db: Database) -> None:
 
 @pytest.fixture(scope="session")
 def demo_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    settings = demo_settings_for(tmp_path_factory.mktemp("demo-data"))
-    schema.upgrade(settings)
-    return settings
+    return demo_settings_for(tmp_path_factory.mktemp("demo-data"))
 
 
 @pytest.fixture(scope="session")
 def worker(demo_settings: Settings) -> Iterator[WorkerProcess]:
-    process = WorkerProcess(demo_settings, demo_settings.data_dir / "worker.log")
-    process.start()
-    yield process
-    process.close()
+    yield from running_worker(demo_settings)
 
 
 @pytest.fixture
@@ -260,9 +266,7 @@ def demo_client(demo_app: FastAPI) -> Iterator[TestClient]:
 
 @pytest.fixture(scope="session")
 def idle_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    settings = demo_settings_for(tmp_path_factory.mktemp("idle-data"))
-    schema.upgrade(settings)
-    return settings
+    return demo_settings_for(tmp_path_factory.mktemp("idle-data"))
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ import pytest
 import redis
 from fastapi.testclient import TestClient
 
-from app import schema
 from app.main import create_app
 from app.settings import Settings
 from tests.demo_web.conftest import (
@@ -25,6 +24,7 @@ from tests.demo_web.conftest import (
     csrf_client,
     demo_settings_for,
     get_run,
+    running_worker,
     submit,
     wait_for,
     wait_status,
@@ -87,17 +87,12 @@ def _pings(client: "redis.Redis[bytes]") -> bool:
 
 @pytest.fixture(scope="module")
 def redis_settings(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> Settings:
-    settings = demo_settings_for(tmp_path_factory.mktemp("redis-data"), queue_url=redis_url)
-    schema.upgrade(settings)
-    return settings
+    return demo_settings_for(tmp_path_factory.mktemp("redis-data"), queue_url=redis_url)
 
 
 @pytest.fixture(scope="module")
 def redis_worker(redis_settings: Settings) -> Iterator[WorkerProcess]:
-    process = WorkerProcess(redis_settings, redis_settings.data_dir / "worker.log")
-    process.start()
-    yield process
-    process.close()
+    yield from running_worker(redis_settings)
 
 
 @pytest.fixture
