@@ -345,21 +345,29 @@ class TrainStep:
         self._step(batch).numpy()
 
     def _time_ms(self, iterations: int, repeats: int = 3) -> float:
+        """Median wall time of one step at `iterations`, after a warm-up call."""
         self.iterations.assign(iterations)
         probe = tf.zeros([1])
-        self(probe)  # trace and warm
-        start = time.perf_counter()
+        self(probe)
+        times = []
         for _ in range(repeats):
+            start = time.perf_counter()
             self(probe)
-        return (time.perf_counter() - start) * 1000.0 / repeats
+            times.append((time.perf_counter() - start) * 1000.0)
+        return statistics.median(times)
 
     def calibrate(self, compute_ms: float) -> None:
         if compute_ms <= 0:
             self.iterations.assign(1)
             return
-        probe_iterations = 8
-        per_iteration = max(self._time_ms(probe_iterations) / probe_iterations, 1e-3)
-        self.iterations.assign(max(1, round(compute_ms / per_iteration)))
+        # Grow the probe until it takes a good share of the target, so neither the fixed cost of a
+        # call nor one slow sample on a busy host decides how many iterations a step runs.
+        iterations = 1
+        elapsed = self._time_ms(iterations)
+        while elapsed < compute_ms / 2 and iterations < 1 << 20:
+            iterations *= 2
+            elapsed = self._time_ms(iterations)
+        self.iterations.assign(max(1, round(iterations * compute_ms / max(elapsed, 1e-3))))
 
 
 def _compute(params: Mapping[str, int]) -> tuple[ComputeFn, str, str]:
