@@ -5,7 +5,6 @@ from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
-from swagger_ui_bundle import swagger_ui_path
 
 from app import PROJECT_ROOT
 from app.content.catalogue import Catalogue
@@ -58,7 +57,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         secure_cookie=settings.environment == "production",
     )
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
-    app.mount("/docs/assets", StaticFiles(directory=str(swagger_ui_path)), name="swagger-assets")
     for area in (library, cards, api, health, docs, practice, progress, transfer, demos, demo_api):
         app.include_router(area.router)
     install_error_pages(app)

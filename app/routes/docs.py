@@ -1,4 +1,4 @@
-"""Interactive API docs at /docs, served from the vendored Swagger UI (no CDN, no inline script)."""
+"""Interactive API docs at /docs: Swagger UI 5 vendored under static/ (no CDN, no inline script)."""
 
 from fastapi import APIRouter, Request
 from starlette.responses import HTMLResponse

@@ -53,7 +53,8 @@
       if (isNaN(limit)) {
         el.textContent = format(elapsed);
       } else if (elapsed <= limit) {
-        el.textContent = format(limit - elapsed) + " left";
+        // Round the time left up, as a countdown does: "0:20" for the whole first second.
+        el.textContent = format(Math.ceil(limit - elapsed)) + " left";
       } else {
         el.classList.add("overtime");
         el.textContent = "+" + format(elapsed - limit) + " over";
