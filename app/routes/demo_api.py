@@ -93,6 +93,21 @@ def submit(
     return run
 
 
+def resubmit(request: Request, session: Session, user_id: int, old: DemoRun) -> DemoRun:
+    """A new run with the same preset, parameters and card as `old`; refused like `submit`."""
+    return submit(request, session, user_id, old.preset, dict(old.params), old.card_id, rerun_of=old.id)
+
+
+SUBMIT_REFUSALS = (ParamError, demo_runs.QueueFull, QueueUnavailable)
+
+
+def refusal_status(error: Exception) -> int:
+    """The HTTP status for why `submit` refused: bad parameters, a full queue, no queue."""
+    if isinstance(error, ParamError):
+        return 422
+    return 429 if isinstance(error, demo_runs.QueueFull) else 503
+
+
 def param_error_detail(error: ParamError, preset: str | None) -> list[dict[str, Any]]:
     """FastAPI's 422 shape, plus the parameter and its bounds."""
     item: dict[str, Any] = {"type": "value_error", "msg": error.message, "param": error.param}
@@ -203,11 +218,11 @@ def _accepted(run: DemoRun) -> JSONResponse:
 
 def _refused(error: Exception, preset: str) -> HTTPException:
     """Why a run was not queued, as the HTTP error _SUBMIT_RESPONSES documents."""
+    status_code = refusal_status(error)
     if isinstance(error, ParamError):
-        return HTTPException(status_code=422, detail=param_error_detail(error, preset))
-    if isinstance(error, demo_runs.QueueFull):
-        return HTTPException(status_code=429, detail=str(error), headers={"Retry-After": "10"})
-    return HTTPException(status_code=503, detail=str(error))
+        return HTTPException(status_code=status_code, detail=param_error_detail(error, preset))
+    headers = {"Retry-After": "10"} if status_code == 429 else None
+    return HTTPException(status_code=status_code, detail=str(error), headers=headers)
 
 
 _SUBMIT_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -226,7 +241,7 @@ async def create_demo(
     try:
         check_card(catalogue, data.card_id)
         run = submit(request, session, user_id, data.preset, data.params, data.card_id)
-    except (ParamError, demo_runs.QueueFull, QueueUnavailable) as error:
+    except SUBMIT_REFUSALS as error:
         raise _refused(error, data.preset) from error
     return _accepted(run)
 
@@ -286,8 +301,8 @@ async def rerun_demo(
     """A new run with the same preset, parameters and card."""
     old = demo_run_or_404(session, user_id, run_id)
     try:
-        run = submit(request, session, user_id, old.preset, dict(old.params), old.card_id, rerun_of=old.id)
-    except (ParamError, demo_runs.QueueFull, QueueUnavailable) as error:
+        run = resubmit(request, session, user_id, old)
+    except SUBMIT_REFUSALS as error:
         raise _refused(error, old.preset) from error
     return _accepted(run)
 

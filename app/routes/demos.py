@@ -26,9 +26,11 @@ from app.demos.presets import PRESETS, ParamError
 from app.loaders import CardDep, CatalogueDep, UserIdDep, demo_run_or_404
 from app.models import DemoRun
 from app.routes.demo_api import (
-    QueueUnavailable,
+    SUBMIT_REFUSALS,
     check_card,
     heartbeat_timeout,
+    refusal_status,
+    resubmit,
     submit,
     sweep_stale,
 )
@@ -116,9 +118,9 @@ async def submit_demo_form(
     except ParamError as error:
         return form_again(error.message, 422)
     except demo_runs.QueueFull as error:
-        return form_again(f"Not queued: {error}.", 429)
-    except QueueUnavailable as error:
-        return form_again(str(error), 503)
+        return form_again(f"Not queued: {error}.", refusal_status(error))
+    except SUBMIT_REFUSALS as error:  # the queue is unreachable
+        return form_again(str(error), refusal_status(error))
     return _go_to(request, f"/demos/{run.id}")
 
 
@@ -167,14 +169,11 @@ async def rerun_demo_form(
 ) -> Response:
     old = demo_run_or_404(session, user_id, run_id)
     try:
-        run = submit(request, session, user_id, old.preset, dict(old.params), old.card_id, rerun_of=old.id)
-    except (ParamError, demo_runs.QueueFull, QueueUnavailable) as error:
+        run = resubmit(request, session, user_id, old)
+    except SUBMIT_REFUSALS as error:
         message = error.message if isinstance(error, ParamError) else str(error)
-        status_code = (
-            422 if isinstance(error, ParamError) else 429 if isinstance(error, demo_runs.QueueFull) else 503
-        )
         if not is_htmx(request):
-            raise HTTPException(status_code=status_code, detail=f"Not queued: {message}") from error
+            raise HTTPException(status_code=refusal_status(error), detail=f"Not queued: {message}") from error
         return _status(request, session, user_id, old, rerun_error=f"Not queued: {message}.")
     return _go_to(request, f"/demos/{run.id}")
 
