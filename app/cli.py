@@ -18,7 +18,7 @@ cli = typer.Typer(
     help="tiercards: practise technical-interview questions at four depths.", no_args_is_help=True
 )
 content_cli = typer.Typer(help="Author and check cards.", no_args_is_help=True)
-db_cli = typer.Typer(help="Database schema.", no_args_is_help=True)
+db_cli = typer.Typer(help="Database migrations.", no_args_is_help=True)
 # The standard asyncio loop, not uvloop: under 50 busy connections uvloop let about 1 % of
 # requests wait over a second (p99 1.1 s, wrk timeouts) while asyncio kept p99 under 100 ms at
 # the same throughput (bench/answer_writes.py; the same held for a bare Starlette endpoint).
@@ -39,11 +39,11 @@ def serve(
     """Upgrade the database, start a demo worker, and serve the web app."""
     import uvicorn
 
-    from app import schema
-    from app.main import create_app
+    from app.storage import migrations
+    from app.web.factory import create_app
 
     settings = get_settings()
-    schema.upgrade(settings)
+    migrations.upgrade(settings)
     worker = None if no_worker else _start_worker()
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     typer.echo(f"tiercards is running at http://{shown}:{port}/  (Ctrl+C stops it)")
@@ -86,24 +86,24 @@ def worker(
     """Run live demos from the queue (QUEUE_URL), one at a time, with TensorFlow in a child process."""
     import logging
 
-    from app import schema
-    from app.worker import DemoWorker
+    from app.demos.worker import DemoWorker
+    from app.storage import migrations
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s: %(message)s")
     logging.getLogger("huey").setLevel(logging.WARNING)
     settings = get_settings()
-    schema.upgrade(settings)
+    migrations.upgrade(settings)
     code = DemoWorker(settings, parent_pid=parent_pid).serve()
     raise typer.Exit(code=code)
 
 
 @db_cli.command("upgrade")
 def db_upgrade() -> None:
-    """Bring the database to the newest schema."""
-    from app import schema
+    """Bring the database to the newest migrations."""
+    from app.storage import migrations
 
     settings = get_settings()
-    schema.upgrade(settings)
+    migrations.upgrade(settings)
     typer.echo(f"database is up to date: {settings.database_url}")
 
 
@@ -220,7 +220,7 @@ def demo_run(
     if as_json:
         typer.echo(json.dumps(doc, indent=2))
     else:
-        from app.demo_views import result_table_text
+        from app.demos.views.cli_text import result_table_text
 
         typer.echo(result_table_text(doc))
 

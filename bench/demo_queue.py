@@ -27,12 +27,13 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from app import PROJECT_ROOT, schema
-from app.db import Database
-from app.main import create_app
-from app.models import WorkerBeat
-from app.security import CSRF_COOKIE
+from app import PROJECT_ROOT
+from app.demos.models import WorkerBeat
 from app.settings import Settings
+from app.storage import migrations
+from app.storage.database import Database
+from app.web.factory import create_app
+from app.web.security import CSRF_COOKIE
 from bench._servers import free_port
 
 SMALL = {"steps": 6, "input_ms": 3, "compute_ms": 3, "batch_size": 2}
@@ -138,7 +139,7 @@ def main() -> int:
     settings = Settings(
         data_dir=folder, secret_key="bench-secret-key-that-is-long-enough-xx", queue_url=queue_url
     )
-    schema.upgrade(settings)
+    migrations.upgrade(settings)
     worker = _start_worker(settings, folder / "worker.log")
     app = create_app(settings)
     try:

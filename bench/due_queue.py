@@ -3,9 +3,9 @@ as a ratio to a plain indexed SELECT of the same rows, in the same run.
 
 A temporary SQLite file is migrated with Alembic and filled; then, interleaved, each of these is
 timed `--runs` times and the medians are printed:
-  - due queue:       app.srs.due_queue (what /practice and /api/practice/due start from: the cards
+  - due queue:       app.practice.scheduling.due_queue (what /practice and /api/practice/due start from: the cards
                      due now at the person's tier, most overdue first, retired cards left out)
-  - practice queue:  app.srs.practice_queue (the due queue plus new-card allowance, today's count
+  - practice queue:  app.practice.scheduling.practice_queue (the due queue plus new-card allowance, today's count
                      and the unseen cards: everything the /practice page needs)
   - plain SELECT:    the same rows with one raw indexed SELECT on the same engine
 
@@ -23,11 +23,12 @@ from pathlib import Path
 
 from sqlalchemy import insert, text
 
-from app import schema, srs
-from app.db import Database
-from app.models import ReviewLog, ReviewState
-from app.preferences import PracticeSettings
+from app.practice import scheduling
+from app.practice.models import ReviewLog, ReviewState
+from app.practice.preferences import PracticeSettings
 from app.settings import Settings
+from app.storage import migrations
+from app.storage.database import Database
 
 USER = 1
 TIER = "middle"
@@ -105,7 +106,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         settings = Settings(data_dir=Path(folder), secret_key="bench-only-secret-key-long-enough-000")
-        schema.upgrade(settings)
+        migrations.upgrade(settings)
         db = Database(settings)
         ids = fill(db, args.cards, args.logs)
         known = set(ids)
@@ -114,11 +115,11 @@ def main() -> None:
 
         def due_queue() -> object:
             with db.read_sessions() as session:
-                return srs.due_queue(session, USER, TIER, NOW, known)
+                return scheduling.due_queue(session, USER, TIER, NOW, known)
 
         def practice_queue() -> object:
             with db.read_sessions() as session:
-                return srs.practice_queue(session, USER, practice, ids, NOW)
+                return scheduling.practice_queue(session, USER, practice, ids, NOW)
 
         def plain() -> object:
             with db.engine.connect() as connection:

@@ -1,9 +1,13 @@
 from alembic import context
 from sqlalchemy import Connection
 
-from app.db import make_engine
-from app.models import Base
+# Each domain's models module registers its tables on the shared metadata.
+from app.accounts import models as _accounts  # noqa: F401
+from app.demos import models as _demos  # noqa: F401
+from app.practice import models as _practice  # noqa: F401
 from app.settings import get_settings
+from app.storage.base import Base
+from app.storage.database import make_engine
 
 target_metadata = Base.metadata
 
@@ -15,7 +19,7 @@ def _configure(connection: Connection) -> None:
 
 
 def run_migrations_online() -> None:
-    # An engine handed in by app.schema.upgrade (tests, `tiercards db upgrade`) wins over settings.
+    # An engine handed in by app.storage.migrations.upgrade (tests, `tiercards db upgrade`) wins over settings.
     connection = context.config.attributes.get("connection")
     if connection is not None:
         _configure(connection)

@@ -7,11 +7,12 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import delete
 
-from app import PROJECT_ROOT, schema
-from app.main import create_app
-from app.models import Attempt, ReviewLog, ReviewState, UserSettings
-from app.security import CSRF_COOKIE
+from app import PROJECT_ROOT
+from app.practice.models import Attempt, ReviewLog, ReviewState, UserSettings
 from app.settings import Settings
+from app.storage import migrations
+from app.web.factory import create_app
+from app.web.security import CSRF_COOKIE
 
 
 @pytest.fixture(scope="session")
@@ -23,7 +24,7 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
         secret_key="test-only-secret-key-that-is-long-enough",
         content_poll_seconds=0,
     )
-    schema.upgrade(settings)
+    migrations.upgrade(settings)
     return settings
 
 

@@ -3,8 +3,9 @@
 from pathlib import Path
 from typing import Any
 
+from app.accounts.models import LOCAL_USER_ID
 from app.content.scaffold import new_card
-from app.models import LOCAL_USER_ID, Attempt
+from app.practice.models import Attempt
 
 OWNER_CARD = "tf-data-prefetch-last"
 

@@ -10,8 +10,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app import srs
-from app.models import Attempt, ReviewLog, ReviewState
+from app.practice import scheduling
+from app.practice.models import Attempt, ReviewLog, ReviewState
 from tests.factories import OWNER_CARD
 
 HTMX = {"HX-Request": "true"}
@@ -34,12 +34,14 @@ def review(
     duration_ms: int | None = 1000,
 ) -> ReviewState:
     with write_session(app) as session:
-        return srs.review(session, 1, card_id, tier, srs.RATING_BY_NAME[rating], duration_ms, at)
+        return scheduling.review(
+            session, 1, card_id, tier, scheduling.RATING_BY_NAME[rating], duration_ms, at
+        )
 
 
 def state(app: FastAPI, card_id: str = OWNER_CARD, tier: str = "middle") -> ReviewState | None:
     with app.state.db.read_sessions() as session:
-        return srs.get_state(session, 1, card_id, tier)
+        return scheduling.get_state(session, 1, card_id, tier)
 
 
 def logs(app: FastAPI, card_id: str | None = None) -> list[ReviewLog]:

@@ -11,7 +11,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import delete
 
-from app.models import Attempt, ReviewLog, ReviewState, UserSettings, utcnow
+from app.practice.models import Attempt, ReviewLog, ReviewState, UserSettings
+from app.storage.base import utcnow
 from tests.factories import OWNER_CARD
 from tests.srs_helpers import HTMX, counts, post_attempt, review, write_session
 

@@ -9,9 +9,9 @@ from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.main import create_app
-from app.security import CSRF_COOKIE
 from app.settings import Settings
+from app.web.factory import create_app
+from app.web.security import CSRF_COOKIE
 from tests.factories import OWNER_CARD, card_text, write_card
 
 HTMX = {"HX-Request": "true"}

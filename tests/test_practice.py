@@ -8,7 +8,7 @@ from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.models import utcnow
+from app.storage.base import utcnow
 from tests.factories import OWNER_CARD
 from tests.srs_helpers import HTMX, counts, logs, post_attempt, review, state
 

@@ -9,10 +9,10 @@ from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app import stats
 from app.content.catalogue import Catalogue
-from app.loaders import get_catalogue
-from app.models import utcnow
+from app.content.dependencies import get_catalogue
+from app.practice import stats
+from app.storage.base import utcnow
 from tests.factories import OWNER_CARD, card_text, make_attempt, write_card
 from tests.srs_helpers import HTMX, T0, add, post_attempt, review
 

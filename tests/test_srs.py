@@ -14,11 +14,13 @@ from fastapi.testclient import TestClient
 from fsrs import Rating
 from sqlalchemy import inspect
 
-from app import schema, srs
-from app.db import make_engine
-from app.models import Attempt, Base, ReviewState
-from app.preferences import PracticeSettings
+from app.practice import scheduling
+from app.practice.models import Attempt, ReviewState
+from app.practice.preferences import PracticeSettings
 from app.settings import Settings
+from app.storage import migrations
+from app.storage.base import Base
+from app.storage.database import make_engine
 from tests.factories import OWNER_CARD
 from tests.srs_helpers import HTMX, T0, logs, post_attempt, review, state, write_session
 
@@ -26,7 +28,9 @@ PERFECT_QUIZ = ["p0", "p1", "p2", "p3", "p4"]  # the owner's card has pitfalls p
 
 
 def test_a_new_card_again_is_due_sooner_than_good_and_good_sooner_than_easy(app: FastAPI) -> None:
-    due = {rating: review(app, rating, T0, card_id=f"card-{rating}").due for rating in srs.RATING_BY_NAME}
+    due = {
+        rating: review(app, rating, T0, card_id=f"card-{rating}").due for rating in scheduling.RATING_BY_NAME
+    }
     assert due["again"] < due["hard"] < due["good"] < due["easy"]
     # FSRS-6 defaults, no fuzz: learning steps of 1 and 10 minutes, easy graduates at once.
     assert due["again"] == T0 + timedelta(minutes=1)
@@ -37,7 +41,7 @@ def test_a_new_card_again_is_due_sooner_than_good_and_good_sooner_than_easy(app:
 def test_a_reviewed_card_again_is_due_sooner_than_good_and_good_sooner_than_easy(app: FastAPI) -> None:
     later = T0 + timedelta(days=20)
     due = {}
-    for rating in srs.RATING_BY_NAME:
+    for rating in scheduling.RATING_BY_NAME:
         card_id = f"card-{rating}"
         review(app, "easy", T0, card_id=card_id)  # graduates to the review state
         due[rating] = review(app, rating, later, card_id=card_id).due
@@ -65,10 +69,10 @@ def test_the_same_reviews_at_the_same_times_give_the_same_schedule(app: FastAPI)
 
 def test_a_higher_desired_retention_schedules_sooner() -> None:
     row = ReviewState(card_id="x", tier="middle")
-    srs._fresh_state(row, T0)
-    srs._apply(srs.scheduler(0.9), row, Rating.Easy, T0)
-    relaxed = srs.preview(row, srs.scheduler(0.8), T0 + timedelta(days=10))["good"]
-    strict = srs.preview(row, srs.scheduler(0.97), T0 + timedelta(days=10))["good"]
+    scheduling._fresh_state(row, T0)
+    scheduling._apply(scheduling.scheduler(0.9), row, Rating.Easy, T0)
+    relaxed = scheduling.preview(row, scheduling.scheduler(0.8), T0 + timedelta(days=10))["good"]
+    strict = scheduling.preview(row, scheduling.scheduler(0.97), T0 + timedelta(days=10))["good"]
     assert strict < relaxed
 
 
@@ -85,15 +89,15 @@ def test_a_higher_desired_retention_schedules_sooner() -> None:
     ],
 )
 def test_the_quiz_rule(score: float, expected: Rating) -> None:
-    assert srs.quiz_rating(score) == expected
+    assert scheduling.quiz_rating(score) == expected
 
 
 def test_what_an_attempt_feeds_the_schedule() -> None:
-    assert srs.attempt_rating(Attempt(kind="solid", rating=None)) is None
-    assert srs.attempt_rating(Attempt(kind="follow-up", rating="hard")) == Rating.Hard
-    assert srs.attempt_rating(Attempt(kind="quiz", score=0.6, rating=None)) == Rating.Hard
+    assert scheduling.attempt_rating(Attempt(kind="solid", rating=None)) is None
+    assert scheduling.attempt_rating(Attempt(kind="follow-up", rating="hard")) == Rating.Hard
+    assert scheduling.attempt_rating(Attempt(kind="quiz", score=0.6, rating=None)) == Rating.Hard
     # A self-rating given to a quiz afterwards wins over its score.
-    assert srs.attempt_rating(Attempt(kind="quiz", score=0.6, rating="easy")) == Rating.Easy
+    assert scheduling.attempt_rating(Attempt(kind="quiz", score=0.6, rating="easy")) == Rating.Easy
 
 
 def test_answers_follow_ups_and_quizzes_feed_the_card_at_the_tier_answered(
@@ -158,7 +162,7 @@ def test_a_review_older_than_the_last_one_is_replayed_in_time_order(app: FastAPI
 
 def test_retrievability_falls_with_time(app: FastAPI) -> None:
     row = review(app, "easy", T0)
-    values = [srs.retrievability(row, T0 + timedelta(days=d)) for d in (0, 5, 30, 200)]
+    values = [scheduling.retrievability(row, T0 + timedelta(days=d)) for d in (0, 5, 30, 200)]
     assert values[0] == pytest.approx(1.0)
     assert values == sorted(values, reverse=True) and values[-1] < 0.7
 
@@ -170,10 +174,10 @@ def test_naive_datetimes_are_refused(app: FastAPI) -> None:
     with pytest.raises(ValueError, match="naive"):
         review(app, "good", datetime(2026, 3, 2, 9, 30))
     with pytest.raises(ValueError, match="naive"):
-        srs.utc_day_start(datetime(2026, 3, 2))
+        scheduling.utc_day_start(datetime(2026, 3, 2))
     row = review(app, "good", T0)
     with pytest.raises(ValueError, match="naive"):
-        srs.retrievability(row, datetime(2026, 3, 3))
+        scheduling.retrievability(row, datetime(2026, 3, 3))
 
 
 def test_an_aware_time_in_another_zone_is_the_same_instant_in_utc(app: FastAPI) -> None:
@@ -187,11 +191,11 @@ def test_the_new_card_allowance_renews_at_midnight_utc(app: FastAPI) -> None:
     just_before = datetime(2026, 3, 2, 23, 59, 30, tzinfo=UTC)
     review(app, "good", just_before)
     with app.state.db.read_sessions() as session:
-        assert srs.new_introduced_today(session, 1, "middle", just_before + timedelta(seconds=29)) == 1
-        assert srs.new_introduced_today(session, 1, "middle", datetime(2026, 3, 3, tzinfo=UTC)) == 0
+        assert scheduling.new_introduced_today(session, 1, "middle", just_before + timedelta(seconds=29)) == 1
+        assert scheduling.new_introduced_today(session, 1, "middle", datetime(2026, 3, 3, tzinfo=UTC)) == 0
         # 23:59:30 UTC is already 3 March in UTC+14; the day is still the UTC day.
         local = datetime(2026, 3, 3, 13, 59, 45, tzinfo=timezone(timedelta(hours=14)))
-        assert srs.new_introduced_today(session, 1, "middle", local) == 1
+        assert scheduling.new_introduced_today(session, 1, "middle", local) == 1
 
 
 def test_a_card_due_just_before_midnight_utc_is_due_at_that_instant_not_at_local_midnight(
@@ -204,9 +208,11 @@ def test_a_card_due_just_before_midnight_utc_is_due_at_that_instant_not_at_local
         due_at = datetime(2026, 3, 2, 23, 58, tzinfo=UTC)
         review(app, "good", due_at - timedelta(minutes=10))  # good on a new card: due in 10 minutes
         with app.state.db.read_sessions() as session:
-            before = srs.due_queue(session, 1, "middle", due_at - timedelta(seconds=1))
-            at = srs.due_queue(session, 1, "middle", due_at)
-            after_midnight = srs.due_queue(session, 1, "middle", datetime(2026, 3, 3, 0, 1, tzinfo=UTC))
+            before = scheduling.due_queue(session, 1, "middle", due_at - timedelta(seconds=1))
+            at = scheduling.due_queue(session, 1, "middle", due_at)
+            after_midnight = scheduling.due_queue(
+                session, 1, "middle", datetime(2026, 3, 3, 0, 1, tzinfo=UTC)
+            )
         assert before == [] and [d.card_id for d in at] == [OWNER_CARD] and len(after_midnight) == 1
         assert at[0].due == due_at
     finally:
@@ -222,7 +228,7 @@ def test_the_queue_serves_due_cards_most_overdue_first_then_new_ones(app: FastAP
     review(app, "good", T0, card_id="retired")  # due, but no longer in the catalogue
     settings = PracticeSettings(new_per_day=2)
     with app.state.db.read_sessions() as session:
-        queue = srs.practice_queue(session, 1, settings, ["a", "b", "c", "d", "e", "f"], now)
+        queue = scheduling.practice_queue(session, 1, settings, ["a", "b", "c", "d", "e", "f"], now)
     assert [d.card_id for d in queue.due] == ["a", "b"]
     assert queue.new == ["d", "e"] and queue.unseen == 3
     assert queue.next_card == ("a", False)
@@ -232,7 +238,7 @@ def test_a_rated_review_stores_the_duration_and_refuses_a_negative_one(app: Fast
     review(app, "good", T0, duration_ms=2_345)
     assert logs(app)[0].review_duration_ms == 2_345
     with pytest.raises(ValueError, match="negative"), write_session(app) as session:
-        srs.review(session, 1, OWNER_CARD, "middle", Rating.Good, -1, T0)
+        scheduling.review(session, 1, OWNER_CARD, "middle", Rating.Good, -1, T0)
 
 
 OUR_TABLES = {"review_states", "review_logs", "user_settings"}
@@ -253,11 +259,11 @@ def _table_of(diff: Any) -> str | None:
 
 def test_migration_0002_goes_down_and_up_again_and_matches_the_models(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path, secret_key="test-only-secret-key-that-is-long-enough")
-    schema.upgrade(settings, "0002")
+    migrations.upgrade(settings, "0002")
     engine = make_engine(settings)
     try:
         with engine.begin() as connection:
-            config = schema.alembic_config()
+            config = migrations.alembic_config()
             config.attributes["connection"] = connection
             command.downgrade(config, "0001")
             assert not OUR_TABLES & set(inspect(connection).get_table_names())

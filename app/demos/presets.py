@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from app.exceptions import DomainError, Invalid
+
 # Steps at the start of every variant left out of medians, means and p90: the first `next()`
 # starts tf.data's background threads and the first buffer fill, which is not the steady state.
 WARMUP_STEPS = 2
@@ -28,19 +30,17 @@ VARIANT_OVERHEAD_SECONDS = 0.4
 AGREEMENT = 0.10
 
 
-class DemoError(Exception):
+class DemoError(DomainError):
     """Base class of every way a demo can end without a result document."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
+class ParamError(DemoError, Invalid):
+    """A parameter (or the preset name) is not acceptable; `param` names it, with its bounds."""
 
-class ParamError(DemoError, ValueError):
-    """A parameter (or the preset name) is not acceptable; `param` names it for a 422."""
-
-    def __init__(self, param: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, param: str, message: str, spec: ParamSpec | None = None) -> None:
+        field = param if param in ("preset", "card_id") else f"params.{param}"
+        bounds = {"min": spec.min, "max": spec.max} if spec is not None else {}
+        Invalid.__init__(self, field, message, param=param, **bounds)
         self.param = param
 
 
@@ -361,7 +361,7 @@ def get_preset(name: str) -> Preset:
 def _as_int(spec: ParamSpec, value: object) -> int:
     """Accept ints, integral floats (JSON) and digit strings (forms); nothing else."""
     if isinstance(value, bool):
-        raise ParamError(spec.name, f"{spec.name} must be an integer")
+        raise ParamError(spec.name, f"{spec.name} must be an integer", spec)
     if isinstance(value, int):
         return value
     if isinstance(value, float) and value.is_integer():
@@ -371,7 +371,7 @@ def _as_int(spec: ParamSpec, value: object) -> int:
             return int(value.strip())
         except ValueError:
             pass
-    raise ParamError(spec.name, f"{spec.name} must be an integer")
+    raise ParamError(spec.name, f"{spec.name} must be an integer", spec)
 
 
 def validate_params(preset: str, params: Mapping[str, object] | None) -> dict[str, int]:
@@ -387,7 +387,7 @@ def validate_params(preset: str, params: Mapping[str, object] | None) -> dict[st
         raw = given.get(p.name)
         value = p.default if raw is None else _as_int(p, raw)
         if not p.min <= value <= p.max:
-            raise ParamError(p.name, f"{p.name} must be between {p.min} and {p.max}")
+            raise ParamError(p.name, f"{p.name} must be between {p.min} and {p.max}", p)
         result[p.name] = value
     seconds = estimate_seconds(preset, result)
     if seconds > MAX_RUN_SECONDS:
@@ -395,6 +395,7 @@ def validate_params(preset: str, params: Mapping[str, object] | None) -> dict[st
             "steps",
             f"this run would take about {seconds:.0f} s and the limit is {MAX_RUN_SECONDS:.0f} s: "
             "lower steps, input_ms or compute_ms",
+            known["steps"],
         )
     return result
 

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 from alembic import op
 
-from app.models import UTCDateTime
+from app.storage.base import UTCDateTime
 
 revision: str = "0001"
 down_revision: str | None = None

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-from app.models import UTCDateTime
+from app.storage.base import UTCDateTime
 
 revision: str = "0002"
 down_revision: str | None = "0001"

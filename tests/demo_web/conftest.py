@@ -23,12 +23,13 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
-from app import PROJECT_ROOT, schema
-from app.db import Database
-from app.main import create_app
-from app.models import DemoRun, WorkerBeat
-from app.security import CSRF_COOKIE
+from app import PROJECT_ROOT
+from app.demos.models import DemoRun, WorkerBeat
 from app.settings import Settings
+from app.storage import migrations
+from app.storage.database import Database
+from app.web.factory import create_app
+from app.web.security import CSRF_COOKIE
 
 HEARTBEAT_TIMEOUT_S = 5.0
 SECRET = "test-only-secret-key-that-is-long-enough"
@@ -48,7 +49,7 @@ def demo_settings_for(data_dir: Path, queue_url: str | None = None) -> Settings:
         demo_heartbeat_timeout_seconds=HEARTBEAT_TIMEOUT_S,
         queue_url=queue_url or "",
     )
-    schema.upgrade(settings)
+    migrations.upgrade(settings)
     return settings
 
 

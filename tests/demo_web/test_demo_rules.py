@@ -12,10 +12,12 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
-from app import demo_runs
+from app.accounts.models import LOCAL_USER_ID
+from app.demos import service
+from app.demos.models import DemoRun, WorkerBeat
 from app.demos.presets import PRESETS
-from app.models import LOCAL_USER_ID, DemoRun, WorkerBeat, utcnow
-from app.worker import pid_alive
+from app.demos.worker import pid_alive
+from app.storage.base import utcnow
 from tests.demo_web.conftest import HEARTBEAT_TIMEOUT_S, SMALL, submit
 
 CARD = "tf-data-prefetch-last"
@@ -86,7 +88,7 @@ def test_a_fresh_worker_beat_makes_the_warning_go(idle_client: TestClient, idle_
     run_id = submit(idle_client, params=SMALL)
     db = idle_app.state.db
     with db.write_sessions() as session:
-        demo_runs.beat(session, "elsewhere:1", "CPU", "simulated", "2.x", None, utcnow())
+        service.beat(session, "elsewhere:1", "CPU", "simulated", "2.x", None, utcnow())
     try:
         page = idle_client.get(f"/demos/{run_id}")
         assert "No worker is running" not in page.text
@@ -98,7 +100,7 @@ def test_a_fresh_worker_beat_makes_the_warning_go(idle_client: TestClient, idle_
         assert "No worker is running" in idle_client.get(f"/demos/{run_id}").text
     finally:
         with db.write_sessions() as session:
-            demo_runs.forget_worker(session, "elsewhere:1")
+            service.forget_worker(session, "elsewhere:1")
 
 
 def test_a_running_run_without_heartbeat_reads_as_interrupted(
@@ -107,8 +109,8 @@ def test_a_running_run_without_heartbeat_reads_as_interrupted(
     run_id = submit(idle_client, params=SMALL)
     db = idle_app.state.db
     with db.write_sessions() as session:
-        claimed = demo_runs.claim(session, run_id, "gone-host:4242", HEARTBEAT_TIMEOUT_S)
-    assert isinstance(claimed, demo_runs.Claimed)
+        claimed = service.claim(session, run_id, "gone-host:4242", HEARTBEAT_TIMEOUT_S)
+    assert isinstance(claimed, service.Claimed)
     assert idle_client.get(f"/api/demos/{run_id}").json()["status"] == "running"
     with db.write_sessions() as session:
         old = utcnow() - timedelta(seconds=HEARTBEAT_TIMEOUT_S + 1)
@@ -128,9 +130,9 @@ def test_a_new_worker_interrupts_runs_left_by_a_dead_worker_on_its_host_at_once(
     host = socket.gethostname()
     db = idle_app.state.db
     with db.write_sessions() as session:
-        demo_runs.claim(session, run_id, f"{host}:{gone.pid}", HEARTBEAT_TIMEOUT_S)
+        service.claim(session, run_id, f"{host}:{gone.pid}", HEARTBEAT_TIMEOUT_S)
     with db.write_sessions() as session:
-        assert demo_runs.interrupt_orphans(session, host, pid_alive) == 1
+        assert service.interrupt_orphans(session, host, pid_alive) == 1
     doc = idle_client.get(f"/api/demos/{run_id}").json()
     assert doc["status"] == "interrupted"
 
@@ -139,17 +141,17 @@ def test_claims_are_atomic_and_one_running_per_person(idle_client: TestClient, i
     first, second = submit(idle_client, params=SMALL), submit(idle_client, params=SMALL)
     db = idle_app.state.db
     with db.write_sessions() as session:
-        assert isinstance(demo_runs.claim(session, first, "a:1", HEARTBEAT_TIMEOUT_S), demo_runs.Claimed)
+        assert isinstance(service.claim(session, first, "a:1", HEARTBEAT_TIMEOUT_S), service.Claimed)
     with db.write_sessions() as session:
-        assert demo_runs.claim(session, first, "b:2", HEARTBEAT_TIMEOUT_S) == "gone"  # taken already
+        assert service.claim(session, first, "b:2", HEARTBEAT_TIMEOUT_S) == "gone"  # taken already
     with db.write_sessions() as session:
-        assert demo_runs.claim(session, second, "b:2", HEARTBEAT_TIMEOUT_S) == "busy"  # one running each
+        assert service.claim(session, second, "b:2", HEARTBEAT_TIMEOUT_S) == "busy"  # one running each
     with db.write_sessions() as session:
-        demo_runs.finish(session, first, "a:1", "done", {"variants": []})
+        service.finish(session, first, "a:1", "done", {"variants": []})
     with db.write_sessions() as session:
-        assert isinstance(demo_runs.claim(session, second, "b:2", HEARTBEAT_TIMEOUT_S), demo_runs.Claimed)
+        assert isinstance(service.claim(session, second, "b:2", HEARTBEAT_TIMEOUT_S), service.Claimed)
     with db.write_sessions() as session:
-        demo_runs.finish(session, second, "someone-else:3", "done")  # not its worker: ignored
+        service.finish(session, second, "someone-else:3", "done")  # not its worker: ignored
     with db.read_sessions() as session:
         run = session.get(DemoRun, second)
         assert run is not None and run.status == "running" and run.user_id == LOCAL_USER_ID

@@ -10,8 +10,8 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
 from app.demos.presets import PRESETS
-from app.main import create_app
 from app.settings import Settings
+from app.web.factory import create_app
 from tests.demo_web.conftest import (
     HEARTBEAT_TIMEOUT_S,
     LONG,

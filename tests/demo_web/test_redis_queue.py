@@ -15,8 +15,8 @@ import pytest
 import redis
 from fastapi.testclient import TestClient
 
-from app.main import create_app
 from app.settings import Settings
+from app.web.factory import create_app
 from tests.demo_web.conftest import (
     LONG,
     SMALL,

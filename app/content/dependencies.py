@@ -1,0 +1,40 @@
+"""Dependencies that hand a route the catalogue, a card (or 404) and a tier (or 422)."""
+
+from typing import Annotated
+
+from fastapi import Depends, Path, Request
+
+from app.content.catalogue import Catalogue
+from app.content.model import Card
+from app.content.tiers import TIERS, Tier, parse_tier
+from app.exceptions import Invalid, NotFound
+
+
+# Async so FastAPI runs these inline rather than in its thread pool: they never block.
+async def get_catalogue(request: Request) -> Catalogue:
+    catalogue: Catalogue = request.app.state.catalogue
+    return catalogue
+
+
+CatalogueDep = Annotated[Catalogue, Depends(get_catalogue)]
+
+
+def card_or_404(catalogue: Catalogue, card_id: str) -> Card:
+    card = catalogue.get(card_id)
+    if card is None:
+        raise NotFound(f"no card with id '{card_id}'")
+    return card
+
+
+async def get_card_or_404(catalogue: CatalogueDep, card_id: Annotated[str, Path(max_length=120)]) -> Card:
+    return card_or_404(catalogue, card_id)
+
+
+CardDep = Annotated[Card, Depends(get_card_or_404)]
+
+
+def tier_or_422(value: str | None, default: Tier) -> Tier:
+    tier = parse_tier(value, default)
+    if tier is None:
+        raise Invalid("tier", f"tier must be one of {', '.join(TIERS)}", location="query")
+    return tier

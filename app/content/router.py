@@ -1,0 +1,63 @@
+"""The card library at `/` (filters by level and topic, search by title) and the cards' JSON API."""
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from starlette.responses import HTMLResponse
+
+from app.content.dependencies import CardDep, CatalogueDep, tier_or_422
+from app.content.model import Card
+from app.content.serializers import card_for_tier, card_summary
+from app.content.tiers import IMPORTANCES, LEVELS
+from app.web.templating import render
+
+router = APIRouter(tags=["pages"])
+
+
+def _matches(card: Card, level: str, topic: str, words: list[str]) -> bool:
+    title = card.title.markdown.lower()
+    return (
+        (not level or card.level == level)
+        and (not topic or topic in card.topics)
+        and all(word in title for word in words)
+    )
+
+
+@router.get("/", response_class=HTMLResponse)
+def library(
+    request: Request,
+    catalogue: CatalogueDep,
+    level: Annotated[str, Query(max_length=20)] = "",
+    topic: Annotated[str, Query(max_length=80)] = "",
+    q: Annotated[str, Query(max_length=200)] = "",
+) -> HTMLResponse:
+    snapshot = catalogue.snapshot()
+    words = q.lower().split()
+    cards = [card for card in snapshot.cards.values() if _matches(card, level, topic, words)]
+    topics = sorted({t for card in snapshot.cards.values() for t in card.topics}, key=str.lower)
+    return render(
+        request,
+        "library.html",
+        "_card_list.html",
+        cards=cards,
+        total=len(snapshot.cards),
+        broken=snapshot.broken,
+        levels=LEVELS,
+        importances=IMPORTANCES,
+        topics=topics,
+        filters={"level": level, "topic": topic, "q": q},
+    )
+
+
+@router.get("/api/cards", tags=["api"])
+def list_cards(catalogue: CatalogueDep) -> dict[str, Any]:
+    snapshot = catalogue.snapshot()
+    return {
+        "cards": [card_summary(card) for card in snapshot.cards.values()],
+        "broken": [{"path": str(p.path), "line": p.line, "message": p.message} for p in snapshot.problems],
+    }
+
+
+@router.get("/api/cards/{card_id}", tags=["api"])
+def get_card(card: CardDep, tier: Annotated[str | None, Query()] = None) -> dict[str, Any]:
+    return card_for_tier(card, tier_or_422(tier, card.level))

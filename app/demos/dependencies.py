@@ -1,0 +1,35 @@
+"""Dependencies of the demo routes: the queue client, the heartbeat timeout, a person's run or 404."""
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+from sqlalchemy.orm import Session
+
+from app.demos.models import DemoRun
+from app.demos.queue import DemoQueue
+from app.exceptions import NotFound
+
+
+def get_demo_queue(request: Request) -> DemoQueue:
+    """The app's queue client, built on first use from settings.queue_url."""
+    queue: DemoQueue | None = getattr(request.app.state, "demo_queue", None)
+    if queue is None:
+        queue = DemoQueue(request.app.state.settings.queue_url)
+        request.app.state.demo_queue = queue
+    return queue
+
+
+async def get_heartbeat_timeout(request: Request) -> float:
+    return float(request.app.state.settings.demo_heartbeat_timeout_seconds)
+
+
+QueueDep = Annotated[DemoQueue, Depends(get_demo_queue)]
+HeartbeatTimeoutDep = Annotated[float, Depends(get_heartbeat_timeout)]
+
+
+def demo_run_or_404(session: Session, user_id: int, run_id: str) -> DemoRun:
+    """A person's demo run; someone else's reads as missing, like one that never existed."""
+    run = session.get(DemoRun, run_id) if len(run_id) <= 32 else None
+    if run is None or run.user_id != user_id:
+        raise NotFound(f"no demo run with id '{run_id}'")
+    return run

@@ -1,0 +1,115 @@
+"""JSON API for live demos: submit, read, cancel, re-run, list; and which workers are alive.
+
+The web never runs a demo: it stores a queued run, puts its id on the queue (QUEUE_URL) and
+answers 202. A worker (`tiercards worker`) takes it from there; reads sweep runs whose worker
+stopped beating to `interrupted` (app/demos/service.py). Refusals are domain errors, answered
+by app/web/errors.py.
+"""
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, status
+from fastapi.responses import JSONResponse
+
+from app.accounts.dependencies import UserIdDep
+from app.content.dependencies import CatalogueDep
+from app.demos import service
+from app.demos.dependencies import HeartbeatTimeoutDep, QueueDep, demo_run_or_404
+from app.demos.models import DemoRun
+from app.demos.presets import PRESETS, estimate_seconds
+from app.demos.schemas import CancelOut, DemoAccepted, DemoIn, DemoRunList, DemoRunOut
+from app.demos.views.documents import run_document, worker_document
+from app.storage.dependencies import DatabaseDep, SessionDep, WriteSessionDep
+
+router = APIRouter(prefix="/api", tags=["demos"])
+
+
+def _accepted(run: DemoRun) -> JSONResponse:
+    body = DemoAccepted(run_id=run.id, status=run.status, url=f"/demos/{run.id}", rerun_of=run.rerun_of)
+    return JSONResponse(body.model_dump(), status_code=status.HTTP_202_ACCEPTED)
+
+
+_SUBMIT_RESPONSES: dict[int | str, dict[str, Any]] = {
+    202: {"model": DemoAccepted, "description": "Queued"},
+    422: {"description": "A parameter is out of bounds; the detail names it and its range"},
+    429: {"description": "Three demos of yours are already waiting"},
+    503: {"description": "The job queue could not be reached"},
+}
+
+
+@router.post("/demos", status_code=status.HTTP_202_ACCEPTED, responses=_SUBMIT_RESPONSES)
+async def create_demo(
+    data: DemoIn, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep, queue: QueueDep
+) -> JSONResponse:
+    """Queue a demo run; poll GET /api/demos/{run_id} (or open /demos/{run_id}) for its result."""
+    service.check_card(catalogue, data.card_id)
+    run = service.submit(session, queue, user_id, data.preset, data.params, data.card_id)
+    return _accepted(run)
+
+
+@router.get("/demos")
+def list_demos(
+    db: DatabaseDep,
+    session: SessionDep,
+    timeout: HeartbeatTimeoutDep,
+    user_id: UserIdDep,
+    card_id: Annotated[str | None, Query(max_length=120)] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 20,
+) -> DemoRunList:
+    """Your runs, newest first (without per-step data), optionally for one card."""
+    service.sweep_stale_runs(db, timeout)
+    runs = service.runs_for(session, user_id, card_id, limit)
+    return DemoRunList.model_validate({"runs": [run_document(r, steps=False) for r in runs]})
+
+
+@router.get("/demo-presets")
+def list_presets() -> dict[str, Any]:
+    """Every preset: its variants, parameters with bounds and defaults, and the model it checks."""
+    return {
+        "presets": [
+            {**spec.to_dict(), "estimate_seconds": estimate_seconds(name, spec.defaults())}
+            for name, spec in PRESETS.items()
+        ]
+    }
+
+
+@router.get("/demos/{run_id}")
+def get_demo(
+    db: DatabaseDep, run_id: str, session: SessionDep, user_id: UserIdDep, timeout: HeartbeatTimeoutDep
+) -> DemoRunOut:
+    """The result document: status and progress while it runs; variants, reading and environment
+    when it is done; the error when it failed, was cancelled or interrupted."""
+    service.sweep_stale_runs(db, timeout, [run_id])
+    run = demo_run_or_404(session, user_id, run_id)
+    return DemoRunOut.model_validate(run_document(run))
+
+
+@router.post("/demos/{run_id}/cancel", responses={409: {"description": "The run has finished"}})
+async def cancel_demo(run_id: str, session: WriteSessionDep, user_id: UserIdDep) -> JSONResponse:
+    """A queued run is cancelled at once (200); a running one is stopped by its worker (202)."""
+    run = demo_run_or_404(session, user_id, run_id)
+    service.request_cancel(session, run)
+    session.commit()
+    body = CancelOut(run_id=run.id, status=run.status, cancel_requested=run.cancel_requested)
+    code = status.HTTP_202_ACCEPTED if run.status == "running" else status.HTTP_200_OK
+    return JSONResponse(body.model_dump(), status_code=code)
+
+
+@router.post("/demos/{run_id}/rerun", status_code=status.HTTP_202_ACCEPTED, responses=_SUBMIT_RESPONSES)
+async def rerun_demo(
+    run_id: str, session: WriteSessionDep, user_id: UserIdDep, queue: QueueDep
+) -> JSONResponse:
+    """A new run with the same preset, parameters and card."""
+    old = demo_run_or_404(session, user_id, run_id)
+    return _accepted(service.resubmit(session, queue, user_id, old))
+
+
+@router.get("/workers")
+def list_workers(session: SessionDep, timeout: HeartbeatTimeoutDep, queue: QueueDep) -> dict[str, Any]:
+    """Demo workers that sent a heartbeat within the timeout. None: jobs wait in the queue."""
+    workers = service.alive_workers(session, timeout)
+    return {
+        "workers": [worker_document(w) for w in workers],
+        "heartbeat_timeout_seconds": timeout,
+        "queue": queue.kind,
+    }

@@ -1,0 +1,206 @@
+"""Demo pages: submit from a card, watch a run live, read its result, cancel, run again.
+
+The card page is cached and carries no per-person data: its "Run it live" forms are the same for
+everyone, and the person's runs on the card load by htmx from /cards/{card_id}/demo-runs.
+"""
+
+import contextlib
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from app.accounts.dependencies import UserIdDep
+from app.content.dependencies import CardDep, CatalogueDep
+from app.demos import service
+from app.demos.dependencies import HeartbeatTimeoutDep, QueueDep, demo_run_or_404
+from app.demos.models import DemoRun
+from app.demos.presets import PRESETS, ParamError, get_preset
+from app.demos.views.comparison import comparisons, environment_view, memory_rows, reading_parts
+from app.demos.views.forms import preset_form
+from app.demos.views.status import history_rows, run_view
+from app.demos.views.timeline import timelines
+from app.storage.dependencies import DatabaseDep, SessionDep, WriteSessionDep
+from app.web.templating import is_htmx, render
+
+router = APIRouter(tags=["pages"])
+
+
+def _go_to(request: Request, url: str) -> Response:
+    """After a form: htmx follows HX-Redirect; a plain browser gets 303 See Other."""
+    if is_htmx(request):
+        return Response(status_code=200, headers={"HX-Redirect": url})
+    return RedirectResponse(url, status_code=303)
+
+
+def _history_context(session: Any, user_id: int, run: DemoRun) -> dict[str, Any]:
+    runs = service.runs_for(session, user_id, run.card_id, limit=20)
+    heading = "Your runs of demos on this card" if run.card_id else "Your demo runs"
+    return {
+        "history": history_rows(runs),
+        "history_heading": heading,
+        "current_run_id": run.id,
+        "history_poll": False,
+    }
+
+
+def _run_context(request: Request, session: Any, run: DemoRun, timeout: float) -> dict[str, Any]:
+    workers = service.alive_workers(session, timeout)
+    position = service.queue_position(session, run) if run.status == "queued" else None
+    context: dict[str, Any] = {"run": run_view(run, workers, position)}
+    if run.status == "done" and run.result:
+        plain, findings = reading_parts(run.result.get("reading"))
+        context |= {
+            "comparisons": comparisons(run.result),
+            "memory": memory_rows(run.result),
+            "reading": plain,
+            "findings": findings,
+            "timelines": timelines(run.result),
+            "environment": environment_view(run.result.get("environment")),
+        }
+    catalogue = request.app.state.catalogue
+    context["card"] = catalogue.get(run.card_id) if run.card_id else None
+    return context
+
+
+def _status(
+    request: Request,
+    session: Any,
+    user_id: int,
+    run: DemoRun,
+    timeout: float,
+    history: bool = False,
+    **extra: Any,
+) -> HTMLResponse:
+    """The live part of the run page; with `history`, the run history beside it too (out of band)."""
+    context = _run_context(request, session, run, timeout) | extra
+    if history:
+        context |= _history_context(session, user_id, run) | {"oob_history": True}
+    return render(request, "_demo_status.html", **context)
+
+
+@router.post("/demos", response_class=HTMLResponse)
+async def submit_demo_form(
+    request: Request, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep, queue: QueueDep
+) -> Response:
+    form = await request.form()
+    preset = str(form.get("preset") or "")
+    card_id = str(form.get("card_id") or "") or None
+    card = catalogue.get(card_id) if card_id else None
+    spec = PRESETS.get(preset)
+    if spec is None:
+        get_preset(preset)  # raises ParamError naming the presets there are
+    values = {p.name: str(form.get(p.name, "")) for p in spec.params if form.get(p.name) is not None}
+
+    def form_again(message: str, status_code: int) -> Response:
+        # htmx swaps only 2xx and 422 (base.html); a refusal it should show in place is sent as 200.
+        code = status_code if status_code == 422 or not is_htmx(request) else 200
+        return render(
+            request,
+            "_demo_form.html",
+            status_code=code,
+            form=preset_form(preset, values, [message]),
+            card=card,
+        )
+
+    try:
+        service.check_card(catalogue, card_id)
+        run = service.submit(session, queue, user_id, preset, values, card_id)
+    except ParamError as error:
+        return form_again(error.message, 422)
+    except service.QueueFull as error:
+        return form_again(f"Not queued: {error}.", 429)
+    except service.QueueUnavailable as error:
+        return form_again(error.message, 503)
+    return _go_to(request, f"/demos/{run.id}")
+
+
+@router.get("/demos/{run_id}", response_class=HTMLResponse)
+def demo_page(
+    request: Request,
+    run_id: str,
+    db: DatabaseDep,
+    session: SessionDep,
+    user_id: UserIdDep,
+    timeout: HeartbeatTimeoutDep,
+) -> HTMLResponse:
+    service.sweep_stale_runs(db, timeout, [run_id])
+    run = demo_run_or_404(session, user_id, run_id)
+    context = _run_context(request, session, run, timeout) | _history_context(session, user_id, run)
+    return render(request, "demo_run.html", **context)
+
+
+@router.get("/demos/{run_id}/status", response_class=HTMLResponse)
+def demo_status(
+    request: Request,
+    run_id: str,
+    db: DatabaseDep,
+    session: SessionDep,
+    user_id: UserIdDep,
+    timeout: HeartbeatTimeoutDep,
+    seen: Annotated[str | None, Query(max_length=16)] = None,
+) -> HTMLResponse:
+    """The live part of the run page; polled every second while the run is queued or running.
+
+    `seen` is the status the page shows: when it changed, the history beside it is refreshed too.
+    """
+    service.sweep_stale_runs(db, timeout, [run_id])
+    run = demo_run_or_404(session, user_id, run_id)
+    changed = is_htmx(request) and seen is not None and seen != run.status
+    return _status(request, session, user_id, run, timeout, history=changed)
+
+
+@router.post("/demos/{run_id}/cancel", response_class=HTMLResponse)
+async def cancel_demo_form(
+    request: Request, run_id: str, session: WriteSessionDep, user_id: UserIdDep, timeout: HeartbeatTimeoutDep
+) -> Response:
+    run = demo_run_or_404(session, user_id, run_id)
+    with contextlib.suppress(service.AlreadyFinished):  # it finished meanwhile: show how
+        service.request_cancel(session, run)
+    session.commit()
+    if not is_htmx(request):
+        return RedirectResponse(f"/demos/{run.id}", status_code=303)
+    return _status(request, session, user_id, run, timeout, history=True)
+
+
+@router.post("/demos/{run_id}/rerun", response_class=HTMLResponse)
+async def rerun_demo_form(
+    request: Request,
+    run_id: str,
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+    queue: QueueDep,
+    timeout: HeartbeatTimeoutDep,
+) -> Response:
+    old = demo_run_or_404(session, user_id, run_id)
+    try:
+        run = service.resubmit(session, queue, user_id, old)
+    except service.SUBMIT_REFUSALS as error:
+        if not is_htmx(request):
+            raise
+        return _status(request, session, user_id, old, timeout, rerun_error=f"Not queued: {error.message}.")
+    return _go_to(request, f"/demos/{run.id}")
+
+
+@router.get("/cards/{card_id}/demo-runs", response_class=HTMLResponse)
+def card_demo_runs(
+    request: Request,
+    card: CardDep,
+    db: DatabaseDep,
+    session: SessionDep,
+    user_id: UserIdDep,
+    timeout: HeartbeatTimeoutDep,
+) -> HTMLResponse:
+    """The person's runs on this card, for the card page; polls while one of them is active."""
+    service.sweep_stale_runs(db, timeout)
+    runs = service.runs_for(session, user_id, card.id, limit=20)
+    return render(
+        request,
+        "_demo_history.html",
+        card=card,
+        history=history_rows(runs),
+        history_heading="Your demo runs on this card",
+        history_poll=any(r.status in service.ACTIVE for r in runs),
+        history_url=f"/cards/{card.id}/demo-runs",
+        current_run_id=None,
+    )

@@ -1,0 +1,40 @@
+"""The table `tiercards demo run` prints without --json."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from app.demos.presets import (
+    PRESETS,
+)
+from app.demos.views.comparison import comparisons
+
+
+def result_table_text(doc: dict[str, Any]) -> str:
+    """A readable summary of a result document for `tiercards demo run` without --json."""
+    env = doc.get("environment") or {}
+    spec = PRESETS.get(str(doc.get("preset")))
+    lines = [
+        f"{spec.title if spec else doc.get('preset')}",
+        f"TensorFlow {env.get('tensorflow_version')} on {env.get('device')} · {env.get('cpu_count')} CPUs · "
+        f"compute {env.get('compute')}",
+        "",
+    ]
+    rows = comparisons(doc)
+    width = max([len(r.label) for r in rows] + [7])
+    lines.append(f"{'variant':<{width}}  {'measured':>8}  {'p90':>8}  {'model':>8}  {'ratio':>6}  verdict")
+    for r in rows:
+        model = f"{r.model_ms:8.1f}" if r.model_ms is not None else f"{'-':>8}"
+        ratio = f"{r.ratio:6.2f}" if r.ratio is not None else f"{'-':>6}"
+        lines.append(
+            f"{r.label:<{width}}  {r.measured_ms:8.1f}  {r.p90_ms:8.1f}  {model}  {ratio}  {r.verdict_text}"
+        )
+    basis = {r.basis for r in rows}
+    lines.append(f"(measured = the {' / '.join(sorted(basis))} step in ms, warm-up steps left out)")
+    options = env.get("tf_data_options") or {}
+    if options:
+        lines += ["", "non-default tf.data options: " + ", ".join(f"{k}={v}" for k, v in options.items())]
+    if doc.get("reading"):
+        lines += ["", *textwrap.wrap(str(doc["reading"]), 100)]
+    return "\n".join(lines)

@@ -1,0 +1,142 @@
+"""Measured against model: the ratio and a plain verdict per variant (a disagreement is a
+finding), memory rows, the reading split into sentences and findings, the environment."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from app.demos.presets import (
+    AGREEMENT,
+    measured_step_ms,
+)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    name: str
+    label: str
+    code: str
+    basis: str  # median | mean
+    measured_ms: float
+    p90_ms: float
+    model_ms: float | None
+    ratio: float | None
+    verdict: str  # match | slower | faster | none
+    verdict_text: str
+
+
+def verdict(measured: float, model: float | None) -> tuple[float | None, str, str]:
+    if not model:
+        return None, "none", "no model for this variant"
+    ratio = measured / model
+    off = abs(ratio - 1) * 100
+    # One decimal near the threshold, so "10 %" never reads as a finding of exactly 10 %.
+    pct = f"{off:.0f}" if abs(off - AGREEMENT * 100) >= 0.5 else f"{off:.1f}"
+    if abs(ratio - 1) <= AGREEMENT:
+        return ratio, "match", "matches the model"
+    if ratio > 1:
+        return ratio, "slower", f"finding: {pct} % slower than the model"
+    return ratio, "faster", f"finding: {pct} % faster than the model"
+
+
+def comparisons(result: dict[str, Any]) -> list[Comparison]:
+    rows = []
+    for v in result.get("variants") or []:
+        basis = v.get("model_basis", "median")
+        measured = measured_step_ms(v)
+        model = v.get("model_step_ms")
+        ratio, kind, text = verdict(measured, model)
+        rows.append(
+            Comparison(
+                name=v["name"],
+                label=str(v.get("label", v["name"])),
+                code=str(v.get("code", "")),
+                basis=basis,
+                measured_ms=measured,
+                p90_ms=float(v["p90_step_ms"]),
+                model_ms=model,
+                ratio=round(ratio, 2) if ratio is not None else None,
+                verdict=kind,
+                verdict_text=text,
+            )
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class MemoryRow:
+    label: str
+    peak_batches: int
+    peak_mb: float
+    cap_mb: float | None
+    rss_peak_mb: float | None
+    note: str
+
+
+def memory_rows(result: dict[str, Any]) -> list[MemoryRow]:
+    return [
+        MemoryRow(
+            label=str(v.get("label", v["name"])),
+            peak_batches=int(v["peak_buffered_batches"]),
+            peak_mb=float(v.get("peak_host_mb", 0.0)),
+            cap_mb=v.get("model_buffer_mb"),
+            rss_peak_mb=v.get("rss_peak_mb"),
+            note=str(v.get("buffer_note", "")),
+        )
+        for v in result.get("variants") or []
+        if "peak_buffered_batches" in v
+    ]
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+def reading_parts(reading: str | None) -> tuple[list[str], list[str]]:
+    """The reading split into (plain sentences, findings): a finding starts with 'Finding:'."""
+    if not reading:
+        return [], []
+    plain: list[str] = []
+    findings: list[str] = []
+    for sentence in _SENTENCE_END.split(reading.strip()):
+        if sentence.startswith("Finding:"):
+            findings.append(sentence.removeprefix("Finding:").strip())
+        else:
+            plain.append(sentence)
+    return plain, findings
+
+
+@dataclass(frozen=True)
+class EnvironmentView:
+    rows: list[tuple[str, str]]
+    options: list[tuple[str, str]]
+    notes: list[str]
+    defaults_note: str | None
+
+
+def environment_view(environment: dict[str, Any] | None) -> EnvironmentView:
+    env = environment or {}
+    compute = env.get("compute")
+    compute_text = {
+        "real": "real: a train step on the accelerator",
+        "simulated": "simulated: no GPU, a sleep that leaves the CPU free",
+    }.get(str(compute), str(compute))
+    rows = [
+        ("TensorFlow", str(env.get("tensorflow_version", "?"))),
+        ("Device", str(env.get("device", "?"))),
+        ("CPUs", str(env.get("cpu_count", "?"))),
+        ("Compute", compute_text),
+        ("Warm-up steps left out", str(env.get("warmup_steps", "?"))),
+    ]
+    if "producer_fill_ms" in env:
+        rows.append(("Filling one batch (measured)", f"{env['producer_fill_ms']:.1f} ms"))
+    options = [(name, _option_text(value)) for name, value in (env.get("tf_data_options") or {}).items()]
+    notes = [str(env[k]) for k in ("compute_note", "input_note") if env.get(k)]
+    return EnvironmentView(rows, options, notes, env.get("tf_data_defaults_note"))
+
+
+def _option_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "off" if not value else "on"
+    return str(value)

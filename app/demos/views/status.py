@@ -1,0 +1,134 @@
+"""A run's status, progress and queue position, and the history of a person's runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from app.demos.models import DemoRun, WorkerBeat
+from app.demos.presets import (
+    PRESETS,
+    Preset,
+    get_preset,
+    measured_step_ms,
+)
+from app.demos.service import ACTIVE
+from app.demos.views.forms import PARAM_LABELS, params_text
+
+STATUS_LABELS = {
+    "queued": "Waiting in the queue",
+    "running": "Running",
+    "done": "Done",
+    "failed": "Failed",
+    "cancelled": "Cancelled",
+    "interrupted": "Interrupted",
+}
+
+
+@dataclass(frozen=True)
+class RunView:
+    run_id: str
+    preset: Preset
+    card_id: str | None
+    params: list[tuple[str, Any, str]]
+    status: str
+    status_label: str
+    active: bool
+    cancel_requested: bool
+    error: str | None
+    created_at: datetime
+    started_at: datetime | None
+    progress_value: float
+    progress_text: str
+    position: int | None
+    workers: list[WorkerBeat]
+    worker: str | None
+    seconds: float | None
+
+
+def progress_of(preset: Preset, progress: dict[str, Any] | None) -> tuple[float, str]:
+    """(fraction done 0…1, 'Variant 2 of 4, prefetch(2) before batch: step 13 of 40')."""
+    if not progress:
+        return 0.0, ""
+    total_variants = int(progress.get("variants_total") or len(preset.variants) or 1)
+    index = int(progress.get("variant_index") or 0)
+    steps_total = int(progress.get("steps_total") or 1)
+    done = int(progress.get("steps_done") or 0)
+    fraction = min(1.0, (index + done / steps_total) / total_variants)
+    name = str(progress.get("variant") or "")
+    label = preset.variant(name).label if name in preset.variant_names else name
+    text = f"Variant {index + 1} of {total_variants}, {label}: step {done} of {steps_total}"
+    return fraction, text
+
+
+def run_view(run: DemoRun, workers: list[WorkerBeat], position: int | None) -> RunView:
+    spec = get_preset(run.preset)
+    value, text = progress_of(spec, run.progress)
+    if run.status == "done":
+        value = 1.0
+    units = {p.name: p.unit for p in spec.params}
+    seconds = None
+    if run.started_at and run.finished_at:
+        seconds = (run.finished_at - run.started_at).total_seconds()
+    return RunView(
+        run_id=run.id,
+        preset=spec,
+        card_id=run.card_id,
+        params=[(PARAM_LABELS.get(k, k), v, units.get(k, "")) for k, v in run.params.items()],
+        status=run.status,
+        status_label=STATUS_LABELS.get(run.status, run.status),
+        active=run.status in ACTIVE,
+        cancel_requested=run.cancel_requested,
+        error=run.error,
+        created_at=run.created_at,
+        started_at=run.started_at,
+        progress_value=round(value, 3),
+        progress_text=text,
+        position=position,
+        workers=workers,
+        worker=run.worker,
+        seconds=seconds,
+    )
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    run_id: str
+    created_at: datetime
+    title: str
+    params: str
+    status: str
+    status_label: str
+    headline: str
+
+
+def headline(result: dict[str, Any] | None) -> str:
+    """'fastest: prefetch(AUTOTUNE) last 31 ms · slowest: No prefetch 61 ms'."""
+    variants = (result or {}).get("variants") or []
+    if not variants:
+        return ""
+    fastest = min(variants, key=measured_step_ms)
+    slowest = max(variants, key=measured_step_ms)
+    return (
+        f"fastest: {fastest.get('label', fastest['name'])} {measured_step_ms(fastest):.0f} ms · "
+        f"slowest: {slowest.get('label', slowest['name'])} {measured_step_ms(slowest):.0f} ms"
+    )
+
+
+def history_rows(runs: list[DemoRun]) -> list[HistoryRow]:
+    rows = []
+    for run in runs:
+        spec = PRESETS.get(run.preset)
+        rows.append(
+            HistoryRow(
+                run_id=run.id,
+                created_at=run.created_at,
+                title=spec.title if spec else run.preset,
+                params=params_text(run.preset, run.params),
+                status=run.status,
+                status_label=STATUS_LABELS.get(run.status, run.status),
+                headline=headline(run.result) if run.status == "done" else (run.error or ""),
+            )
+        )
+    return rows

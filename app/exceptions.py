@@ -1,0 +1,46 @@
+"""Errors the services raise. They know nothing of HTTP; app/web/errors.py maps each to a status."""
+
+from typing import Any
+
+
+class DomainError(Exception):
+    """Base: `message` is written for the person who made the request."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotFound(DomainError):
+    """The thing does not exist, or belongs to someone else (which reads the same)."""
+
+
+class Invalid(DomainError):
+    """The input is well-formed but not acceptable; `field` names where, as a request body's key."""
+
+    def __init__(self, field: str, message: str, location: str = "body", **extra: Any) -> None:
+        super().__init__(message)
+        self.field = field
+        self.location = location
+        self.extra = extra
+
+    def detail(self) -> list[dict[str, Any]]:
+        """FastAPI's 422 shape, so the API answers one way whichever layer refused."""
+        loc = [self.location, *self.field.split(".")]
+        return [{"loc": loc, "msg": self.message, "type": "value_error", **self.extra}]
+
+
+class Conflict(DomainError):
+    """The request is valid but the thing's state forbids it now (a finished run cancelled)."""
+
+
+class Unavailable(DomainError):
+    """A part the request needs (the job queue) cannot be reached; trying later may work."""
+
+
+class TooMany(DomainError):
+    """The person has reached a limit; `retry_after` says when to try again, in seconds."""
+
+    def __init__(self, message: str, retry_after: int = 10) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

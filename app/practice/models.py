@@ -1,0 +1,96 @@
+"""What a person's practice stores: attempts, settings, FSRS review states and the review log."""
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import CheckConstraint, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.storage.base import Base, utcnow
+
+
+class Attempt(Base):
+    """One recorded answer: a timed basics/solid answer, a follow-up answer or a pitfall quiz."""
+
+    __tablename__ = "attempts"
+    __table_args__ = (Index("ix_attempts_user_card_created", "user_id", "card_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    card_id: Mapped[str] = mapped_column(String(120))
+    tier: Mapped[str] = mapped_column(String(16))
+    kind: Mapped[str] = mapped_column(String(16))
+    follow_up: Mapped[int | None] = mapped_column(Integer)
+    text: Mapped[str | None] = mapped_column(Text)
+    choices: Mapped[list[Any] | None]
+    score: Mapped[float | None]
+    seconds: Mapped[float]
+    points: Mapped[list[Any]] = mapped_column(default=list)
+    rating: Mapped[str | None] = mapped_column(String(8))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class UserSettings(Base):
+    """A person's practice settings; a person without a row gets the defaults."""
+
+    __tablename__ = "user_settings"
+    __table_args__ = (
+        CheckConstraint("desired_retention >= 0.7 AND desired_retention <= 0.99", name="retention_range"),
+        CheckConstraint("new_per_day >= 0 AND new_per_day <= 100", name="new_per_day_range"),
+    )
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    target_tier: Mapped[str] = mapped_column(String(16), default="middle", server_default="middle")
+    desired_retention: Mapped[float] = mapped_column(default=0.9, server_default="0.9")
+    new_per_day: Mapped[int] = mapped_column(default=10, server_default="10")
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class ReviewState(Base):
+    """The FSRS memory state of one card at one tier for one person (app/srs.py keeps it)."""
+
+    __tablename__ = "review_states"
+    __table_args__ = (
+        UniqueConstraint("user_id", "card_id", "tier"),
+        Index("ix_review_states_user_due", "user_id", "due"),
+        CheckConstraint("state BETWEEN 1 AND 3", name="state_known"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    card_id: Mapped[str] = mapped_column(String(120))
+    tier: Mapped[str] = mapped_column(String(16))
+    # fsrs.State: 1 learning, 2 review, 3 relearning. A card never reviewed has no row ("new").
+    state: Mapped[int]
+    step: Mapped[int | None]
+    stability: Mapped[float | None]
+    difficulty: Mapped[float | None]
+    due: Mapped[datetime]
+    last_review: Mapped[datetime | None]
+    first_review: Mapped[datetime]
+    reps: Mapped[int] = mapped_column(default=0)
+    lapses: Mapped[int] = mapped_column(default=0)
+
+
+class ReviewLog(Base):
+    """One review: the rating (1 again … 4 easy), when, and how long it took (for the optimiser)."""
+
+    __tablename__ = "review_logs"
+    __table_args__ = (
+        Index("ix_review_logs_user_datetime", "user_id", "review_datetime"),
+        Index("ix_review_logs_user_card_tier", "user_id", "card_id", "tier", "review_datetime"),
+        CheckConstraint("rating BETWEEN 1 AND 4", name="rating_range"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    card_id: Mapped[str] = mapped_column(String(120))
+    tier: Mapped[str] = mapped_column(String(16))
+    rating: Mapped[int]
+    review_datetime: Mapped[datetime]
+    review_duration_ms: Mapped[int | None]
+    # The attempt this review came from (None: rated in /practice without typing an answer).
+    # Unique: an attempt feeds the schedule once; re-rating it replaces its review.
+    attempt_id: Mapped[int | None] = mapped_column(
+        ForeignKey("attempts.id", ondelete="SET NULL"), unique=True
+    )

@@ -1,0 +1,74 @@
+"""What an attempt must contain (submitted or imported) and how one reads back."""
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+
+from app.content.tiers import Tier
+
+MAX_ANSWER_CHARS = 20_000
+MAX_SECONDS = 24 * 3600
+
+Kind = Literal["basics", "solid", "follow-up", "quiz"]
+Rating = Literal["again", "hard", "good", "easy"]
+RATINGS: tuple[Rating, ...] = ("again", "hard", "good", "easy")
+AnswerText = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_ANSWER_CHARS)
+]
+
+
+class AttemptIn(BaseModel):
+    """What a person submits. A quiz sends `choices` (the item ids marked as costly), not `text`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tier: Tier
+    kind: Kind
+    text: AnswerText | None = None
+    seconds: float = Field(ge=0, le=MAX_SECONDS)
+    rating: Rating | None = None
+    points: list[Annotated[int, Field(ge=0)]] = Field(default_factory=list, max_length=50)
+    follow_up: int | None = Field(default=None, ge=0, description="index of the follow-up answered")
+    choices: list[str] | None = Field(default=None, max_length=100)
+
+    @model_validator(mode="after")
+    def _fits_kind(self) -> "AttemptIn":
+        if self.kind == "quiz":
+            if self.choices is None:
+                raise ValueError("a quiz attempt sends 'choices' (the item ids marked as costly)")
+            if self.text is not None:
+                raise ValueError("a quiz attempt sends 'choices', not 'text'")
+        elif self.text is None:
+            raise ValueError("an answer needs non-empty 'text'")
+        if self.kind == "follow-up" and self.follow_up is None:
+            raise ValueError("a follow-up attempt names its question in 'follow_up'")
+        if self.kind != "follow-up" and self.follow_up is not None:
+            raise ValueError("'follow_up' belongs only to follow-up attempts")
+        return self
+
+
+class AttemptOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    card_id: str
+    tier: str
+    kind: str
+    follow_up: int | None
+    text: str | None
+    choices: list[str] | None
+    score: float | None
+    seconds: float
+    points: list[int]
+    rating: str | None
+    created_at: datetime
+
+
+class Assessment(BaseModel):
+    """A person's own verdict on an answer they just compared with the model answer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    points: list[Annotated[int, Field(ge=0)]] = Field(default_factory=list, max_length=50)
+    rating: Rating

@@ -1,0 +1,393 @@
+"""What /progress shows: recall per card and topic, activity and streak, missed pitfalls, history.
+
+Everything is keyed on the card id, so history outlives edits to a card's file; a card whose file
+is gone keeps its rows and is reported as retired (the catalogue no longer has it).
+Days are UTC days.
+"""
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, or_, select
+from sqlalchemy.orm import Session
+
+from app.content.catalogue import Snapshot
+from app.content.model import Card
+from app.content.tiers import Tier
+from app.practice import quiz, scheduling
+from app.practice.models import Attempt, ReviewLog, ReviewState
+
+HEATMAP_WEEKS = 26
+# Activity levels for the heatmap: the lowest count of each level (level 0 is no activity).
+LEVEL_FLOORS = (1, 3, 6, 10)
+LEVEL_LABELS = ("none", "1\u20132", "3\u20135", "6\u20139", "10+")
+
+
+def plain_title(card: Card) -> str:
+    return card.title.markdown.replace("`", "")
+
+
+@dataclass(frozen=True)
+class CardProgress:
+    card_id: str
+    title: str  # plain text; the card id when the card is retired
+    title_html: str | None  # None when retired
+    topics: tuple[str, ...]
+    tier: str
+    retired: bool
+    state: str
+    retrievability: float | None
+    stability: float | None
+    difficulty: float | None
+    reps: int
+    lapses: int
+    due: datetime | None
+    last_review: datetime | None
+
+    def as_json(self) -> dict[str, Any]:
+        data = {k: v for k, v in self.__dict__.items() if k != "title_html"}
+        data["topics"] = list(self.topics)
+        return data
+
+
+def card_progress(
+    session: Session, user_id: int, snapshot: Snapshot, target_tier: Tier, now: datetime
+) -> list[CardProgress]:
+    """One row per (card, tier) with a schedule, plus served cards never reviewed at the target tier."""
+    rows: list[CardProgress] = []
+    scheduled_at_target: set[str] = set()
+    for state in scheduling.states_for(session, user_id):
+        card = snapshot.cards.get(state.card_id)
+        if state.tier == target_tier:
+            scheduled_at_target.add(state.card_id)
+        rows.append(
+            CardProgress(
+                card_id=state.card_id,
+                title=plain_title(card) if card else state.card_id,
+                title_html=card.title.html if card else None,
+                topics=card.topics if card else (),
+                tier=state.tier,
+                retired=card is None,
+                state=scheduling.state_name(state),
+                retrievability=scheduling.retrievability(state, now),
+                stability=state.stability,
+                difficulty=state.difficulty,
+                reps=state.reps,
+                lapses=state.lapses,
+                due=state.due,
+                last_review=state.last_review,
+            )
+        )
+    for card in snapshot.cards.values():
+        if card.id not in scheduled_at_target:
+            rows.append(
+                CardProgress(
+                    card_id=card.id,
+                    title=plain_title(card),
+                    title_html=card.title.html,
+                    topics=card.topics,
+                    tier=target_tier,
+                    retired=False,
+                    state=scheduling.NEW,
+                    retrievability=None,
+                    stability=None,
+                    difficulty=None,
+                    reps=0,
+                    lapses=0,
+                    due=None,
+                    last_review=None,
+                )
+            )
+    # Retired last; then the weakest recall first so what needs work is on top.
+    return sorted(
+        rows,
+        key=lambda r: (
+            r.retired,
+            r.state == scheduling.NEW,
+            r.retrievability if r.retrievability is not None else 2,
+            r.title.lower(),
+            r.tier,
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class TopicProgress:
+    topic: str
+    cards: int  # cards with a schedule at some tier
+    mean_retrievability: float | None
+    mean_stability: float | None
+    lapses: int
+    reviews: int
+
+    def as_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+RETIRED_TOPIC = "(retired cards)"
+
+
+def topic_progress(rows: Iterable[CardProgress]) -> list[TopicProgress]:
+    grouped: dict[str, list[CardProgress]] = defaultdict(list)
+    for row in rows:
+        if row.state == scheduling.NEW:
+            continue
+        for topic in row.topics or (RETIRED_TOPIC,):
+            grouped[topic].append(row)
+    result = []
+    for topic, items in grouped.items():
+        recall = [r.retrievability for r in items if r.retrievability is not None]
+        stability = [r.stability for r in items if r.stability is not None]
+        result.append(
+            TopicProgress(
+                topic=topic,
+                cards=len({r.card_id for r in items}),
+                mean_retrievability=sum(recall) / len(recall) if recall else None,
+                mean_stability=sum(stability) / len(stability) if stability else None,
+                lapses=sum(r.lapses for r in items),
+                reviews=sum(r.reps for r in items),
+            )
+        )
+    return sorted(result, key=lambda t: (t.topic == RETIRED_TOPIC, t.mean_retrievability or 0, t.topic))
+
+
+# --- activity ---------------------------------------------------------------------------------
+
+
+def _day(value: object) -> date:
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    return date.fromisoformat(str(value)[:10])
+
+
+def activity_by_day(session: Session, user_id: int, since: datetime | None = None) -> Counter[date]:
+    """Answers recorded plus reviews rated without a typed answer, per UTC day."""
+    counts: Counter[date] = Counter()
+    attempt_day = func.date(Attempt.created_at)
+    query = select(attempt_day, func.count()).where(Attempt.user_id == user_id)
+    if since is not None:
+        query = query.where(Attempt.created_at >= since)
+    for day, count in session.execute(query.group_by(attempt_day)):
+        counts[_day(day)] += count
+    log_day = func.date(ReviewLog.review_datetime)
+    query = select(log_day, func.count()).where(ReviewLog.user_id == user_id, ReviewLog.attempt_id.is_(None))
+    if since is not None:
+        query = query.where(ReviewLog.review_datetime >= since)
+    for day, count in session.execute(query.group_by(log_day)):
+        counts[_day(day)] += count
+    return counts
+
+
+def streaks(active_days: Iterable[date], today: date) -> tuple[int, int]:
+    """(current, longest) runs of consecutive active days. A run that ended yesterday is current
+    until today is over."""
+    days = set(active_days)
+    longest = run = 0
+    previous: date | None = None
+    for day in sorted(days):
+        run = run + 1 if previous is not None and day - previous == timedelta(days=1) else 1
+        longest = max(longest, run)
+        previous = day
+    current = 0
+    day = today if today in days else today - timedelta(days=1)
+    while day in days:
+        current += 1
+        day -= timedelta(days=1)
+    return current, longest
+
+
+def level(count: int) -> int:
+    return sum(count >= floor for floor in LEVEL_FLOORS)
+
+
+@dataclass(frozen=True)
+class HeatCell:
+    day: date
+    count: int
+    level: int
+    x: int
+    y: int
+    size: int  # the filled square's side: larger means more activity, so colour is not needed
+    offset: int
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    cells: list[HeatCell]
+    months: list[tuple[int, str]]  # (x, label)
+    width: int
+    height: int
+    total: int
+    active_days: int
+    first: date
+    last: date
+    cell: int = 13
+    weekday_labels: list[tuple[int, str]] = field(default_factory=list)
+
+
+HEAT_CELL = 13
+HEAT_GAP = 3
+HEAT_LEFT = 30
+HEAT_TOP = 16
+LEVEL_SIZES = (0, 5, 8, 11, 13)
+
+
+def heatmap(counts: Counter[date], today: date, weeks: int = HEATMAP_WEEKS) -> Heatmap:
+    """Columns are weeks (Monday first), rows weekdays; the last column holds today."""
+    first = today - timedelta(days=today.weekday()) - timedelta(weeks=weeks - 1)
+    step = HEAT_CELL + HEAT_GAP
+    cells: list[HeatCell] = []
+    months: list[tuple[int, str]] = []
+    day = first
+    while day <= today:
+        column, row = (day - first).days // 7, day.weekday()
+        x, y = HEAT_LEFT + column * step, HEAT_TOP + row * step
+        count = counts.get(day, 0)
+        heat = level(count)
+        size = LEVEL_SIZES[heat]
+        cells.append(HeatCell(day, count, heat, x, y, size, (HEAT_CELL - size) // 2))
+        if row == 0 and (day.day <= 7 or column == 0):
+            months.append((x, day.strftime("%b")))
+        day += timedelta(days=1)
+    in_window = [c for c in cells if c.count]
+    return Heatmap(
+        cells=cells,
+        months=months,
+        width=HEAT_LEFT + weeks * step,
+        height=HEAT_TOP + 7 * step,
+        total=sum(c.count for c in cells),
+        active_days=len(in_window),
+        first=first,
+        last=today,
+        cell=HEAT_CELL,
+        weekday_labels=[
+            (HEAT_TOP + r * step + HEAT_CELL - 2, name) for r, name in ((0, "Mon"), (2, "Wed"), (4, "Fri"))
+        ],
+    )
+
+
+# --- the due forecast -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ForecastBar:
+    label: str
+    day: date
+    count: int
+    x: int
+    height: int
+
+
+def due_forecast(
+    session: Session, user_id: int, tier: str, now: datetime, known: set[str], days: int = 14
+) -> list[ForecastBar]:
+    """Reviews falling due on each of the next `days` UTC days (today includes what is overdue)."""
+    start = scheduling.utc_day_start(now)
+    end = start + timedelta(days=days)
+    counts: Counter[date] = Counter()
+    rows = session.execute(
+        select(ReviewState.card_id, ReviewState.due).where(
+            ReviewState.user_id == user_id, ReviewState.tier == tier, ReviewState.due < end
+        )
+    )
+    for card_id, due in rows:
+        if card_id in known:
+            counts[max(due, start).date()] += 1
+    peak = max(counts.values(), default=0) or 1
+    bars = []
+    for i in range(days):
+        day = (start + timedelta(days=i)).date()
+        label = "today" if i == 0 else day.strftime("%a %d")
+        bars.append(ForecastBar(label, day, counts[day], 36 + i * 40, round(80 * counts[day] / peak)))
+    return bars
+
+
+# --- pitfalls ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MissedItem:
+    card: Card
+    item: quiz.QuizItem
+    missed: int
+    seen: int
+
+    @property
+    def rate(self) -> float:
+        return self.missed / self.seen if self.seen else 0.0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "card_id": self.card.id,
+            "item": self.item.id,
+            "kind": "pitfall" if self.item.costly else "true statement",
+            "statement": self.item.entry.title.markdown,
+            "missed": self.missed,
+            "seen": self.seen,
+        }
+
+
+def missed_pitfalls(session: Session, user_id: int, snapshot: Snapshot, limit: int = 10) -> list[MissedItem]:
+    """Quiz items judged wrong most often: pitfalls not flagged, true statements flagged as costly.
+
+    Quizzes on retired cards are left out: their statements are no longer known.
+    """
+    seen: Counter[tuple[str, str]] = Counter()
+    missed: Counter[tuple[str, str]] = Counter()
+    items: dict[tuple[str, str], quiz.QuizItem] = {}
+    query = select(Attempt.card_id, Attempt.choices).where(
+        Attempt.user_id == user_id, Attempt.kind == "quiz", Attempt.choices.is_not(None)
+    )
+    for card_id, choices in session.execute(query):
+        card = snapshot.cards.get(card_id)
+        if card is None:
+            continue
+        for marked in quiz.mark(card, list(choices or [])):
+            key = (card_id, marked.item.id)
+            items[key] = marked.item
+            seen[key] += 1
+            if not marked.correct:
+                missed[key] += 1
+    ranked = sorted(missed, key=lambda k: (-missed[k], -missed[k] / seen[k], k))
+    return [MissedItem(snapshot.cards[k[0]], items[k], missed[k], seen[k]) for k in ranked[:limit]]
+
+
+# --- answer history ---------------------------------------------------------------------------
+
+
+def _like(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def search_history(
+    session: Session,
+    user_id: int,
+    snapshot: Snapshot,
+    q: str = "",
+    kind: str | None = None,
+    limit: int = 50,
+) -> tuple[list[Attempt], int]:
+    """The person's attempts whose text (or card title) contains `q`, newest first; and the total."""
+    query = select(Attempt).where(Attempt.user_id == user_id)
+    q = q.strip()
+    if q:
+        pattern = _like(q)
+        titles = [c.id for c in snapshot.cards.values() if q.lower() in plain_title(c).lower()]
+        query = query.where(
+            or_(
+                Attempt.text.ilike(pattern, escape="\\"),
+                Attempt.card_id.ilike(pattern, escape="\\"),
+                Attempt.card_id.in_(titles),
+            )
+        )
+    if kind:
+        query = query.where(Attempt.kind == kind)
+    total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+    found = session.scalars(query.order_by(Attempt.created_at.desc(), Attempt.id.desc()).limit(limit))
+    return list(found), int(total)

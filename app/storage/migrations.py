@@ -1,0 +1,25 @@
+"""Bring a database to the newest schema with Alembic (the only way the schema changes)."""
+
+from alembic import command
+from alembic.config import Config
+
+from app import PROJECT_ROOT
+from app.settings import Settings
+from app.storage.database import make_engine
+
+
+def alembic_config() -> Config:
+    config = Config(str(PROJECT_ROOT / "alembic.ini"))
+    config.set_main_option("script_location", str(PROJECT_ROOT / "migrations"))
+    return config
+
+
+def upgrade(settings: Settings, revision: str = "head") -> None:
+    config = alembic_config()
+    engine = make_engine(settings)
+    try:
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, revision)
+    finally:
+        engine.dispose()

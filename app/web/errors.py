@@ -1,0 +1,89 @@
+"""Errors read as pages in the browser and as JSON from the API."""
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler, request_validation_exception_handler
+from fastapi.exceptions import RequestValidationError
+from pydantic import ValidationError
+from starlette.exceptions import HTTPException
+from starlette.responses import Response
+
+from app.exceptions import Conflict, DomainError, Invalid, NotFound, TooMany, Unavailable
+from app.web.templating import is_htmx, render
+
+
+def field_messages(errors: Iterable[Mapping[str, Any]], whole: str = "") -> list[str]:
+    """`field: message` for each pydantic-style error; `whole` names the field of an error about
+    the input as a whole (without it, such an error is its message alone)."""
+    lines = []
+    for error in errors:
+        field = ".".join(map(str, error.get("loc", ()))) or whole
+        # pydantic prefixes messages from our own validators with "Value error, ".
+        message = str(error.get("msg")).removeprefix("Value error, ")
+        lines.append(f"{field}: {message}" if field else message)
+    return lines
+
+
+def error_messages(error: ValidationError | HTTPException | DomainError, whole: str = "value") -> list[str]:
+    """What a form shows for a failed validation or a refused request: one line a problem."""
+    if isinstance(error, ValidationError):
+        return field_messages(error.errors(), whole)
+    if isinstance(error, DomainError):
+        return [error.message]
+    detail = error.detail
+    if isinstance(detail, list):
+        return [str(item.get("msg", item)) if isinstance(item, dict) else str(item) for item in detail]
+    return [str(detail)]
+
+
+def _wants_html(request: Request) -> bool:
+    path = request.url.path
+    if path.startswith("/api/") or path == "/healthz" or is_htmx(request):
+        return False
+    return "text/html" in request.headers.get("accept", "")
+
+
+# The one place a domain error becomes an HTTP status.
+STATUS_BY_ERROR: tuple[tuple[type[DomainError], int], ...] = (
+    (NotFound, 404),
+    (Invalid, 422),
+    (Conflict, 409),
+    (TooMany, 429),
+    (Unavailable, 503),
+)
+
+
+def as_http(error: DomainError) -> HTTPException:
+    status = next((code for kind, code in STATUS_BY_ERROR if isinstance(error, kind)), 400)
+    detail: Any = error.detail() if isinstance(error, Invalid) else error.message
+    headers = {"Retry-After": str(error.retry_after)} if isinstance(error, TooMany) else None
+    return HTTPException(status_code=status, detail=detail, headers=headers)
+
+
+def install_error_pages(app: FastAPI) -> None:
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, error: HTTPException) -> Response:
+        if _wants_html(request):
+            return render(
+                request,
+                "error.html",
+                status_code=error.status_code,
+                status=error.status_code,
+                messages=error_messages(error),
+            )
+        return await http_exception_handler(request, error)
+
+    @app.exception_handler(DomainError)
+    async def domain_error(request: Request, error: DomainError) -> Response:
+        return await http_error(request, as_http(error))
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, error: RequestValidationError) -> Response:
+        if _wants_html(request):
+            # The first part of `loc` says where the value came from (query, path, body).
+            located = ({**e, "loc": e["loc"][1:]} for e in error.errors())
+            messages = field_messages(located)
+            return render(request, "error.html", status_code=422, status=422, messages=messages)
+        return await request_validation_exception_handler(request, error)

@@ -1,0 +1,77 @@
+"""Builds the web app from `Settings`: state, middleware, routers, error pages. Nothing else.
+
+Nothing here (or anything it imports) imports TensorFlow.
+"""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import Depends, FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from app import PROJECT_ROOT
+from app.content import router as content
+from app.content.catalogue import Catalogue
+from app.demos.routers import api as demos_api
+from app.demos.routers import pages as demos_pages
+from app.demos.views.forms import preset_forms
+from app.practice.routers import api as practice_api
+from app.practice.routers import card_page, export, practice_page, progress_page
+from app.settings import Settings, get_settings
+from app.storage.database import Database
+from app.web import docs, health
+from app.web.errors import install_error_pages
+from app.web.page_cache import PageCache
+from app.web.security import SecurityMiddleware, require_csrf
+from app.web.templating import templates
+
+ROUTERS = (
+    content,
+    card_page,
+    practice_api,
+    health,
+    docs,
+    practice_page,
+    progress_page,
+    export,
+    demos_pages,
+    demos_api,
+)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        app.state.db.dispose()
+        queue = getattr(app.state, "demo_queue", None)
+        if queue is not None:
+            queue.close()
+
+    app = FastAPI(
+        title="tiercards",
+        summary="Practise technical-interview questions at four depths.",
+        lifespan=lifespan,
+        dependencies=[Depends(require_csrf)],
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    app.state.db = Database(settings)
+    app.state.catalogue = Catalogue(settings.content_dir, settings.content_poll_seconds)
+    # The card page's "Run it live" forms: the same for everyone, so the cached page can hold them.
+    templates.env.globals["demo_forms"] = preset_forms
+    # Added first, so it runs inside SecurityMiddleware and every page still gets its headers.
+    app.add_middleware(PageCache, catalogue=app.state.catalogue)
+    app.add_middleware(
+        SecurityMiddleware,
+        secret_key=settings.secret_key,
+        secure_cookie=settings.environment == "production",
+    )
+    app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
+    for area in ROUTERS:
+        app.include_router(area.router)
+    install_error_pages(app)
+    return app

@@ -1,0 +1,35 @@
+"""Jinja setup, and the one rule for htmx: the same route answers a fragment or the full page."""
+
+from typing import Any
+
+from fastapi import Request
+from fastapi.templating import Jinja2Templates
+from starlette.responses import HTMLResponse
+
+from app import PROJECT_ROOT
+from app.web.timefmt import ago, clock, span, until, utc
+
+templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
+templates.env.filters.update(ago=ago, clock=clock, span=span, until=until, utc=utc)
+
+
+def is_htmx(request: Request) -> bool:
+    return request.headers.get("hx-request") == "true" and request.headers.get("hx-boosted") != "true"
+
+
+def render(
+    request: Request, page: str, fragment: str | None = None, status_code: int = 200, **context: Any
+) -> HTMLResponse:
+    """`fragment` for htmx requests, otherwise the full `page` (which includes that fragment).
+
+    A partial (`_name.html`) asked for by an ordinary request is wrapped in `page.html`, so every
+    URL a person can land on reads as a whole page.
+    """
+    name = fragment if fragment is not None and is_htmx(request) else page
+    if name.startswith("_") and not is_htmx(request):
+        context["partial"] = name
+        name = "page.html"
+    context.setdefault("csrf_token", request.state.csrf_token)
+    response = templates.TemplateResponse(request, name, context, status_code=status_code)
+    response.headers["vary"] = "HX-Request"
+    return response
