@@ -1,11 +1,14 @@
-"""Dependencies of the demo routes: the queue client, the heartbeat timeout, a person's run or 404."""
+"""Dependencies of the demo routes: the queue client, the heartbeat timeout, a served card, a
+person's run or 404."""
 
 from typing import Annotated
 
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
+from app.content.catalogue import Catalogue
 from app.demos.models import DemoRun
+from app.demos.presets import ParamError
 from app.demos.queue import DemoQueue
 from app.exceptions import NotFound
 
@@ -25,6 +28,12 @@ async def get_heartbeat_timeout(request: Request) -> float:
 
 QueueDep = Annotated[DemoQueue, Depends(get_demo_queue)]
 HeartbeatTimeoutDep = Annotated[float, Depends(get_heartbeat_timeout)]
+
+
+def check_card(catalogue: Catalogue, card_id: str | None) -> None:
+    """A run names a card that is served, or none."""
+    if card_id is not None and catalogue.get(card_id) is None:
+        raise ParamError("card_id", f"no card with id '{card_id}'")
 
 
 def demo_run_or_404(session: Session, user_id: int, run_id: str) -> DemoRun:

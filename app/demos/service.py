@@ -21,7 +21,6 @@ from sqlalchemy import and_, delete, exists, func, or_, select, update
 from sqlalchemy.orm import Session, aliased
 
 from app.accounts.models import User
-from app.content.catalogue import Catalogue
 from app.demos.models import DemoRun, WorkerBeat
 from app.demos.presets import ParamError, get_preset, validate_params
 from app.demos.queue import DemoQueue
@@ -65,11 +64,6 @@ def new_run_id() -> str:
 
 # ---------------------------------------------------------------------------------------------
 # Web side
-
-
-def check_card(catalogue: Catalogue, card_id: str | None) -> None:
-    if card_id is not None and catalogue.get(card_id) is None:
-        raise ParamError("card_id", f"no card with id '{card_id}'")
 
 
 def submit(

@@ -30,13 +30,22 @@ class Attempt(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+# The bounds of a person's practice settings, enforced by the table and by PracticeSettings alike.
+MIN_RETENTION = 0.70
+MAX_RETENTION = 0.99
+MAX_NEW_PER_DAY = 100
+
+
 class UserSettings(Base):
     """A person's practice settings; a person without a row gets the defaults."""
 
     __tablename__ = "user_settings"
     __table_args__ = (
-        CheckConstraint("desired_retention >= 0.7 AND desired_retention <= 0.99", name="retention_range"),
-        CheckConstraint("new_per_day >= 0 AND new_per_day <= 100", name="new_per_day_range"),
+        CheckConstraint(
+            f"desired_retention >= {MIN_RETENTION} AND desired_retention <= {MAX_RETENTION}",
+            name="retention_range",
+        ),
+        CheckConstraint(f"new_per_day >= 0 AND new_per_day <= {MAX_NEW_PER_DAY}", name="new_per_day_range"),
     )
 
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)

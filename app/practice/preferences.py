@@ -4,12 +4,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.orm import Session
 
 from app.content.tiers import Tier
-from app.practice.models import UserSettings
+from app.practice.models import MAX_NEW_PER_DAY, MAX_RETENTION, MIN_RETENTION, UserSettings
 from app.storage.base import utcnow
-
-MIN_RETENTION = 0.70
-MAX_RETENTION = 0.99
-MAX_NEW_PER_DAY = 100
 
 
 class PracticeSettings(BaseModel):

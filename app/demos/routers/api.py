@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse
 from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CatalogueDep
 from app.demos import service
-from app.demos.dependencies import HeartbeatTimeoutDep, QueueDep, demo_run_or_404
+from app.demos.dependencies import HeartbeatTimeoutDep, QueueDep, check_card, demo_run_or_404
 from app.demos.models import DemoRun
 from app.demos.presets import PRESETS, estimate_seconds
 from app.demos.schemas import CancelOut, DemoAccepted, DemoIn, DemoRunList, DemoRunOut
@@ -42,7 +42,7 @@ async def create_demo(
     data: DemoIn, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep, queue: QueueDep
 ) -> JSONResponse:
     """Queue a demo run; poll GET /api/demos/{run_id} (or open /demos/{run_id}) for its result."""
-    service.check_card(catalogue, data.card_id)
+    check_card(catalogue, data.card_id)
     run = service.submit(session, queue, user_id, data.preset, data.params, data.card_id)
     return _accepted(run)
 

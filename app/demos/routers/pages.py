@@ -13,7 +13,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CardDep, CatalogueDep
 from app.demos import service
-from app.demos.dependencies import HeartbeatTimeoutDep, QueueDep, demo_run_or_404
+from app.demos.dependencies import HeartbeatTimeoutDep, QueueDep, check_card, demo_run_or_404
 from app.demos.models import DemoRun
 from app.demos.presets import PRESETS, ParamError, get_preset
 from app.demos.views.comparison import comparisons, environment_view, memory_rows, reading_parts
@@ -104,7 +104,7 @@ async def submit_demo_form(
         )
 
     try:
-        service.check_card(catalogue, card_id)
+        check_card(catalogue, card_id)
         run = service.submit(session, queue, user_id, preset, values, card_id)
     except ParamError as error:
         return form_again(error.message, 422)

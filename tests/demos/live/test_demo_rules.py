@@ -18,7 +18,7 @@ from app.demos.models import DemoRun, WorkerBeat
 from app.demos.presets import PRESETS
 from app.demos.worker import pid_alive
 from app.storage.base import utcnow
-from tests.demo_web.conftest import HEARTBEAT_TIMEOUT_S, SMALL, submit
+from tests.demos.live.conftest import HEARTBEAT_TIMEOUT_S, SMALL, submit
 
 CARD = "tf-data-prefetch-last"
 

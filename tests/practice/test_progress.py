@@ -14,7 +14,7 @@ from app.content.dependencies import get_catalogue
 from app.practice import stats
 from app.storage.base import utcnow
 from tests.factories import OWNER_CARD, card_text, make_attempt, write_card
-from tests.srs_helpers import HTMX, T0, add, post_attempt, review
+from tests.practice.scheduling_helpers import HTMX, T0, add, post_attempt, review
 
 SAMPLE = "sample-card"
 

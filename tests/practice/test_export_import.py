@@ -14,7 +14,7 @@ from sqlalchemy import delete
 from app.practice.models import Attempt, ReviewLog, ReviewState, UserSettings
 from app.storage.base import utcnow
 from tests.factories import OWNER_CARD
-from tests.srs_helpers import HTMX, counts, post_attempt, review, write_session
+from tests.practice.scheduling_helpers import HTMX, counts, post_attempt, review, write_session
 
 CACHE = "tf-data-cache-shuffle-order"
 

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from app.demos.presets import PRESETS
 from app.settings import Settings
 from app.web.factory import create_app
-from tests.demo_web.conftest import (
+from tests.demos.live.conftest import (
     HEARTBEAT_TIMEOUT_S,
     LONG,
     SMALL,

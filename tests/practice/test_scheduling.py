@@ -22,7 +22,7 @@ from app.storage import migrations
 from app.storage.base import Base
 from app.storage.database import make_engine
 from tests.factories import OWNER_CARD
-from tests.srs_helpers import HTMX, T0, logs, post_attempt, review, state, write_session
+from tests.practice.scheduling_helpers import HTMX, T0, logs, post_attempt, review, state, write_session
 
 PERFECT_QUIZ = ["p0", "p1", "p2", "p3", "p4"]  # the owner's card has pitfalls p0..p4, truths t0..t4
 

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 
 from app.settings import Settings
 from app.web.factory import create_app
-from tests.demo_web.conftest import (
+from tests.demos.live.conftest import (
     LONG,
     SMALL,
     WorkerProcess,

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from app.storage.base import utcnow
 from tests.factories import OWNER_CARD
-from tests.srs_helpers import HTMX, counts, logs, post_attempt, review, state
+from tests.practice.scheduling_helpers import HTMX, counts, logs, post_attempt, review, state
 
 PARALLEL = "tf-data-parallel-map-interleave"
 CACHE = "tf-data-cache-shuffle-order"
