@@ -1,16 +1,31 @@
 """All configuration, read from environment variables (see the README's table)."""
 
+import ipaddress
+import os
 import secrets
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from app import PROJECT_ROOT
 
 Environment = Literal["development", "production"]
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+# Names a browser on this machine uses; anything else must be listed in ALLOWED_HOSTS, so a
+# DNS-rebinding page (attacker.example resolving to 127.0.0.1) cannot talk to the app.
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
+MIN_SECRET_LENGTH = 32
+# A random key of 32+ characters has far more distinct characters than this; "aaaa…" or a
+# repeated word does not.
+MIN_SECRET_DISTINCT = 10
+
+
+def _comma_list(value: object) -> object:
+    return [item.strip() for item in value.split(",") if item.strip()] if isinstance(value, str) else value
 
 
 class Settings(BaseSettings):
@@ -22,9 +37,31 @@ class Settings(BaseSettings):
     queue_url: str = ""
     content_dir: Path = PROJECT_ROOT / "content"
     secret_key: str = ""
+    # Host names the app answers to (comma-separated). Development: loopback names by default.
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # Peers whose X-Forwarded-Proto is believed (comma-separated addresses or CIDRs).
+    trusted_proxies: Annotated[list[IPNetwork], NoDecode] = Field(default_factory=list)
+    # Request bodies larger than this are refused with 413 before they are read.
+    max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
+    # The import of an export file may be larger; it is still read within this cap.
+    max_import_bytes: int = Field(default=64 * 1024 * 1024, ge=1024)
     # How often the card catalogue looks at content/ for edited files.
     content_poll_seconds: float = 1.0
     demo_heartbeat_timeout_seconds: float = 30.0
+
+    @field_validator("allowed_hosts", "trusted_proxies", mode="before")
+    @classmethod
+    def _split(cls, value: object) -> object:
+        return _comma_list(value)
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _networks(cls, value: object) -> object:
+        if isinstance(value, list):
+            return [
+                ipaddress.ip_network(item, strict=False) if isinstance(item, str) else item for item in value
+            ]
+        return value
 
     @model_validator(mode="after")
     def _fill_defaults(self) -> "Settings":
@@ -33,15 +70,31 @@ class Settings(BaseSettings):
         if not self.queue_url:
             self.queue_url = f"sqlite:///{self.data_dir / 'queue.db'}"
         if self.environment == "production":
-            if len(self.secret_key) < 32:
-                raise ValueError("SECRET_KEY must be set to at least 32 characters in production")
-        elif not self.secret_key:
-            self.secret_key = _development_secret(self.data_dir)
+            _check_production_secret(self.secret_key)
+            if not self.allowed_hosts:
+                raise ValueError("ALLOWED_HOSTS must name the host(s) this app is served as in production")
+        else:
+            if not self.secret_key:
+                self.secret_key = _development_secret(self.data_dir)
+            if not self.allowed_hosts:
+                self.allowed_hosts = list(LOOPBACK_HOSTS)
         return self
 
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
+
+    @property
+    def is_production(self) -> bool:
+        return self.environment == "production"
+
+
+def _check_production_secret(key: str) -> None:
+    if len(key.strip()) < MIN_SECRET_LENGTH or len(set(key)) < MIN_SECRET_DISTINCT:
+        raise ValueError(
+            f"SECRET_KEY must be a random value of at least {MIN_SECRET_LENGTH} characters in "
+            "production, e.g. the output of: openssl rand -hex 32"
+        )
 
 
 def _development_secret(data_dir: Path) -> str:
@@ -51,8 +104,10 @@ def _development_secret(data_dir: Path) -> str:
         return path.read_text().strip()
     data_dir.mkdir(parents=True, exist_ok=True)
     key = secrets.token_urlsafe(48)
-    path.write_text(key)
-    path.chmod(0o600)
+    # Created private: never readable by others, not even for the moment before a chmod.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as file:
+        file.write(key)
     return key
 
 

@@ -23,6 +23,8 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
         content_dir=PROJECT_ROOT / "content",
         secret_key="test-only-secret-key-that-is-long-enough",
         content_poll_seconds=0,
+        # TestClient's own host name, beside the loopback names a browser would use.
+        allowed_hosts=["testserver", "localhost", "127.0.0.1"],
     )
     migrations.upgrade(settings)
     return settings

@@ -4,11 +4,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.exception_handlers import http_exception_handler, request_validation_exception_handler
+from fastapi.encoders import jsonable_encoder
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 
 from app.exceptions import Conflict, DomainError, Invalid, NotFound, TooMany, Unavailable
 from app.web.templating import is_htmx, render
@@ -86,4 +87,6 @@ def install_error_pages(app: FastAPI) -> None:
             located = ({**e, "loc": e["loc"][1:]} for e in error.errors())
             messages = field_messages(located)
             return render(request, "error.html", status_code=422, status=422, messages=messages)
-        return await request_validation_exception_handler(request, error)
+        # The input is left out: echoing it back would hand a client its whole body again.
+        detail = [{k: v for k, v in e.items() if k != "input"} for e in error.errors()]
+        return JSONResponse({"detail": jsonable_encoder(detail)}, status_code=422)

@@ -21,6 +21,7 @@ from app.settings import Settings, get_settings
 from app.storage.database import Database
 from app.web import docs, health
 from app.web.errors import install_error_pages
+from app.web.guards import RequestGuard
 from app.web.page_cache import PageCache
 from app.web.security import SecurityMiddleware, require_csrf
 from app.web.templating import templates
@@ -63,13 +64,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.catalogue = Catalogue(settings.content_dir, settings.content_poll_seconds)
     # The card page's "Run it live" forms: the same for everyone, so the cached page can hold them.
     templates.env.globals["demo_forms"] = preset_forms
-    # Added first, so it runs inside SecurityMiddleware and every page still gets its headers.
+    # The last added runs first: security headers around everything, then the guards, then the cache.
     app.add_middleware(PageCache, catalogue=app.state.catalogue)
-    app.add_middleware(
-        SecurityMiddleware,
-        secret_key=settings.secret_key,
-        secure_cookie=settings.environment == "production",
-    )
+    app.add_middleware(RequestGuard, settings=settings)
+    app.add_middleware(SecurityMiddleware, secret_key=settings.secret_key, production=settings.is_production)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     for area in ROUTERS:
         app.include_router(area.router)

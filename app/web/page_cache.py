@@ -9,10 +9,12 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TypeVar
 
+from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.content.catalogue import Catalogue, Snapshot
+from app.web.templating import wants_fragment
 
 OPT_IN_HEADER = b"x-page-cache"
 ResponseT = TypeVar("ResponseT", bound=Response)
@@ -26,6 +28,10 @@ class _Entry:
     # The body split where the CSRF token stood: joining on a token is far cheaper than replacing.
     parts: tuple[bytes, ...]
 
+    @property
+    def size(self) -> int:
+        return sum(map(len, self.parts)) + sum(len(k) + len(v) for k, v in self.headers)
+
 
 def cacheable(response: ResponseT) -> ResponseT:
     """Mark a response as depending only on its URL and the catalogue."""
@@ -34,17 +40,21 @@ def cacheable(response: ResponseT) -> ResponseT:
 
 
 class PageCache:
-    def __init__(self, app: ASGIApp, catalogue: Catalogue, max_entries: int = 512) -> None:
+    # Capped by bytes, not entries: a deck of long cards must not grow the process without bound.
+    def __init__(self, app: ASGIApp, catalogue: Catalogue, max_bytes: int = 32 * 2**20) -> None:
         self.app = app
         self.catalogue = catalogue
-        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self.bytes = 0
         self.entries: OrderedDict[tuple[str, bytes, bool], _Entry] = OrderedDict()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "GET":
             await self.app(scope, receive, send)
             return
-        htmx = any(name == b"hx-request" for name, _ in scope["headers"])
+        # Keyed on what the route will render, so a boosted request cannot store a whole page
+        # under the fragment's key.
+        htmx = wants_fragment(Headers(scope=scope))
         key = (scope["path"], scope["query_string"], htmx)
         token = scope.get("state", {}).get("csrf_token", "").encode()
         entry = self.entries.get(key)
@@ -84,7 +94,11 @@ class PageCache:
             if name not in (OPT_IN_HEADER, b"content-length", b"set-cookie")
         ]
         parts = tuple(body.split(token)) if token else (body,)
-        self.entries[key] = _Entry(snapshot, start["status"], keep, parts)
-        self.entries.move_to_end(key)
-        while len(self.entries) > self.max_entries:
-            self.entries.popitem(last=False)
+        entry = _Entry(snapshot, start["status"], keep, parts)
+        old = self.entries.pop(key, None)
+        if old is not None:
+            self.bytes -= old.size
+        self.entries[key] = entry
+        self.bytes += entry.size
+        while self.bytes > self.max_bytes and self.entries:
+            self.bytes -= self.entries.popitem(last=False)[1].size

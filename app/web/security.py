@@ -7,6 +7,7 @@ value in <meta name="csrf-token">, and htmx (or an API client) sends it back as 
 
 import hashlib
 import hmac
+import logging
 import secrets
 
 from fastapi import HTTPException, Request
@@ -16,6 +17,7 @@ CSRF_COOKIE = "tiercards_csrf"
 CSRF_HEADER = "x-csrf-token"
 CSRF_FIELD = "csrf_token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+log = logging.getLogger("tiercards.web")
 
 CONTENT_SECURITY_POLICY = "; ".join(
     [
@@ -57,13 +59,21 @@ def _cookie_value(scope: Scope) -> str | None:
     return None
 
 
-class SecurityMiddleware:
-    """Pure ASGI (no per-request task overhead): sets headers and hands each request its token."""
+HSTS = (b"strict-transport-security", b"max-age=31536000")
+SERVER_ERROR = b"Something went wrong on the server; it has been logged. Try again."
 
-    def __init__(self, app: ASGIApp, secret_key: str, secure_cookie: bool = False) -> None:
+
+class SecurityMiddleware:
+    """Pure ASGI (no per-request task overhead): sets headers and hands each request its token.
+
+    Also the last resort for an unexpected error: the person gets a plain 500 with the same
+    headers (never the error's text) and the connection stays usable; the error is logged.
+    """
+
+    def __init__(self, app: ASGIApp, secret_key: str, production: bool = False) -> None:
         self.app = app
         self.secret_key = secret_key
-        self.secure_cookie = secure_cookie
+        self.production = production
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -75,32 +85,55 @@ class SecurityMiddleware:
             token = secrets.token_urlsafe(24)
             cookie = new_cookie = f"{token}.{_sign(self.secret_key, token)}"
         scope.setdefault("state", {})["csrf_token"] = cookie
+        extra = [HSTS] if self.production and scope.get("scheme") == "https" else []
+        started = False
 
         async def send_with_headers(message: Message) -> None:
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 # No route sets these itself, so they are appended without a lookup.
-                headers = [*message.get("headers", ()), *SECURITY_HEADERS]
+                headers = [*message.get("headers", ()), *SECURITY_HEADERS, *extra]
                 if new_cookie is not None:
-                    secure = "; Secure" if self.secure_cookie else ""
+                    secure = "; Secure" if self.production else ""
                     headers.append(
                         (b"set-cookie", f"{CSRF_COOKIE}={new_cookie}; Path=/; SameSite=Lax{secure}".encode())
                     )
                 message["headers"] = headers
             await send(message)
 
-        await self.app(scope, receive, send_with_headers)
+        try:
+            await self.app(scope, receive, send_with_headers)
+        except Exception:
+            if started:
+                raise
+            log.exception("unexpected error on %s %s", scope["method"], scope["path"])
+            headers = [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(SERVER_ERROR)).encode()),
+            ]
+            await send_with_headers({"type": "http.response.start", "status": 500, "headers": headers})
+            await send({"type": "http.response.body", "body": SERVER_ERROR})
 
 
 async def require_csrf(request: Request) -> None:
-    """App-wide dependency: a state-changing request must echo the cookie's token."""
+    """App-wide dependency: a state-changing request must send back the token its cookie holds.
+
+    `request.state.csrf_token` is that cookie when its signature is good, else a fresh token the
+    middleware just issued, so a forged or made-up pair never matches.
+    """
     if request.method in SAFE_METHODS:
         return
-    expected = _cookie_value(request.scope)
+    expected: str = request.state.csrf_token
     sent = request.headers.get(CSRF_HEADER)
     if sent is None and request.headers.get("content-type", "").startswith(
         ("application/x-www-form-urlencoded", "multipart/form-data")
     ):
         field = (await request.form()).get(CSRF_FIELD)
         sent = field if isinstance(field, str) else None
-    if not expected or not sent or not hmac.compare_digest(expected, sent):
+    if (
+        not sent
+        or not _valid(request.app.state.settings.secret_key, sent)
+        or not hmac.compare_digest(expected, sent)
+    ):
         raise HTTPException(status_code=403, detail="missing or wrong CSRF token: send X-CSRF-Token")

@@ -1,5 +1,6 @@
 """Jinja setup, and the one rule for htmx: the same route answers a fragment or the full page."""
 
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import Request
@@ -13,8 +14,13 @@ templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
 templates.env.filters.update(ago=ago, clock=clock, span=span, until=until, utc=utc)
 
 
+def wants_fragment(headers: Mapping[str, str]) -> bool:
+    """An htmx swap wants a fragment; a boosted link (htmx loading a whole page) does not."""
+    return headers.get("hx-request") == "true" and headers.get("hx-boosted") != "true"
+
+
 def is_htmx(request: Request) -> bool:
-    return request.headers.get("hx-request") == "true" and request.headers.get("hx-boosted") != "true"
+    return wants_fragment(request.headers)
 
 
 def render(

@@ -23,7 +23,8 @@ MAX_IMPORT_BYTES = 64 * 1024 * 1024
 
 
 def _attachment(name: str) -> dict[str, str]:
-    return {"Content-Disposition": f'attachment; filename="{name}"'}
+    # A person's whole history: no browser or proxy cache may keep a copy.
+    return {"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"}
 
 
 @router.get("/api/export.json", response_model=ExportDoc)

@@ -48,6 +48,7 @@ def demo_settings_for(data_dir: Path, queue_url: str | None = None) -> Settings:
         content_poll_seconds=0,
         demo_heartbeat_timeout_seconds=HEARTBEAT_TIMEOUT_S,
         queue_url=queue_url or "",
+        allowed_hosts=["testserver", "localhost", "127.0.0.1"],
     )
     migrations.upgrade(settings)
     return settings

@@ -1,0 +1,136 @@
+"""Checks every request passes before the app reads it: who may be asked (Host), from where a
+write may come (Origin), HTTPS in production, and how much body a request may send.
+
+Pure ASGI, so a refusal costs nothing but the headers: no routing, no body read.
+"""
+
+import ipaddress
+import json
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.settings import IPNetwork, Settings
+from app.web.security import SAFE_METHODS
+
+# Paths that take an export file, which may be larger than any other body.
+IMPORT_PATHS = frozenset({"/api/import", "/progress/import"})
+HTTPS_REQUIRED_PAGE = (
+    b"<!doctype html><html lang='en'><meta charset='utf-8'><title>HTTPS required</title>"
+    b"<h1>HTTPS is required</h1><p>This tiercards server runs in production mode and only answers "
+    b"over HTTPS. Open it with an https:// address, or put it behind a TLS-terminating proxy listed "
+    b"in TRUSTED_PROXIES that sends X-Forwarded-Proto.</p></html>"
+)
+
+
+def size_text(limit: int) -> str:
+    return f"{limit // 2**20} MB" if limit >= 2**20 else f"{limit // 1024} KB"
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope["headers"]:
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def _host_name(host: str) -> str:
+    """'example.org:8000' → 'example.org'; '[::1]:8000' → '::1'."""
+    if host.startswith("["):
+        return host[1 : host.find("]")]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _peer_in(scope: Scope, networks: Iterable[IPNetwork]) -> bool:
+    client = scope.get("client")
+    if not client:
+        return False
+    try:
+        address = ipaddress.ip_address(client[0])
+    except ValueError:
+        return False
+    return any(address in network for network in networks)
+
+
+def _is_loopback_peer(scope: Scope) -> bool:
+    client = scope.get("client")
+    try:
+        return bool(client) and ipaddress.ip_address(client[0]).is_loopback
+    except ValueError:
+        return False
+
+
+class BodyTooLarge(HTTPException):
+    def __init__(self, limit: int) -> None:
+        super().__init__(status_code=413, detail=f"the request body is larger than {size_text(limit)}")
+
+
+class RequestGuard:
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        self.allowed_hosts = frozenset(host.lower() for host in settings.allowed_hosts)
+        self.any_host = "*" in self.allowed_hosts
+        self.trusted_proxies = tuple(settings.trusted_proxies)
+        self.https_only = settings.is_production
+        self.max_body = settings.max_body_bytes
+        self.max_import = settings.max_import_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if self.trusted_proxies and _peer_in(scope, self.trusted_proxies):
+            proto = _header(scope, b"x-forwarded-proto")
+            if proto in ("http", "https"):
+                scope["scheme"] = proto
+        host = (_header(scope, b"host") or "").lower()
+        if not self.any_host and _host_name(host) not in self.allowed_hosts:
+            message = f"this server does not answer to the host name '{host}': add it to ALLOWED_HOSTS"
+            await _plain(send, 400, message)
+            return
+        if self.https_only and scope["scheme"] != "https" and not _is_loopback_peer(scope):
+            await _respond(send, 400, HTTPS_REQUIRED_PAGE, b"text/html; charset=utf-8")
+            return
+        if scope["method"] not in SAFE_METHODS:
+            origin = _header(scope, b"origin")
+            if origin is not None and origin != "null" and urlsplit(origin).netloc.lower() != host:
+                await _json(send, 403, "a write must come from this site's own pages (Origin differs)")
+                return
+        limit = self.max_import if scope["path"] in IMPORT_PATHS else self.max_body
+        length = _header(scope, b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            await _json(send, 413, BodyTooLarge(limit).detail)
+            return
+        await self.app(scope, _capped(receive, limit), send)
+
+
+def _capped(receive: Receive, limit: int) -> Receive:
+    """Counts what is read; past the cap the reader gets a 413 instead of more bytes."""
+    seen = 0
+
+    async def capped() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                raise BodyTooLarge(limit)
+        return message
+
+    return capped
+
+
+async def _respond(send: Send, status: int, body: bytes, content_type: bytes) -> None:
+    headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _json(send: Send, status: int, detail: str) -> None:
+    await _respond(send, status, json.dumps({"detail": detail}).encode(), b"application/json")
+
+
+async def _plain(send: Send, status: int, text: str) -> None:
+    await _respond(send, status, text.encode(), b"text/plain; charset=utf-8")

@@ -1,0 +1,197 @@
+"""What a hostile client tries against the web layer: each is refused with a clear 4xx, or the
+response carries what keeps it safe, and nothing is stored on refusal."""
+
+import math
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi import APIRouter, FastAPI
+from fastapi.testclient import TestClient
+from pydantic import ValidationError
+
+from app import PROJECT_ROOT
+from app.settings import Settings
+from app.web.factory import create_app
+from app.web.security import CSRF_COOKIE
+from tests.factories import OWNER_CARD, attempt_payload
+
+ATTEMPTS = f"/api/cards/{OWNER_CARD}/attempts"
+
+
+def stored_count(client: TestClient) -> int:
+    return len(client.get("/api/attempts").json())
+
+
+# --- CSRF --------------------------------------------------------------------------------------
+
+
+def test_a_forged_csrf_pair_is_refused(anonymous_client: TestClient) -> None:
+    anonymous_client.cookies.set(CSRF_COOKIE, "aaa.bbb")
+    response = anonymous_client.post(ATTEMPTS, json=attempt_payload(), headers={"X-CSRF-Token": "aaa.bbb"})
+    assert response.status_code == 403
+    assert stored_count(anonymous_client) == 0
+
+
+# --- Host and Origin ---------------------------------------------------------------------------
+
+
+def test_a_foreign_host_is_refused_before_anything_is_read(client: TestClient) -> None:
+    response = client.get("/api/export.json", headers={"Host": "attacker.example"})
+    assert response.status_code == 400
+    assert "ALLOWED_HOSTS" in response.text
+
+
+def test_a_write_from_a_foreign_origin_is_refused_and_stores_nothing(client: TestClient) -> None:
+    response = client.post(ATTEMPTS, json=attempt_payload(), headers={"Origin": "http://attacker.example"})
+    assert response.status_code == 403
+    assert stored_count(client) == 0
+
+
+def test_a_write_from_the_sites_own_origin_is_accepted(client: TestClient) -> None:
+    response = client.post(ATTEMPTS, json=attempt_payload(), headers={"Origin": "http://testserver"})
+    assert response.status_code == 201
+
+
+# --- Page cache ----------------------------------------------------------------------------------
+
+
+def test_a_boosted_request_does_not_poison_the_fragment_cache(client: TestClient) -> None:
+    url = f"/cards/{OWNER_CARD}?tier=senior"
+    boosted = client.get(url, headers={"HX-Request": "true", "HX-Boosted": "true"})
+    assert BeautifulSoup(boosted.text, "html.parser").find("html") is not None
+    fragment = client.get(url, headers={"HX-Request": "true"})
+    assert BeautifulSoup(fragment.text, "html.parser").find("html") is None
+
+
+# --- Bodies --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def small_body_client(settings: Settings) -> Iterator[TestClient]:
+    app = create_app(settings.model_copy(update={"max_body_bytes": 64 * 1024}))
+    with TestClient(app) as client:
+        client.get("/healthz")
+        client.headers["X-CSRF-Token"] = client.cookies[CSRF_COOKIE]
+        yield client
+
+
+def test_a_body_over_the_cap_is_refused_with_413_and_stores_nothing(small_body_client: TestClient) -> None:
+    payload = attempt_payload(text="x" * (200 * 1024))
+    response = small_body_client.post(ATTEMPTS, json=payload)
+    assert response.status_code == 413
+    assert "64 KB" in response.json()["detail"]
+    assert stored_count(small_body_client) == 0
+
+
+def test_a_streamed_body_over_the_cap_is_refused_without_a_length(small_body_client: TestClient) -> None:
+    def chunks() -> Iterator[bytes]:
+        for _ in range(100):
+            yield b"x" * 4096
+
+    response = small_body_client.post(
+        ATTEMPTS, content=chunks(), headers={"Content-Type": "application/json"}
+    )
+    assert response.status_code == 413
+    assert stored_count(small_body_client) == 0
+
+
+def test_a_422_does_not_echo_the_input_back(client: TestClient) -> None:
+    response = client.post(ATTEMPTS, json=attempt_payload(tier="x" * 5000))
+    assert response.status_code == 422
+    assert len(response.content) < 2000
+    assert all("input" not in item for item in response.json()["detail"])
+
+
+# --- Values that used to reach the database and make a 500 -------------------------------------
+
+
+@pytest.mark.parametrize("seconds", [math.nan, math.inf, -math.inf])
+def test_non_finite_seconds_are_refused(client: TestClient, seconds: float) -> None:
+    body = '{"tier": "middle", "kind": "solid", "text": "an answer", "seconds": %s}' % (
+        {math.inf: "Infinity", -math.inf: "-Infinity"}.get(seconds, "NaN")
+    )
+    response = client.post(ATTEMPTS, content=body, headers={"Content-Type": "application/json"})
+    assert response.status_code == 422
+    assert stored_count(client) == 0
+
+
+def test_a_lone_surrogate_in_an_answer_is_refused(client: TestClient) -> None:
+    body = '{"tier": "middle", "kind": "solid", "text": "half a pair \\ud800", "seconds": 3}'
+    response = client.post(ATTEMPTS, content=body, headers={"Content-Type": "application/json"})
+    assert response.status_code == 422
+    assert stored_count(client) == 0
+
+
+# --- Responses ----------------------------------------------------------------------------------
+
+
+def test_an_unexpected_error_is_a_500_with_the_security_headers(settings: Settings) -> None:
+    app = create_app(settings)
+    boom = APIRouter()
+
+    @boom.get("/boom")
+    def explode() -> None:
+        raise RuntimeError("secret internals")
+
+    app.include_router(boom)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        response = client.get("/boom")
+    assert response.status_code == 500
+    assert "secret internals" not in response.text
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert "content-security-policy" in response.headers
+
+
+def test_exports_are_never_cached(client: TestClient) -> None:
+    for url in ("/api/export.json", "/api/export.csv"):
+        assert client.get(url).headers["cache-control"] == "no-store"
+
+
+def test_card_list_names_broken_files_without_server_paths(settings: Settings, tmp_path: Path) -> None:
+    (tmp_path / "broken.md").write_text("---\nid: [unclosed\n---\n", encoding="utf-8")
+    app = create_app(settings.model_copy(update={"content_dir": tmp_path}))
+    with TestClient(app) as client:
+        body = client.get("/api/cards").json()
+    assert {item["path"] for item in body["broken"]} == {"broken.md"}
+    assert str(tmp_path) not in str(body) and str(PROJECT_ROOT) not in str(body)
+
+
+def test_production_sends_hsts(settings: Settings, app: FastAPI) -> None:
+    production = settings.model_copy(update={"environment": "production", "allowed_hosts": ["testserver"]})
+    with TestClient(create_app(production), base_url="https://testserver") as client:
+        response = client.get("/healthz")
+    assert response.headers["strict-transport-security"].startswith("max-age=")
+
+
+# --- Settings -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", [" " * 40, "a" * 40, "ab" * 20])
+def test_production_refuses_a_secret_key_without_entropy(tmp_path: Path, key: str) -> None:
+    with pytest.raises(ValidationError, match="SECRET_KEY"):
+        Settings(environment="production", secret_key=key, data_dir=tmp_path, allowed_hosts=["example.org"])
+
+
+def test_production_needs_allowed_hosts(tmp_path: Path) -> None:
+    with pytest.raises(ValidationError, match="ALLOWED_HOSTS"):
+        Settings(
+            environment="production", secret_key=os.urandom(24).hex(), data_dir=tmp_path, allowed_hosts=[]
+        )
+
+
+def test_the_development_secret_is_private_from_its_first_byte(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Were the file created readable and narrowed afterwards, it would stay readable without chmod.
+    monkeypatch.setattr(Path, "chmod", lambda *_args, **_kwargs: None)
+    old = os.umask(0)
+    try:
+        Settings(data_dir=tmp_path)
+    finally:
+        os.umask(old)
+    mode = stat.S_IMODE((tmp_path / "secret_key").stat().st_mode)
+    assert mode == 0o600
