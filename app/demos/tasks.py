@@ -27,7 +27,7 @@ def bind(executor: Executor | None) -> None:
 
 
 def run_demo(run_id: str) -> None:
-    """Claim the demo run `run_id` and run it (see app.demos.worker.DemoWorker.execute)."""
+    """Claim the demo run `run_id` and run it (see app.demos.worker.execution.JobExecutor.execute)."""
     if _executor is None:
         raise RuntimeError("run_demo only runs inside `tiercards worker`")
     _executor.execute(run_id)

@@ -152,95 +152,117 @@ class ImportResult(BaseModel):
 def import_document(session: Session, user_id: int, doc: ExportDoc) -> ImportResult:
     """Merge `doc` into the person's data (see the module docstring). Stages; the caller commits."""
     result = ImportResult()
+    attempt_ids = _merge_attempts(session, user_id, doc.attempts, result)
+    touched = _merge_review_logs(session, user_id, doc.review_logs, attempt_ids, result)
+    _merge_review_states(session, user_id, doc.review_states, touched, result)
+    preferences.save(session, user_id, doc.settings)
+    return result
 
-    def attempt_key(
-        card_id: str, tier: str, kind: str, follow_up: int | None, at: datetime
-    ) -> tuple[object, ...]:
-        return card_id, tier, kind, follow_up, _utc(at)
 
+def _attempt_key(attempt: Attempt | AttemptDoc) -> tuple[object, ...]:
+    return attempt.card_id, attempt.tier, attempt.kind, attempt.follow_up, _utc(attempt.created_at)
+
+
+def _log_key(log: ReviewLog | ReviewLogDoc) -> tuple[object, ...]:
+    return log.card_id, log.tier, _utc(log.review_datetime)
+
+
+def _merge_attempts(
+    session: Session, user_id: int, docs: list[AttemptDoc], result: ImportResult
+) -> dict[int, int]:
+    """Add the attempts the person lacks; returns the database id of each attempt id in the file."""
     present = {
-        attempt_key(a.card_id, a.tier, a.kind, a.follow_up, a.created_at): a.id
-        for a in session.scalars(select(Attempt).where(Attempt.user_id == user_id))
+        _attempt_key(a): a.id for a in session.scalars(select(Attempt).where(Attempt.user_id == user_id))
     }
-    id_map: dict[int, int] = {}
+    ids: dict[int, int] = {}
     added: list[tuple[int, Attempt]] = []
-    for doc_attempt in doc.attempts:
-        key = attempt_key(
-            doc_attempt.card_id,
-            doc_attempt.tier,
-            doc_attempt.kind,
-            doc_attempt.follow_up,
-            doc_attempt.created_at,
-        )
+    for doc in docs:
+        key = _attempt_key(doc)
         if key in present:
-            id_map[doc_attempt.id] = present[key]
+            ids[doc.id] = present[key]
             result.attempts_already_present += 1
             continue
         row = Attempt(
-            user_id=user_id,
-            **doc_attempt.model_dump(exclude={"id", "created_at"}),
-            created_at=_utc(doc_attempt.created_at),
+            user_id=user_id, **doc.model_dump(exclude={"id", "created_at"}), created_at=_utc(doc.created_at)
         )
         session.add(row)
-        added.append((doc_attempt.id, row))
+        added.append((doc.id, row))
         present[key] = -1  # a duplicate within the file is added once
         result.attempts_added += 1
-    session.flush()
+    session.flush()  # the new attempts' ids
     for doc_id, row in added:
-        id_map[doc_id] = row.id
+        ids[doc_id] = row.id
+    return ids
 
-    logged = {
-        (log.card_id, log.tier, log.review_datetime): log.attempt_id
-        for log in session.scalars(select(ReviewLog).where(ReviewLog.user_id == user_id))
-    }
-    attempts_logged = {attempt_id for attempt_id in logged.values() if attempt_id is not None}
+
+def _merge_review_logs(
+    session: Session,
+    user_id: int,
+    docs: list[ReviewLogDoc],
+    attempt_ids: dict[int, int],
+    result: ImportResult,
+) -> set[tuple[str, str]]:
+    """Add the review logs the person lacks; returns the (card id, tier) pairs that got one."""
+    existing = list(session.scalars(select(ReviewLog).where(ReviewLog.user_id == user_id)))
+    logged = {_log_key(log) for log in existing}
+    # review_logs.attempt_id is unique: an attempt that has a review keeps it.
+    attempts_logged = {log.attempt_id for log in existing if log.attempt_id is not None}
     touched: set[tuple[str, str]] = set()
-    for doc_log in doc.review_logs:
-        key = (doc_log.card_id, doc_log.tier, _utc(doc_log.review_datetime))
-        attempt_id = id_map.get(doc_log.attempt_id) if doc_log.attempt_id is not None else None
+    for doc in docs:
+        key = _log_key(doc)
+        attempt_id = attempt_ids.get(doc.attempt_id) if doc.attempt_id is not None else None
         if key in logged or (attempt_id is not None and attempt_id in attempts_logged):
             result.review_logs_already_present += 1
             continue
         session.add(
             ReviewLog(
                 user_id=user_id,
-                **doc_log.model_dump(exclude={"review_datetime", "attempt_id"}),
-                review_datetime=key[2],
+                **doc.model_dump(exclude={"review_datetime", "attempt_id"}),
+                review_datetime=_utc(doc.review_datetime),
                 attempt_id=attempt_id,
             )
         )
-        logged[key] = attempt_id
+        logged.add(key)
         if attempt_id is not None:
             attempts_logged.add(attempt_id)
-        touched.add((doc_log.card_id, doc_log.tier))
+        touched.add((doc.card_id, doc.tier))
         result.review_logs_added += 1
     session.flush()
+    return touched
 
+
+def _merge_review_states(
+    session: Session,
+    user_id: int,
+    docs: list[ReviewStateDoc],
+    touched: set[tuple[str, str]],
+    result: ImportResult,
+) -> None:
+    """Restore the states the person lacks, replay those that got new reviews, keep the rest."""
     existing = {(s.card_id, s.tier) for s in scheduling.states_for(session, user_id)}
     restored: set[tuple[str, str]] = set()
-    for doc_state in doc.review_states:
-        key = (doc_state.card_id, doc_state.tier)
+    for doc in docs:
+        key = (doc.card_id, doc.tier)
         if key in existing:
             continue
         session.add(
             ReviewState(
                 user_id=user_id,
-                **doc_state.model_dump(exclude={"state", "due", "last_review", "first_review"}),
-                state=STATE_BY_NAME[doc_state.state],
-                due=_utc(doc_state.due),
-                last_review=_utc(doc_state.last_review) if doc_state.last_review else None,
-                first_review=_utc(doc_state.first_review),
+                **doc.model_dump(exclude={"state", "due", "last_review", "first_review"}),
+                state=STATE_BY_NAME[doc.state],
+                due=_utc(doc.due),
+                last_review=_utc(doc.last_review) if doc.last_review else None,
+                first_review=_utc(doc.first_review),
             )
         )
         restored.add(key)
     result.review_states_restored = len(restored)
     session.flush()
+    # A restored state stays exactly as exported, even when the file also added its reviews.
     for card_id, tier in sorted(touched - restored):
         scheduling.replay(session, user_id, card_id, tier)
         result.review_states_replayed += 1
-    result.review_states_kept = len({(s.card_id, s.tier) for s in doc.review_states} & existing - touched)
-    preferences.save(session, user_id, doc.settings)
-    return result
+    result.review_states_kept = len({(s.card_id, s.tier) for s in docs} & existing - touched)
 
 
 # --- CSV --------------------------------------------------------------------------------------

@@ -31,15 +31,12 @@ from functools import lru_cache
 
 from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler, State
-from sqlalchemy import Float, Integer, bindparam, func, select, text
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
-from sqlalchemy.orm.attributes import set_committed_value
-from sqlalchemy.orm.util import identity_key
 
 from app.content.tiers import Tier
 from app.practice import preferences
 from app.practice.models import Attempt, ReviewLog, ReviewState
-from app.storage.base import UTCDateTime
 
 RATING_BY_NAME: dict[str, Rating] = {
     "again": Rating.Again,
@@ -53,7 +50,6 @@ STATE_NAMES: dict[int, str] = {
     int(State.Review): "review",
     int(State.Relearning): "relearning",
 }
-DEFAULT_RETENTION = preferences.PracticeSettings().desired_retention
 NEW = "new"  # the state name of a card that has never been reviewed at a tier (it has no row)
 
 # The quiz rule: the lowest score that earns each rating, best first.
@@ -157,56 +153,6 @@ def get_state(session: Session, user_id: int, card_id: str, tier: str) -> Review
     )
 
 
-# The review path runs inside every rated answer POST's write transaction, where each statement
-# holds SQLite's write lock a little longer, so it uses three light textual statements (one read,
-# two writes) instead of ORM loads and flushes. Columns and parameters stay typed (UTCDateTime).
-_STATE_FIELDS = (
-    "state",
-    "step",
-    "stability",
-    "difficulty",
-    "due",
-    "last_review",
-    "first_review",
-    "reps",
-    "lapses",
-)
-_READ_STATE = text(
-    "SELECT s.id, s.state, s.step, s.stability, s.difficulty, s.due, s.last_review, s.first_review,"
-    " s.reps, s.lapses,"
-    " (SELECT u.desired_retention FROM user_settings u WHERE u.user_id = :user_id) AS retention"
-    " FROM (SELECT 1 AS one) q LEFT JOIN review_states s"
-    " ON s.user_id = :user_id AND s.card_id = :card_id AND s.tier = :tier"
-).columns(
-    id=Integer(),
-    state=Integer(),
-    step=Integer(),
-    stability=Float(),
-    difficulty=Float(),
-    due=UTCDateTime(),
-    last_review=UTCDateTime(),
-    first_review=UTCDateTime(),
-    reps=Integer(),
-    lapses=Integer(),
-    retention=Float(),
-)
-_INSERT_LOG = text(
-    "INSERT INTO review_logs (user_id, card_id, tier, rating, review_datetime, review_duration_ms, attempt_id)"
-    " VALUES (:user_id, :card_id, :tier, :rating, :review_datetime, :review_duration_ms, :attempt_id)"
-).bindparams(bindparam("review_datetime", type_=UTCDateTime()))
-_DATETIME_PARAMS = [bindparam(name, type_=UTCDateTime()) for name in ("due", "last_review", "first_review")]
-_INSERT_STATE = text(
-    "INSERT INTO review_states (user_id, card_id, tier, state, step, stability, difficulty, due, last_review,"
-    " first_review, reps, lapses) VALUES (:user_id, :card_id, :tier, :state, :step, :stability, :difficulty,"
-    " :due, :last_review, :first_review, :reps, :lapses)"
-).bindparams(*_DATETIME_PARAMS)
-_UPDATE_STATE = text(
-    "UPDATE review_states SET state = :state, step = :step, stability = :stability, difficulty = :difficulty,"
-    " due = :due, last_review = :last_review, first_review = :first_review, reps = :reps, lapses = :lapses"
-    " WHERE id = :id"
-).bindparams(*_DATETIME_PARAMS)
-
-
 def review(
     session: Session,
     user_id: int,
@@ -222,41 +168,28 @@ def review(
     rating = Rating(int(rating))
     if duration_ms is not None and duration_ms < 0:
         raise ValueError("review duration must not be negative")
-    key = {"user_id": user_id, "card_id": card_id, "tier": tier}
-    found = session.execute(_READ_STATE, key).one()
-    session.execute(
-        _INSERT_LOG,
-        key
-        | {
-            "rating": int(rating),
-            "review_datetime": at,
-            "review_duration_ms": duration_ms,
-            "attempt_id": attempt_id,
-        },
+    row = get_state(session, user_id, card_id, tier)
+    session.add(
+        ReviewLog(
+            user_id=user_id,
+            card_id=card_id,
+            tier=tier,
+            rating=int(rating),
+            review_datetime=at,
+            review_duration_ms=duration_ms,
+            attempt_id=attempt_id,
+        )
     )
-    if found.id is not None and found.last_review is not None and at < found.last_review:
+    if row is not None and row.last_review is not None and at < row.last_review:
         # Out of order (an older attempt rated late): replay the card's history in time order.
         replayed = replay(session, user_id, card_id, tier)
         assert replayed is not None
         return replayed
-    row = ReviewState(id=found.id, **key)
-    if found.id is None:
+    if row is None:
+        row = ReviewState(user_id=user_id, card_id=card_id, tier=tier)
+        session.add(row)
         _fresh_state(row, at)
-    else:
-        for field in _STATE_FIELDS:
-            setattr(row, field, getattr(found, field))
-    retention = found.retention if found.retention is not None else DEFAULT_RETENTION
-    _apply(scheduler(retention), row, rating, at)
-    values = {field: getattr(row, field) for field in _STATE_FIELDS}
-    if found.id is None:
-        session.execute(_INSERT_STATE, key | values)
-    else:
-        session.execute(_UPDATE_STATE, values | {"id": found.id})
-        # Keep an ORM copy of the row this session may hold in step with what was written.
-        loaded = session.identity_map.get(identity_key(ReviewState, found.id))
-        if loaded is not None:
-            for field, value in values.items():
-                set_committed_value(loaded, field, value)
+    _apply(scheduler_for(session, user_id), row, rating, at)
     return row
 
 

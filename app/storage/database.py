@@ -10,13 +10,21 @@ from sqlalchemy.orm import sessionmaker
 from app.settings import Settings
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
+# Sync routes and their sessions run on FastAPI's thread pool (anyio's default: 40 threads), and
+# each such thread holds at most one connection. A pool that can grow to that many never makes a
+# thread wait for a connection; the kept-open part stays small. A wait that does happen gives up
+# after POOL_TIMEOUT_S and the request fails cleanly rather than hanging.
+POOL_SIZE = 10
+POOL_MAX_OVERFLOW = 30
+POOL_TIMEOUT_S = 10
 
 
 def make_engine(settings: Settings) -> Engine:
+    pool = {"pool_size": POOL_SIZE, "max_overflow": POOL_MAX_OVERFLOW, "pool_timeout": POOL_TIMEOUT_S}
     if not settings.is_sqlite:
-        return create_engine(settings.database_url, pool_pre_ping=True)
+        return create_engine(settings.database_url, pool_pre_ping=True, **pool)
     _ensure_sqlite_folder(settings.database_url)
-    engine = create_engine(settings.database_url, connect_args={"check_same_thread": False})
+    engine = create_engine(settings.database_url, connect_args={"check_same_thread": False}, **pool)
     event.listen(engine, "connect", _configure_sqlite_connection)
     event.listen(engine, "begin", _begin_sqlite_transaction)
     return engine
@@ -55,7 +63,8 @@ class Database:
         self.read_sessions = sessionmaker(self.engine, expire_on_commit=False)
         write_engine = self.engine.execution_options(sqlite_begin="IMMEDIATE")
         self.write_sessions = sessionmaker(write_engine, expire_on_commit=False)
-        self.write_lock = asyncio.Lock()
+        # SQLite has one writer at a time: writers of this process queue on the loop for it.
+        self.write_lock = asyncio.Lock() if settings.is_sqlite else None
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -43,23 +43,23 @@ def _host_name(host: str) -> str:
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
-def _peer_in(scope: Scope, networks: Iterable[IPNetwork]) -> bool:
+def _peer(scope: Scope) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The direct peer's address (never a forwarded one); None for a test client or a socket."""
     client = scope.get("client")
-    if not client:
-        return False
     try:
-        address = ipaddress.ip_address(client[0])
+        return ipaddress.ip_address(client[0]) if client else None
     except ValueError:
-        return False
-    return any(address in network for network in networks)
+        return None
+
+
+def _peer_in(scope: Scope, networks: Iterable[IPNetwork]) -> bool:
+    address = _peer(scope)
+    return address is not None and any(address in network for network in networks)
 
 
 def _is_loopback_peer(scope: Scope) -> bool:
-    client = scope.get("client")
-    try:
-        return bool(client) and ipaddress.ip_address(client[0]).is_loopback
-    except ValueError:
-        return False
+    address = _peer(scope)
+    return address is not None and address.is_loopback
 
 
 class BodyTooLarge(HTTPException):

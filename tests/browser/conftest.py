@@ -1,18 +1,14 @@
 """A real server on a free port with its own data folder, and headless Debian chromium."""
 
 import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from app import PROJECT_ROOT
+from tests.servers import start_server
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 # This machine has no outside network: keep chromium from trying to reach Google's services.
@@ -24,36 +20,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_server(
-    data_dir: Path, *extra: str, env: dict[str, str] | None = None
-) -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
-    environment = {**os.environ, "DATA_DIR": str(data_dir), **(env or {})}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "serve", "--port", str(port), *extra],
-        cwd=PROJECT_ROOT,
-        env=environment,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited with {process.returncode}")
-        try:
-            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                return process, url
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    process.kill()
-    raise RuntimeError("server did not answer /healthz within 60 s")
 
 
 @pytest.fixture(scope="session")

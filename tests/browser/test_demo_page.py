@@ -12,7 +12,7 @@ import psutil
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import start_server
+from tests.servers import start_server
 
 CARD = "tf-data-prefetch-last"
 

@@ -7,7 +7,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import start_server
+from tests.servers import start_server
 
 
 @pytest.fixture

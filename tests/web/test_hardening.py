@@ -111,9 +111,8 @@ def test_a_422_does_not_echo_the_input_back(client: TestClient) -> None:
 
 @pytest.mark.parametrize("seconds", [math.nan, math.inf, -math.inf])
 def test_non_finite_seconds_are_refused(client: TestClient, seconds: float) -> None:
-    body = '{"tier": "middle", "kind": "solid", "text": "an answer", "seconds": %s}' % (
-        {math.inf: "Infinity", -math.inf: "-Infinity"}.get(seconds, "NaN")
-    )
+    literal = {math.inf: "Infinity", -math.inf: "-Infinity"}.get(seconds, "NaN")
+    body = '{"tier": "middle", "kind": "solid", "text": "an answer", "seconds": ' + literal + "}"
     response = client.post(ATTEMPTS, content=body, headers={"Content-Type": "application/json"})
     assert response.status_code == 422
     assert stored_count(client) == 0

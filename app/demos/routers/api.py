@@ -38,7 +38,7 @@ _SUBMIT_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 
 @router.post("/demos", status_code=status.HTTP_202_ACCEPTED, responses=_SUBMIT_RESPONSES)
-async def create_demo(
+def create_demo(
     data: DemoIn, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep, queue: QueueDep
 ) -> JSONResponse:
     """Queue a demo run; poll GET /api/demos/{run_id} (or open /demos/{run_id}) for its result."""
@@ -85,7 +85,7 @@ def get_demo(
 
 
 @router.post("/demos/{run_id}/cancel", responses={409: {"description": "The run has finished"}})
-async def cancel_demo(run_id: str, session: WriteSessionDep, user_id: UserIdDep) -> JSONResponse:
+def cancel_demo(run_id: str, session: WriteSessionDep, user_id: UserIdDep) -> JSONResponse:
     """A queued run is cancelled at once (200); a running one is stopped by its worker (202)."""
     run = demo_run_or_404(session, user_id, run_id)
     service.request_cancel(session, run)
@@ -96,9 +96,7 @@ async def cancel_demo(run_id: str, session: WriteSessionDep, user_id: UserIdDep)
 
 
 @router.post("/demos/{run_id}/rerun", status_code=status.HTTP_202_ACCEPTED, responses=_SUBMIT_RESPONSES)
-async def rerun_demo(
-    run_id: str, session: WriteSessionDep, user_id: UserIdDep, queue: QueueDep
-) -> JSONResponse:
+def rerun_demo(run_id: str, session: WriteSessionDep, user_id: UserIdDep, queue: QueueDep) -> JSONResponse:
     """A new run with the same preset, parameters and card."""
     old = demo_run_or_404(session, user_id, run_id)
     return _accepted(service.resubmit(session, queue, user_id, old))

@@ -15,12 +15,13 @@ from app.content.dependencies import CardDep, CatalogueDep
 from app.demos import service
 from app.demos.dependencies import HeartbeatTimeoutDep, QueueDep, check_card, demo_run_or_404
 from app.demos.models import DemoRun
-from app.demos.presets import PRESETS, ParamError, get_preset
+from app.demos.presets import ParamError, get_preset
 from app.demos.views.comparison import comparisons, environment_view, memory_rows, reading_parts
 from app.demos.views.forms import preset_form
 from app.demos.views.status import history_rows, run_view
 from app.demos.views.timeline import timelines
 from app.storage.dependencies import DatabaseDep, SessionDep, WriteSessionDep
+from app.web.dependencies import FormDep
 from app.web.templating import is_htmx, render
 
 router = APIRouter(tags=["pages"])
@@ -80,16 +81,18 @@ def _status(
 
 
 @router.post("/demos", response_class=HTMLResponse)
-async def submit_demo_form(
-    request: Request, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep, queue: QueueDep
+def submit_demo_form(
+    request: Request,
+    form: FormDep,
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+    catalogue: CatalogueDep,
+    queue: QueueDep,
 ) -> Response:
-    form = await request.form()
     preset = str(form.get("preset") or "")
     card_id = str(form.get("card_id") or "") or None
     card = catalogue.get(card_id) if card_id else None
-    spec = PRESETS.get(preset)
-    if spec is None:
-        get_preset(preset)  # raises ParamError naming the presets there are
+    spec = get_preset(preset)  # an unknown name is a 422 naming the presets there are
     values = {p.name: str(form.get(p.name, "")) for p in spec.params if form.get(p.name) is not None}
 
     def form_again(message: str, status_code: int) -> Response:
@@ -151,7 +154,7 @@ def demo_status(
 
 
 @router.post("/demos/{run_id}/cancel", response_class=HTMLResponse)
-async def cancel_demo_form(
+def cancel_demo_form(
     request: Request, run_id: str, session: WriteSessionDep, user_id: UserIdDep, timeout: HeartbeatTimeoutDep
 ) -> Response:
     run = demo_run_or_404(session, user_id, run_id)
@@ -164,7 +167,7 @@ async def cancel_demo_form(
 
 
 @router.post("/demos/{run_id}/rerun", response_class=HTMLResponse)
-async def rerun_demo_form(
+def rerun_demo_form(
     request: Request,
     run_id: str,
     session: WriteSessionDep,

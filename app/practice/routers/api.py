@@ -14,7 +14,7 @@ router = APIRouter(prefix="/api", tags=["api"])
 
 
 @router.post("/cards/{card_id}/attempts", status_code=status.HTTP_201_CREATED)
-async def create_attempt(
+def create_attempt(
     card: CardDep, data: AttemptIn, session: WriteSessionDep, user_id: UserIdDep
 ) -> AttemptOut:
     return AttemptOut.model_validate(attempts.record(session, card, user_id, data))

@@ -16,6 +16,7 @@ from app.practice import attempts, quiz
 from app.practice.dependencies import attempt_or_404
 from app.practice.schemas import RATINGS, Assessment, AttemptIn
 from app.storage.dependencies import SessionDep, WriteSessionDep
+from app.web.dependencies import FormDep
 from app.web.errors import error_messages
 from app.web.page_cache import cacheable
 from app.web.templating import render
@@ -106,10 +107,9 @@ def _validated(form: FormData, card: Card, kind: str) -> AttemptIn | list[str]:
 
 
 @router.post("/cards/{card_id}/answers", response_class=HTMLResponse)
-async def submit_answer(
-    request: Request, card: CardDep, session: WriteSessionDep, user_id: UserIdDep
+def submit_answer(
+    request: Request, form: FormDep, card: CardDep, session: WriteSessionDep, user_id: UserIdDep
 ) -> HTMLResponse:
-    form = await request.form()
     kind = str(form.get("kind") or "")
     if kind not in ("basics", "solid", "follow-up"):
         raise HTTPException(status_code=422, detail="kind must be basics, solid or follow-up")
@@ -148,8 +148,9 @@ def _follow_up_index(card: Card, value: object) -> int:
 
 
 @router.post("/attempts/{attempt_id}/assessment", response_class=HTMLResponse)
-async def assess_attempt(
+def assess_attempt(
     request: Request,
+    form: FormDep,
     catalogue: CatalogueDep,
     session: WriteSessionDep,
     user_id: UserIdDep,
@@ -159,7 +160,6 @@ async def assess_attempt(
     card = catalogue.get(attempt.card_id)
     if card is None:
         raise HTTPException(status_code=404, detail=f"the card '{attempt.card_id}' is no longer served")
-    form = await request.form()
     try:
         data = Assessment.model_validate({"points": form.getlist("points"), "rating": form.get("rating")})
         attempts.assess(session, card, attempt, data)
@@ -185,10 +185,9 @@ async def assess_attempt(
 
 
 @router.post("/cards/{card_id}/quiz", response_class=HTMLResponse)
-async def submit_quiz(
-    request: Request, card: CardDep, session: WriteSessionDep, user_id: UserIdDep
+def submit_quiz(
+    request: Request, form: FormDep, card: CardDep, session: WriteSessionDep, user_id: UserIdDep
 ) -> HTMLResponse:
-    form = await request.form()
     data = _validated(form, card, "quiz")
     order = [str(item) for item in form.getlist("order")]
     if isinstance(data, list):

@@ -1,9 +1,9 @@
 """Export (JSON, CSV) and import (the JSON) of a person's attempts, schedule and review log."""
 
 import json
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 from starlette.datastructures import UploadFile
@@ -14,12 +14,11 @@ from app.practice import export_import
 from app.practice.export_import import CsvTable, ExportDoc, ImportResult
 from app.storage.base import utcnow
 from app.storage.dependencies import SessionDep, WriteSessionDep
+from app.web.dependencies import FormDep
 from app.web.errors import field_messages
 from app.web.templating import render
 
 router = APIRouter(tags=["export"])
-
-MAX_IMPORT_BYTES = 64 * 1024 * 1024
 
 
 def _attachment(name: str) -> dict[str, str]:
@@ -52,22 +51,40 @@ def export_csv(
     )
 
 
-def _unprocessable(errors: list[Any]) -> HTTPException:
-    return HTTPException(status_code=422, detail=errors)
-
-
 def _parse(raw: bytes) -> ExportDoc:
-    if len(raw) > MAX_IMPORT_BYTES:
-        raise HTTPException(status_code=413, detail=f"an import is at most {MAX_IMPORT_BYTES // 2**20} MB")
+    """The export file, parsed and validated, or a 422 saying what is wrong (nothing stored)."""
     try:
         data = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         problem = {"loc": ["body"], "msg": f"not JSON: {error}", "type": "json_invalid"}
-        raise _unprocessable([problem]) from None
+        raise HTTPException(status_code=422, detail=[problem]) from None
     try:
         return ExportDoc.model_validate(data)
     except ValidationError as error:
-        raise _unprocessable(json.loads(error.json(include_url=False, include_context=False))) from None
+        detail = json.loads(error.json(include_url=False, include_context=False, include_input=False))
+        raise HTTPException(status_code=422, detail=detail) from None
+
+
+async def _read_body(request: Request) -> bytes:
+    return await request.body()
+
+
+# Sync, so FastAPI parses and validates (up to MAX_IMPORT_BYTES) in its thread pool, before the
+# route takes the write session: the loop keeps serving, and no writer waits on a parse.
+def _body_document(raw: Annotated[bytes, Depends(_read_body)]) -> ExportDoc:
+    return _parse(raw)
+
+
+def _uploaded_document(form: FormDep) -> ExportDoc | list[str]:
+    """The uploaded export, or what the form should say is wrong with it."""
+    upload = form.get("file")
+    if not isinstance(upload, UploadFile):
+        return ["choose a JSON export file"]
+    try:
+        return _parse(upload.file.read())
+    except HTTPException as error:
+        detail = error.detail if isinstance(error.detail, list) else [{"msg": str(error.detail)}]
+        return field_messages(detail[:10])
 
 
 def _store(session: Session, user_id: int, doc: ExportDoc) -> ImportResult:
@@ -89,21 +106,24 @@ def _store(session: Session, user_id: int, doc: ExportDoc) -> ImportResult:
         }
     },
 )
-async def import_json(request: Request, session: WriteSessionDep, user_id: UserIdDep) -> ImportResult:
+def import_json(
+    doc: Annotated[ExportDoc, Depends(_body_document)], session: WriteSessionDep, user_id: UserIdDep
+) -> ImportResult:
     """Merge an export back in (idempotent: see docs/scheduling.md). Malformed input: 422, nothing stored."""
-    return _store(session, user_id, _parse(await request.body()))
+    return _store(session, user_id, doc)
 
 
 @router.post("/progress/import", response_class=HTMLResponse, include_in_schema=False)
-async def import_upload(request: Request, session: WriteSessionDep, user_id: UserIdDep) -> HTMLResponse:
-    form = await request.form()
+def import_upload(
+    request: Request,
+    form: FormDep,
+    doc: Annotated[ExportDoc | list[str], Depends(_uploaded_document)],
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+) -> HTMLResponse:
+    if isinstance(doc, list):
+        return render(request, "_progress_import.html", status_code=422, errors=doc)
+    result = _store(session, user_id, doc)
     upload = form.get("file")
-    if not isinstance(upload, UploadFile):
-        return render(request, "_progress_import.html", status_code=422, errors=["choose a JSON export file"])
-    try:
-        result = _store(session, user_id, _parse(await upload.read(MAX_IMPORT_BYTES + 1)))
-    except HTTPException as error:
-        detail = error.detail if isinstance(error.detail, list) else [{"msg": str(error.detail)}]
-        errors = field_messages(detail[:10])
-        return render(request, "_progress_import.html", status_code=error.status_code, errors=errors)
-    return render(request, "_progress_import.html", result=result, filename=upload.filename)
+    filename = upload.filename if isinstance(upload, UploadFile) else None
+    return render(request, "_progress_import.html", result=result, filename=filename)

@@ -23,6 +23,7 @@ from app.practice.schemas import MAX_SECONDS, RATINGS, Assessment, AttemptIn
 from app.practice.stats import plain_title
 from app.storage.base import utcnow
 from app.storage.dependencies import SessionDep, WriteSessionDep
+from app.web.dependencies import FormDep
 from app.web.errors import error_messages
 from app.web.templating import is_htmx, render
 from app.web.timefmt import until
@@ -127,8 +128,7 @@ class _Submitted(NamedTuple):
     seconds: float
 
 
-async def _submitted(request: Request, session: Session, user_id: int, catalogue: Catalogue) -> _Submitted:
-    form = await request.form()
+def _submitted(form: FormData, session: Session, user_id: int, catalogue: Catalogue) -> _Submitted:
     card = card_or_404(catalogue, str(form.get("card_id") or ""))
     settings = preferences.load(session, user_id)
     tier = tier_or_422(str(form.get("tier") or ""), settings.target_tier)
@@ -150,11 +150,11 @@ def _revealed(
 
 
 @router.post("/practice/reveal", response_class=HTMLResponse)
-async def reveal(
-    request: Request, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep
+def reveal(
+    request: Request, form: FormDep, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep
 ) -> HTMLResponse:
     """Show the model answer; a typed answer is recorded as an attempt (rated on the next step)."""
-    submitted = await _submitted(request, session, user_id, catalogue)
+    submitted = _submitted(form, session, user_id, catalogue)
     card, tier, seconds = submitted.card, submitted.tier, submitted.seconds
     text = str(submitted.form.get("text") or "")
     now = utcnow()
@@ -182,11 +182,11 @@ async def reveal(
 
 
 @router.post("/practice/rate", response_class=HTMLResponse)
-async def rate(
-    request: Request, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep
+def rate(
+    request: Request, form: FormDep, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep
 ) -> HTMLResponse:
     """Rate the card just revealed and move on to the next one."""
-    submitted = await _submitted(request, session, user_id, catalogue)
+    submitted = _submitted(form, session, user_id, catalogue)
     form, card, settings, tier, seconds = submitted
     rating = str(form.get("rating") or "")
     attempt_id = str(form.get("attempt_id") or "")
@@ -234,10 +234,9 @@ async def rate(
 
 
 @router.post("/practice/settings", response_class=HTMLResponse)
-async def save_settings(
-    request: Request, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep
+def save_settings(
+    request: Request, form: FormDep, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep
 ) -> HTMLResponse:
-    form = await request.form()
     submitted = {key: str(form.get(key) or "") for key in ("target_tier", "desired_retention", "new_per_day")}
     now = utcnow()
     try:

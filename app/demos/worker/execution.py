@@ -1,0 +1,149 @@
+"""One job: claim a queued run, run it in the TensorFlow child, store how it ended."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from functools import partial
+from typing import Any
+
+from app.demos import service
+from app.demos.presets import (
+    DemoCancelled,
+    DemoCrashed,
+    DemoFailed,
+    DemoTimedOut,
+    ParamError,
+    PresetUnavailable,
+    time_limit_seconds,
+)
+from app.demos.queue import DemoQueue
+from app.demos.runner import DemoRunner
+from app.demos.worker.heartbeat import Heartbeat
+from app.storage.database import Database
+
+log = logging.getLogger("tiercards.worker")
+
+# A claim refused because the person has a run going elsewhere is retried after this long.
+BUSY_RETRY_S = 2.0
+
+# How a run ends when it was stopped on purpose: by its owner, or by stopping the worker.
+CANCELLED = "cancelled", "Cancelled while running: the demo process was stopped and replaced."
+INTERRUPTED = (
+    "interrupted",
+    "The worker was stopped while this demo ran (SIGTERM or Ctrl+C), so the run was interrupted. "
+    "Run it again.",
+)
+
+
+def ending(run_id: str, error: Exception, cancelled: bool, stopping: bool, limit_s: float) -> tuple[str, str]:
+    """The status and the stored message of a run that raised `error` instead of giving a result;
+    what the message leaves out (the child's traceback, or the worker's) goes to the log."""
+    match error:
+        case DemoCancelled():
+            return CANCELLED if cancelled else INTERRUPTED
+        case DemoCrashed() if stopping:  # the worker's own stop killed the child
+            return CANCELLED if cancelled else INTERRUPTED
+        case DemoCrashed():
+            return (
+                "failed",
+                f"{error.message[:1].upper()}{error.message[1:]}. A fresh demo process was started; run it again.",
+            )
+        case DemoTimedOut():
+            return (
+                "failed",
+                f"The demo went past its time limit of {limit_s:.0f} s, so its process was killed and "
+                "replaced. Try fewer steps or smaller costs.",
+            )
+        case PresetUnavailable():
+            return "failed", error.message
+        case ParamError():
+            return "failed", f"{error.param}: {error.message}"
+        case DemoFailed():
+            log.error("run %s failed:\n%s", run_id, error.detail or error.message)
+            return "failed", f"The pipeline raised an error: {error.message}"
+        case _:
+            log.error("run %s: unexpected error", run_id, exc_info=error)
+            return "failed", f"The worker hit an unexpected error: {type(error).__name__}: {error}"
+
+
+class JobExecutor:
+    """Runs the run_demo task; the consumer gives it one job at a time."""
+
+    def __init__(
+        self,
+        name: str,
+        timeout_s: float,
+        db: Database,
+        queue: DemoQueue,
+        runner: DemoRunner,
+        heartbeat: Heartbeat,
+        stopping: threading.Event,
+    ) -> None:
+        self.name = name
+        self.timeout_s = timeout_s
+        self.db = db
+        self.queue = queue
+        self.runner = runner
+        self.heartbeat = heartbeat
+        self.stopping = stopping
+        # Set when stopping the worker interrupted a job: its child was replaced by one that is
+        # still importing TensorFlow, which the shutdown then kills instead of waiting for.
+        self.interrupted = False
+
+    def execute(self, run_id: str) -> None:
+        """The body of the run_demo task."""
+        if self.stopping.is_set():
+            self.queue.enqueue(run_id)  # leave it for the next worker
+            return
+        claimed = self._claim(run_id)
+        if claimed is not None:
+            self._run(claimed)
+
+    def _claim(self, run_id: str) -> service.Claimed | None:
+        """The run, now this worker's; None when it is not to run now (re-queued if it can later)."""
+        try:
+            with self.db.write_sessions() as session:
+                claimed = service.claim(session, run_id, self.name, self.timeout_s)
+        except Exception:
+            log.exception("run %s: could not claim it; trying again shortly", run_id)
+            self.queue.enqueue(run_id, delay=BUSY_RETRY_S)
+            return None
+        if claimed == "busy":
+            log.info("run %s waits: its owner has another demo running", run_id)
+            self.queue.enqueue(run_id, delay=BUSY_RETRY_S)
+            return None
+        if claimed == "gone":
+            log.info("run %s is no longer queued; skipped", run_id)
+            return None
+        return claimed
+
+    def _run(self, claimed: service.Claimed) -> None:
+        run_id = claimed.run_id
+        limit = time_limit_seconds(claimed.preset, claimed.params)
+        result: dict[str, Any] | None = None
+        progress: dict[str, Any] | None = None
+        message: str | None = None
+        with self.heartbeat.watching(run_id) as current:
+            log.info("run %s: %s %s (limit %.0f s)", run_id, claimed.preset, claimed.params, limit)
+            try:
+                result = self.runner.run(
+                    claimed.preset,
+                    claimed.params,
+                    partial(self.heartbeat.report, current),
+                    lambda: current.cancel.is_set() or self.stopping.is_set(),
+                    timeout_s=limit,
+                )
+                status, progress = "done", current.latest
+            except Exception as error:
+                cancelled, stopping = current.cancel.is_set(), self.stopping.is_set()
+                status, message = ending(run_id, error, cancelled, stopping, limit)
+        self.interrupted |= status == "interrupted"
+        if result is not None:
+            self.heartbeat.learn(result.get("environment", {}))
+        with self.db.write_sessions() as session:
+            service.finish(session, run_id, self.name, status, result, message, progress)
+        log.info("run %s: %s%s", run_id, status, f" ({message})" if message else "")
+        with contextlib.suppress(Exception):
+            self.heartbeat.beat()

@@ -1,0 +1,164 @@
+"""The worker's heartbeat: its row in `worker_beats`, and the liveness of the run it is executing.
+
+A thread wakes every TICK_S: it stores the current run's pending progress, refreshes the run's
+`heartbeat_at` (at least every `interval`), reads `cancel_requested`, and refreshes this worker's
+row so the web can tell whether any worker is alive. It also stops the worker when the process
+that started it is gone.
+"""
+
+from __future__ import annotations
+
+import glob
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.demos import service
+from app.storage.base import utcnow
+from app.storage.database import Database
+
+log = logging.getLogger("tiercards.worker")
+
+# Progress goes to the database at most this often (plus whatever the heartbeat flushes).
+PROGRESS_WRITE_INTERVAL_S = 0.25
+# How often the heartbeat thread wakes: flushes progress, reads cancel_requested.
+TICK_S = 1.0
+
+
+def guess_device() -> tuple[str, str]:
+    """What the worker can say before TensorFlow has run anything; the first result confirms it."""
+    if not glob.glob("/dev/nvidia[0-9]*"):
+        return "CPU (no GPU on this host)", "simulated"
+    return "GPU device present (the first run confirms TensorFlow sees it)", "unknown"
+
+
+@dataclass
+class CurrentRun:
+    """The run in progress, shared by the job thread and the heartbeat thread."""
+
+    run_id: str
+    cancel: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    pending: dict[str, Any] | None = None
+    latest: dict[str, Any] | None = None
+    last_write: float = 0.0
+    last_heartbeat: float = field(default_factory=time.monotonic)
+
+
+class Heartbeat:
+    def __init__(
+        self,
+        db: Database,
+        name: str,
+        timeout_s: float,
+        stopping: threading.Event,
+        parent_pid: int | None,
+        request_stop: Callable[[], None],
+    ) -> None:
+        self.db = db
+        self.name = name
+        self.stopping = stopping
+        self.parent_pid = parent_pid
+        self.request_stop = request_stop
+        self.started_at = utcnow()
+        # Several beats fit in one timeout, so one slow write never makes a live run look dead.
+        self.interval = max(0.5, min(5.0, timeout_s / 3))
+        self.device, self.compute = guess_device()
+        self.tensorflow_version: str | None = None
+        self.current: CurrentRun | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self.beat()
+        self._thread = threading.Thread(target=self._loop, name="heartbeat", daemon=True)
+        self._thread.start()
+
+    def join(self) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout=3)
+
+    def beat(self) -> None:
+        """Refresh this worker's row in `worker_beats`."""
+        current = self.current
+        with self.db.write_sessions() as session:
+            service.beat(
+                session,
+                self.name,
+                self.device,
+                self.compute,
+                self.tensorflow_version,
+                current.run_id if current else None,
+                self.started_at,
+            )
+
+    def learn(self, environment: dict[str, Any]) -> None:
+        """What a result reports of the hardware TensorFlow used replaces the guess."""
+        self.device = str(environment.get("device", self.device))
+        self.compute = str(environment.get("compute", self.compute))
+        self.tensorflow_version = environment.get("tensorflow_version", self.tensorflow_version)
+
+    @contextmanager
+    def watching(self, run_id: str) -> Iterator[CurrentRun]:
+        """Keep `run_id` alive and pick up its cancel request while the block runs it."""
+        current = CurrentRun(run_id)
+        self.current = current
+        try:
+            yield current
+        finally:
+            self.current = None
+
+    def report(self, current: CurrentRun, progress: dict[str, Any]) -> None:
+        """The job's progress callback: stored now unless progress was written just before."""
+        with current.lock:
+            current.pending = current.latest = progress
+        try:
+            self._flush(current)
+        except Exception:  # progress is best effort; the heartbeat flushes it again
+            log.exception("run %s: could not store progress", current.run_id)
+
+    def _loop(self) -> None:
+        last_beat = time.monotonic()
+        while not self.stopping.wait(TICK_S):
+            try:
+                if self.parent_pid is not None and os.getppid() != self.parent_pid:
+                    log.info("worker %s: the process that started it is gone, stopping", self.name)
+                    self.request_stop()
+                    return
+                current = self.current
+                if current is not None:
+                    self._flush(current, tick=True)
+                if time.monotonic() - last_beat >= self.interval:
+                    self.beat()
+                    last_beat = time.monotonic()
+            except Exception:
+                log.exception("heartbeat failed; trying again")
+
+    def _flush(self, current: CurrentRun, tick: bool = False) -> None:
+        """Write pending progress (throttled) and, on a heartbeat tick, the heartbeat; pick up a
+        cancel request either way."""
+        with current.lock:
+            now = time.monotonic()
+            write_progress = (
+                current.pending is not None and now - current.last_write >= PROGRESS_WRITE_INTERVAL_S
+            )
+            write_heartbeat = tick and now - current.last_heartbeat >= self.interval
+            if write_progress or write_heartbeat:
+                progress = current.pending if write_progress else None
+                with self.db.write_sessions() as session:
+                    cancel = service.record_progress(session, current.run_id, progress)
+                current.last_heartbeat = now
+                if write_progress:
+                    current.pending, current.last_write = None, now
+            elif tick:
+                with self.db.read_sessions() as session:
+                    run = service.get_run(session, current.run_id)
+                    cancel = run is not None and run.cancel_requested
+            else:
+                return
+        if cancel:
+            current.cancel.set()

@@ -1,0 +1,68 @@
+"""Real processes for tests: a free port, and `tiercards serve` on its own data folder."""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+from app import PROJECT_ROOT
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_healthy(process: subprocess.Popen[bytes], url: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited with {process.returncode}")
+        try:
+            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    process.kill()
+    raise RuntimeError(f"server did not answer /healthz within {timeout:.0f} s")
+
+
+def start_server(
+    data_dir: Path, *extra: str, env: dict[str, str] | None = None, port: int | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """`tiercards serve` on 127.0.0.1, answering /healthz; the caller stops it."""
+    port = port or free_port()
+    environment = {**os.environ, "DATA_DIR": str(data_dir), **(env or {})}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "serve", "--port", str(port), *extra],
+        cwd=PROJECT_ROOT,
+        env=environment,
+    )
+    url = f"http://127.0.0.1:{port}"
+    wait_healthy(process, url)
+    return process, url
+
+
+@contextmanager
+def running_server(data_dir: Path, *extra: str, env: dict[str, str] | None = None) -> Iterator[str]:
+    process, url = start_server(data_dir, *extra, env=env)
+    try:
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+
+
+def csrf_client(url: str) -> httpx.Client:
+    """An HTTP client that picked up its CSRF token and sends it back on every request."""
+    client = httpx.Client(base_url=url, timeout=30)
+    client.get("/healthz")
+    client.headers["X-CSRF-Token"] = client.cookies["tiercards_csrf"]
+    return client
