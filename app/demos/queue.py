@@ -11,9 +11,43 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import datetime
+import json
+
 from huey import Huey, RedisHuey, SqliteHuey
+from huey.registry import Message
+from huey.serializer import Serializer
 
 QUEUE_NAME = "tiercards"
+MESSAGE_KIND = "huey-message"
+
+
+class JsonSerializer(Serializer):
+    """Queue messages as JSON, never pickle: whoever can write to the queue (a Redis reachable on
+    the network) can at most queue a run id, not run code in the worker.
+
+    A message is a task name, a run id and a few numbers; anything else, and any payload that is
+    not this JSON, is refused (huey logs it and goes on with the next message).
+    """
+
+    def _serialize(self, data: Any) -> bytes:
+        if isinstance(data, Message):
+            fields = data._asdict()
+            if isinstance(fields["eta"], datetime.datetime):
+                fields["eta"] = fields["eta"].isoformat()
+            data = {"kind": MESSAGE_KIND, **fields}
+        return json.dumps(data, allow_nan=False).encode()
+
+    def _deserialize(self, data: bytes) -> Any:
+        value = json.loads(data)
+        if isinstance(value, dict) and value.pop("kind", None) == MESSAGE_KIND:
+            if value.get("eta") is not None:
+                value["eta"] = datetime.datetime.fromisoformat(value["eta"])
+            if not all(isinstance(arg, str) for arg in value.get("args") or ()):
+                raise ValueError("a demo job carries one run id")
+            value["args"] = tuple(value.get("args") or ())
+            return Message(**{key: value.get(key) for key in Message._fields})
+        return value
 
 
 def build_huey(queue_url: str) -> Huey:
@@ -23,9 +57,9 @@ def build_huey(queue_url: str) -> Huey:
         if not path or path == ":memory:":
             raise ValueError("QUEUE_URL must name a SQLite file that the web and the worker share")
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        return SqliteHuey(QUEUE_NAME, filename=path, results=False)
+        return SqliteHuey(QUEUE_NAME, filename=path, results=False, serializer=JsonSerializer())
     if queue_url.startswith(("redis://", "rediss://", "unix://")):
-        return RedisHuey(QUEUE_NAME, url=queue_url, results=False)
+        return RedisHuey(QUEUE_NAME, url=queue_url, results=False, serializer=JsonSerializer())
     raise ValueError(f"QUEUE_URL must start with sqlite:/// or redis://, not {queue_url!r}")
 
 
