@@ -8,11 +8,10 @@ restart. Nothing here imports TensorFlow.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 import datetime
 import json
+from pathlib import Path
+from typing import Any
 
 from huey import Huey, RedisHuey, SqliteHuey
 from huey.registry import Message
