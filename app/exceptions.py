@@ -1,5 +1,6 @@
 """Errors the services raise. They know nothing of HTTP; app/web/errors.py maps each to a status."""
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 
@@ -44,3 +45,15 @@ class TooMany(DomainError):
     def __init__(self, message: str, retry_after: int = 10) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+def field_messages(errors: Iterable[Mapping[str, Any]], whole: str = "") -> list[str]:
+    """`field: message` for each pydantic-style error; `whole` names the field of an error about
+    the input as a whole (without it, such an error is its message alone)."""
+    lines = []
+    for error in errors:
+        field = ".".join(map(str, error.get("loc", ()))) or whole
+        # pydantic prefixes messages from our own validators with "Value error, ".
+        message = str(error.get("msg")).removeprefix("Value error, ")
+        lines.append(f"{field}: {message}" if field else message)
+    return lines

@@ -15,61 +15,95 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.content.tiers import Tier
+from app.exceptions import field_messages
 from app.practice import preferences, scheduling
 from app.practice.models import Attempt, ReviewLog, ReviewState
 from app.practice.preferences import PracticeSettings
-from app.practice.schemas import MAX_ANSWER_CHARS, MAX_SECONDS, Kind, Rating
+from app.practice.schemas import MAX_ANSWER_CHARS, MAX_SECONDS, AttemptIn, Kind, Rating
 
 MAX_ROWS = 500_000
+# What a database INTEGER column holds on every engine; a larger count is no real count.
+MAX_INT = 2**31 - 1
 CardId = Annotated[str, Field(min_length=1, max_length=120)]
+Count = Annotated[int, Field(ge=0, le=MAX_INT)]
+
+
+def _in_utc(moment: datetime) -> datetime:
+    # "0001-01-01T00:00:00+23:59" is a valid timestamp that no UTC calendar can hold.
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("the time is outside the range a calendar date can hold") from None
+
+
+Moment = Annotated[AwareDatetime, AfterValidator(_in_utc)]
 StateName = Literal["learning", "review", "relearning"]
 STATE_BY_NAME = {name: number for number, name in scheduling.STATE_NAMES.items()}
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class AttemptDoc(_Strict):
-    id: int
+    id: int = Field(ge=1, le=2**63 - 1)
     card_id: CardId
     tier: Tier
     kind: Kind
-    follow_up: int | None = Field(default=None, ge=0)
+    follow_up: Count | None = None
     text: str | None = Field(default=None, max_length=MAX_ANSWER_CHARS)
     choices: list[str] | None = Field(default=None, max_length=100)
     score: float | None = Field(default=None, ge=0, le=1)
     seconds: float = Field(ge=0, le=MAX_SECONDS)
-    points: list[Annotated[int, Field(ge=0)]] = Field(default_factory=list, max_length=50)
+    points: list[Count] = Field(default_factory=list, max_length=50)
     rating: Rating | None = None
-    created_at: AwareDatetime
+    created_at: Moment
+
+    @model_validator(mode="after")
+    def _as_if_submitted(self) -> "AttemptDoc":
+        """An imported attempt passes the rules a submitted one does, so every page can show it."""
+        try:
+            AttemptIn.model_validate(self.model_dump(include=set(AttemptIn.model_fields)))
+        except ValidationError as error:
+            raise ValueError("; ".join(field_messages(error.errors(), "attempt"))) from None
+        if self.kind == "quiz" and self.score is None:
+            raise ValueError("a quiz attempt has a score")
+        return self
 
 
 class ReviewStateDoc(_Strict):
     card_id: CardId
     tier: Tier
     state: StateName
-    step: int | None = Field(default=None, ge=0)
+    step: Count | None = None
     stability: float | None = Field(default=None, gt=0)
     difficulty: float | None = Field(default=None, ge=1, le=10)
-    due: AwareDatetime
-    last_review: AwareDatetime | None
-    first_review: AwareDatetime
-    reps: int = Field(ge=0)
-    lapses: int = Field(ge=0)
+    due: Moment
+    last_review: Moment | None
+    first_review: Moment
+    reps: Count
+    lapses: Count
 
 
 class ReviewLogDoc(_Strict):
     card_id: CardId
     tier: Tier
     rating: int = Field(ge=1, le=4, description="FSRS rating: 1 again, 2 hard, 3 good, 4 easy")
-    review_datetime: AwareDatetime
-    review_duration_ms: int | None = Field(default=None, ge=0)
+    review_datetime: Moment
+    review_duration_ms: Count | None = None
     attempt_id: int | None = Field(default=None, description="the `id` of an attempt in this file")
 
 
@@ -78,7 +112,7 @@ class ExportDoc(_Strict):
 
     format: Literal["tiercards-export"] = "tiercards-export"
     version: Literal[1] = 1
-    exported_at: AwareDatetime
+    exported_at: Moment
     settings: PracticeSettings
     attempts: list[AttemptDoc] = Field(max_length=MAX_ROWS)
     review_states: list[ReviewStateDoc] = Field(max_length=MAX_ROWS)
@@ -278,11 +312,20 @@ def _blank(value: object) -> object:
     return "" if value is None else value
 
 
+# A spreadsheet runs a cell that starts like a formula (=HYPERLINK(…) can leak data). Text that
+# starts so gets a leading apostrophe, the mark spreadsheets read as "this is text" (OWASP).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(value: object) -> object:
+    return f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
+
+
 def _csv(header: list[str], rows: Iterable[list[object]]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(header)
-    writer.writerows(rows)
+    writer.writerows([_cell(value) for value in row] for row in rows)
     return buffer.getvalue()
 
 

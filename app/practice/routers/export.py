@@ -10,12 +10,12 @@ from starlette.datastructures import UploadFile
 from starlette.responses import HTMLResponse, Response
 
 from app.accounts.dependencies import UserIdDep
+from app.exceptions import field_messages
 from app.practice import export_import
 from app.practice.export_import import CsvTable, ExportDoc, ImportResult
 from app.storage.base import utcnow
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep
-from app.web.errors import field_messages
 from app.web.templating import render
 
 router = APIRouter(tags=["export"])

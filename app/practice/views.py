@@ -1,0 +1,22 @@
+"""How an attempt reads in a history table, computed here so templates only print it.
+
+Defensive on purpose: a row written by an older version, or by hand, still reads sensibly
+instead of breaking the page.
+"""
+
+from app.practice.models import Attempt
+
+
+def attempt_what(attempt: Attempt) -> str:
+    """'follow-up 2', 'quiz', 'solid'."""
+    if attempt.kind == "follow-up":
+        return "follow-up" if attempt.follow_up is None else f"follow-up {attempt.follow_up + 1}"
+    return attempt.kind
+
+
+def attempt_result(attempt: Attempt) -> str:
+    """'80 %, good' for a quiz, the self-rating for an answer, or what is missing."""
+    if attempt.kind == "quiz":
+        score = "no score" if attempt.score is None else f"{round(attempt.score * 100)} %"
+        return f"{score}, {attempt.rating}" if attempt.rating else score
+    return attempt.rating or "not rated"
