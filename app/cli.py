@@ -1,17 +1,20 @@
 """The `tiercards` command: serve, worker, content check/new, db upgrade, demo run."""
 
+import inspect
 import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Annotated, Any
 
 import typer
 
+from app.demos.presets import PRESETS, DemoError, ParamError, ParamSpec, get_preset, validate_params
 from app.settings import get_settings
 
 cli = typer.Typer(
@@ -148,54 +151,60 @@ def content_new(
     typer.echo(f"wrote {target}; fill it in, then run: tiercards content check {target}")
 
 
+def _declared_param_options() -> list[inspect.Parameter]:
+    """One --option per parameter any preset declares, in the order the presets declare them."""
+    specs: dict[str, ParamSpec] = {}
+    takers: dict[str, list[str]] = {}
+    for declared in PRESETS.values():
+        for p in declared.params:
+            specs.setdefault(p.name, p)
+            takers.setdefault(p.name, []).append(declared.name)
+    options = []
+    for name, p in specs.items():
+        only = f"; {', '.join(takers[name])} only" if len(takers[name]) < len(PRESETS) else ""
+        option = typer.Option(help=f"{p.help} ({p.unit}{only})", show_default=False)
+        options.append(
+            inspect.Parameter(
+                name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[int | None, option]
+            )
+        )
+    return options
+
+
+def _with_param_options(command: Callable[..., None]) -> Callable[..., None]:
+    """Replace the command's **options with the declared parameters' options.
+
+    Typer reads a command's parameters through inspect.signature, which honours __signature__,
+    and calls the command with each option as a keyword argument under its parameter's name.
+    """
+    signature = inspect.signature(command)
+    own = signature.parameters.values()
+    arguments = [p for p in own if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+    flags = [p for p in own if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    parameters = [*arguments, *_declared_param_options(), *flags]
+    command.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    return command
+
+
 @demo_cli.command("run")
+@_with_param_options
 def demo_run(
-    preset: Annotated[
-        str, typer.Argument(help="placement, deficit, jitter, synthetic, memory or to-device.")
-    ],
-    input_ms: Annotated[
-        int | None, typer.Option(help="Producer cost per batch, ms.", show_default=False)
-    ] = None,
-    compute_ms: Annotated[
-        int | None, typer.Option(help="Training step cost, ms.", show_default=False)
-    ] = None,
-    steps: Annotated[int | None, typer.Option(help="Steps per variant.", show_default=False)] = None,
-    batch_size: Annotated[int | None, typer.Option(help="Examples per batch.", show_default=False)] = None,
-    workers: Annotated[
-        int | None, typer.Option(help="Parallel map calls (deficit).", show_default=False)
-    ] = None,
-    jitter_pct: Annotated[
-        int | None, typer.Option(help="Burstiness, % (jitter, memory).", show_default=False)
-    ] = None,
-    burst_len: Annotated[
-        int | None, typer.Option(help="Slow batches in a row (jitter, memory).", show_default=False)
-    ] = None,
-    batch_mb: Annotated[
-        int | None, typer.Option(help="Batch size in MB (memory, to-device).", show_default=False)
-    ] = None,
+    preset: Annotated[str, typer.Argument(help=f"One of {', '.join(PRESETS)}.")],
+    *,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result document as JSON.")] = False,
+    **options: int | None,
 ) -> None:
     """Run one demo here and now (no queue, no worker) and print its result."""
-    from app.demos.presets import DemoError, ParamError, get_preset, validate_params
     from app.demos.runner import run_in_process
 
-    given = {
-        "input_ms": input_ms,
-        "compute_ms": compute_ms,
-        "steps": steps,
-        "batch_size": batch_size,
-        "workers": workers,
-        "jitter_pct": jitter_pct,
-        "burst_len": burst_len,
-        "batch_mb": batch_mb,
-    }
+    given = {name: value for name, value in options.items() if value is not None}
     try:
         spec = get_preset(preset)
-        known = {p.name for p in spec.params}
-        for name, value in given.items():
-            if value is not None and name not in known:
+        known = [p.name for p in spec.params]
+        for name in given:
+            if name not in known:
                 raise ParamError(name, f"{preset} has no parameter {name} (it takes {', '.join(known)})")
-        params = validate_params(preset, {k: v for k, v in given.items() if v is not None})
+        params = validate_params(preset, given)
     except ParamError as error:
         typer.echo(f"error: {error.message}", err=True)
         raise typer.Exit(code=2) from error

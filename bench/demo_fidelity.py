@@ -114,7 +114,7 @@ def tf_defaults_evidence(steps: int) -> list[tuple[str, float]]:
         options = tf.data.Options()
         for name, value in switches.items():
             setattr(options.experimental_optimization, name, value)
-        ds = pipelines._placement("no-prefetch", params).dataset.with_options(options)
+        ds = pipelines.build_variant("placement", "no-prefetch", params).dataset.with_options(options)
         it = iter(ds)
         times = []
         for _ in range(steps):

@@ -38,7 +38,6 @@ from app.demos.presets import (
     batch_input_ms,
     get_preset,
     measured_step_ms,
-    memory_buffer,
     model_buffer_mb,
     model_step_ms,
     replayed_mean,
@@ -72,17 +71,11 @@ TF_DEFAULTS_NOTE = (
 )
 
 POOL_NOTE = (
-    " tf.data also runs map calls on a thread pool sized to the CPU count ({cpus} here), which "
+    "tf.data also runs map calls on a thread pool sized to the CPU count ({cpus} here), which "
     "caps num_parallel_calls at {cpus} concurrent calls; the map's cost here is I/O-like "
     "waiting, so this preset sizes the pool to the worker count "
     "(threading.private_threadpool_size) so that num_parallel_calls=workers really runs that "
     "many calls at once."
-)
-
-
-TO_DEVICE_NOTE = (
-    " Upstream of prefetch_to_device TensorFlow applies no graph rewrites at all (its copy stage "
-    "cannot be serialised for optimisation), so there the options change nothing."
 )
 
 
@@ -127,26 +120,24 @@ class ProducedCounter:
             self.count += 1
 
 
-def _example_loader(preset: str, params: Mapping[str, int]) -> Callable[[np.ndarray], np.ndarray]:
+def _example_loader(params: Mapping[str, int]) -> Callable[[np.ndarray], np.ndarray]:
     """numpy function for one example: sleeps its share of its batch's input cost."""
     batch = params["batch_size"]
 
     def load(index: np.ndarray) -> np.ndarray:
-        cost_ms = batch_input_ms(preset, params, int(index) // batch) / batch
+        cost_ms = batch_input_ms(params, int(index) // batch) / batch
         time.sleep(cost_ms / 1000.0)
         return index
 
     return load
 
 
-def _batch_loader(
-    preset: str, params: Mapping[str, int], counter: ProducedCounter
-) -> Callable[[np.ndarray], np.ndarray]:
-    """numpy function for one whole large batch (memory, to-device): sleep, then fill batch_mb."""
+def _batch_loader(params: Mapping[str, int], counter: ProducedCounter) -> Callable[[np.ndarray], np.ndarray]:
+    """numpy function for one whole large batch: sleep, then fill batch_mb."""
     floats = params["batch_mb"] * 2**20 // 4
 
     def load(index: np.ndarray) -> np.ndarray:
-        time.sleep(batch_input_ms(preset, params, int(index)) / 1000.0)
+        time.sleep(batch_input_ms(params, int(index)) / 1000.0)
         # Filled, not np.empty: untouched pages would not be resident, and the buffer would look free.
         data = np.full((floats,), float(index), dtype=np.float32)
         counter.add()
@@ -155,8 +146,8 @@ def _batch_loader(
     return load
 
 
-def _examples(preset: str, params: Mapping[str, int], parallel: int | None = None) -> tf.data.Dataset:
-    load = _example_loader(preset, params)
+def _examples(params: Mapping[str, int], parallel: int | None = None) -> tf.data.Dataset:
+    load = _example_loader(params)
 
     @tf.autograph.experimental.do_not_convert  # no control flow to convert; keeps the log quiet
     def call(index: tf.Tensor) -> tf.Tensor:
@@ -165,8 +156,8 @@ def _examples(preset: str, params: Mapping[str, int], parallel: int | None = Non
     return tf.data.Dataset.range(2**62).map(call, num_parallel_calls=parallel)
 
 
-def _large_batches(preset: str, params: Mapping[str, int], counter: ProducedCounter) -> tf.data.Dataset:
-    load = _batch_loader(preset, params, counter)
+def _large_batches(params: Mapping[str, int], counter: ProducedCounter) -> tf.data.Dataset:
+    load = _batch_loader(params, counter)
 
     @tf.autograph.experimental.do_not_convert
     def call(index: tf.Tensor) -> tf.Tensor:
@@ -175,13 +166,13 @@ def _large_batches(preset: str, params: Mapping[str, int], counter: ProducedCoun
     return tf.data.Dataset.range(2**62).map(call)
 
 
-def _fill_ms(preset: str, params: Mapping[str, int], options: tf.data.Options) -> float:
+def _fill_ms(params: Mapping[str, int], options: tf.data.Options) -> float:
     """Measured producer cost of one large batch with input_ms = 0: the allocation and fill.
 
     Real CPU work the card's model leaves out; measured so the reading can account for it.
     """
     quiet = {**params, "input_ms": 0}
-    iterator = iter(_large_batches(preset, quiet, ProducedCounter()).with_options(options))
+    iterator = iter(_large_batches(quiet, ProducedCounter()).with_options(options))
     next(iterator)
     times = []
     for _ in range(3):
@@ -196,8 +187,8 @@ def _fill_ms(preset: str, params: Mapping[str, int], options: tf.data.Options) -
 # Options
 
 
-def _options(preset: str, params: Mapping[str, int]) -> tuple[tf.data.Options, dict[str, Any]]:
-    """The options every variant of `preset` runs with, and the non-default ones by name."""
+def _options(spec: Preset, params: Mapping[str, int]) -> tuple[tf.data.Options, dict[str, Any]]:
+    """The options every variant of a preset runs with, and the non-default ones by name."""
     options = tf.data.Options()
     changed: dict[str, Any] = {}
     opt = options.experimental_optimization
@@ -209,23 +200,24 @@ def _options(preset: str, params: Mapping[str, int]) -> tuple[tf.data.Options, d
     opt.map_parallelization = False
     for name in ("inject_prefetch", "map_and_batch_fusion", "map_parallelization"):
         changed[f"experimental_optimization.{name}"] = False
-    if preset == "deficit":
-        options.threading.private_threadpool_size = params["workers"]
-        changed["threading.private_threadpool_size"] = params["workers"]
+    if spec.thread_pool_param is not None:
+        size = params[spec.thread_pool_param]
+        options.threading.private_threadpool_size = size
+        changed["threading.private_threadpool_size"] = size
     return options, changed
 
 
-def _defaults_note(preset: str) -> str:
-    note = TF_DEFAULTS_NOTE.format(version=tf.__version__)
-    if preset == "deficit":
-        note += POOL_NOTE.format(cpus=_cpu_count())
-    if preset == "to-device":
-        note += TO_DEVICE_NOTE
-    return note
+def _defaults_note(spec: Preset) -> str:
+    parts = [TF_DEFAULTS_NOTE.format(version=tf.__version__)]
+    if spec.thread_pool_param is not None:
+        parts.append(POOL_NOTE.format(cpus=_cpu_count()))
+    if spec.tf_data_note:
+        parts.append(spec.tf_data_note)
+    return " ".join(parts)
 
 
 # ---------------------------------------------------------------------------------------------
-# Variants: each returns the dataset to iterate
+# Variants: each declaration builds its own dataset with a Toolkit
 
 
 @dataclass
@@ -236,67 +228,39 @@ class VariantSetup:
     options_applied: bool = False
 
 
-def _placement(name: str, p: Mapping[str, int]) -> VariantSetup:
-    ds = _examples("placement", p)
-    b = p["batch_size"]
-    if name == "no-prefetch":
-        return VariantSetup(ds.batch(b))
-    if name == "prefetch-before-batch":
-        return VariantSetup(ds.prefetch(2).batch(b))
-    if name == "prefetch-last-autotune":
-        return VariantSetup(ds.batch(b).prefetch(tf.data.AUTOTUNE))
-    return VariantSetup(ds.batch(b).prefetch(2))
+class Toolkit:
+    """What a variant's builder gets (presets.base.Kit); it notes what the builder used."""
+
+    def __init__(self, params: Mapping[str, int], options: tf.data.Options, device: str) -> None:
+        self.tf = tf
+        self.device = device
+        self._params = params
+        self._options = options
+        self.counter: ProducedCounter | None = None
+        self.options_applied = False
+
+    def examples(self, parallel: int | None = None) -> tf.data.Dataset:
+        return _examples(self._params, parallel)
+
+    def large_batches(self) -> tf.data.Dataset:
+        self.counter = ProducedCounter()
+        return _large_batches(self._params, self.counter)
+
+    def with_options(self, dataset: tf.data.Dataset) -> tf.data.Dataset:
+        self.options_applied = True
+        return dataset.with_options(self._options)
 
 
-def _deficit(name: str, p: Mapping[str, int]) -> VariantSetup:
-    parallel = p["workers"] if name == "parallel-map" else None
-    ds = _examples("deficit", p, parallel=parallel)
-    return VariantSetup(ds.batch(p["batch_size"]).prefetch(tf.data.AUTOTUNE))
-
-
-def _jitter(name: str, p: Mapping[str, int]) -> VariantSetup:
-    ds = _examples("jitter", p).batch(p["batch_size"])
-    size = name.removeprefix("buffer-")
-    if size == "0":
-        return VariantSetup(ds)
-    return VariantSetup(ds.prefetch(tf.data.AUTOTUNE if size == "autotune" else int(size)))
-
-
-def _synthetic(name: str, p: Mapping[str, int]) -> VariantSetup:
-    real = _examples("synthetic", p).batch(p["batch_size"])
-    if name == "real-pipeline":
-        return VariantSetup(real.prefetch(tf.data.AUTOTUNE))
-    # One batch built by the real pipeline (outside the timed loop), then repeated for free.
-    one_batch = next(iter(real))
-    return VariantSetup(tf.data.Dataset.from_tensors(one_batch).repeat())
-
-
-def _memory(name: str, p: Mapping[str, int]) -> VariantSetup:
-    counter = ProducedCounter()
-    ds = _large_batches("memory", p, counter)
-    buffer = 2 if name == "prefetch-2" else tf.data.AUTOTUNE
-    return VariantSetup(ds.prefetch(buffer), counter)
-
-
-def _to_device(name: str, p: Mapping[str, int], device: str = "/gpu:0") -> VariantSetup:
-    counter = ProducedCounter()
-    ds = _large_batches("to-device", p, counter)
-    if name == "prefetch-to-device":
-        # prefetch_to_device must be the last transformation, so the options go before it.
-        options, _ = _options("to-device", p)
-        staged = ds.with_options(options).apply(tf.data.experimental.prefetch_to_device(device))
-        return VariantSetup(staged, counter, options_applied=True)
-    return VariantSetup(ds.prefetch(tf.data.AUTOTUNE), counter)
-
-
-_BUILDERS: dict[str, Callable[[str, Mapping[str, int]], VariantSetup]] = {
-    "placement": _placement,
-    "deficit": _deficit,
-    "jitter": _jitter,
-    "synthetic": _synthetic,
-    "memory": _memory,
-    "to-device": _to_device,
-}
+def build_variant(
+    preset: str, variant: str, params: Mapping[str, int], device: str = "/gpu:0"
+) -> VariantSetup:
+    """One variant's dataset as its declaration builds it; the run's options are not applied
+    unless the builder placed them itself."""
+    spec = get_preset(preset)
+    options, _ = _options(spec, params)
+    kit = Toolkit(params, options, device)
+    dataset = spec.variant(variant).build(kit, params)
+    return VariantSetup(dataset, kit.counter, kit.options_applied)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -512,18 +476,19 @@ def _variant_doc(
     # Margin for timer and scheduling noise before a step counts as held up from outside.
     bound = 1.25 * serial_bound_ms(spec.name, params, fill_ms or 0.0) + 2.0
     doc["stalled_steps"] = sum(1 for d in kept if d > bound)
-    if spec.name == "memory":
-        doc.update(_memory_fields(name, params, m))
+    if spec.buffer_of is not None:
+        doc.update(_buffer_fields(spec, name, params, m))
         if fill_ms is not None:
-            with_fill = replayed_mean("memory", params, memory_buffer(name), fill_ms)
+            with_fill = replayed_mean(params, spec.buffer_of(name), fill_ms)
             doc["model_with_fill_ms"] = round(with_fill, 3)
     return doc
 
 
-def _memory_fields(name: str, params: Mapping[str, int], m: Measurement) -> dict[str, Any]:
+def _buffer_fields(spec: Preset, name: str, params: Mapping[str, int], m: Measurement) -> dict[str, Any]:
+    """What the buffer held in host memory, counted, beside the cap the model gives it."""
     held = max(m.buffered[WARMUP_STEPS:], default=0)
     mb = params["batch_mb"]
-    cap = model_buffer_mb("memory", name, params)
+    cap = model_buffer_mb(spec.name, name, params)
     cap_text = f"its cap is {cap:.0f} MB" if cap is not None else "AUTOTUNE sets no fixed cap"
     return {
         "peak_buffered_batches": held,
@@ -570,53 +535,6 @@ def _by_name(variants: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {v["name"]: v for v in variants}
 
 
-def _preset_sentence(preset: str, params: Mapping[str, int], variants: list[dict[str, Any]]) -> str:
-    v = _by_name(variants)
-    if preset == "placement":
-        none, last = v["no-prefetch"]["median_step_ms"], v["prefetch-last-autotune"]["median_step_ms"]
-        before = v["prefetch-before-batch"]["median_step_ms"]
-        return (
-            f"Without prefetch a step took {none:.1f} ms, about input + compute; with "
-            f"prefetch(AUTOTUNE) last it took {last:.1f} ms ({none / last:.2f}x faster), about "
-            f"max(input, compute). prefetch(2) before batch took {before:.1f} ms: it only buffers "
-            "examples, so most of each batch is still built while the step waits."
-        )
-    if preset == "deficit":
-        alone, par = v["prefetch-only"]["median_step_ms"], v["parallel-map"]["median_step_ms"]
-        return (
-            f"With prefetch alone the step took {alone:.1f} ms, the producer's pace: the buffer "
-            f"drained, because a buffer cannot fix a sustained deficit. {params['workers']} parallel "
-            f"map calls brought it to {par:.1f} ms ({alone / par:.2f}x faster)."
-        )
-    if preset == "jitter":
-        zero, eight = v["buffer-0"], v["buffer-8"]
-        return (
-            f"With no buffer the mean step was {zero['mean_step_ms']:.1f} ms (p90 "
-            f"{zero['p90_step_ms']:.1f}); with prefetch(8) it was {eight['mean_step_ms']:.1f} ms "
-            f"(p90 {eight['p90_step_ms']:.1f}), against a compute time of {params['compute_ms']} ms."
-        )
-    if preset == "synthetic":
-        real, synth = v["real-pipeline"]["median_step_ms"], v["synthetic-input"]["median_step_ms"]
-        bound = "input-bound" if synth < 0.8 * real else "compute-bound"
-        return (
-            f"The real pipeline's step took {real:.1f} ms and synthetic input's {synth:.1f} ms, "
-            f"so this configuration is {bound}."
-        )
-    if preset == "memory":
-        auto, two = v["prefetch-autotune"], v["prefetch-2"]
-        return (
-            f"prefetch(AUTOTUNE) held up to {auto['peak_buffered_batches']} batches "
-            f"({auto['peak_host_mb']:.0f} MB) in host memory; prefetch(2) held up to "
-            f"{two['peak_buffered_batches']} ({two['peak_host_mb']:.0f} MB). Mean steps: "
-            f"{auto['mean_step_ms']:.1f} ms and {two['mean_step_ms']:.1f} ms."
-        )
-    dev, host = v["prefetch-to-device"]["median_step_ms"], v["host-prefetch"]["median_step_ms"]
-    return (
-        f"With prefetch_to_device the step took {dev:.1f} ms; with a host prefetch it took "
-        f"{host:.1f} ms, which includes copying each batch to the GPU inside the step."
-    )
-
-
 def _producer_overhead_sentence(params: Mapping[str, int], variants: list[dict[str, Any]]) -> str:
     """Where a variant has nothing overlapping the producer, its wait is the producer's real cost."""
     v = _by_name(variants)
@@ -645,10 +563,10 @@ def _fill_sentence(params: Mapping[str, int], variants: list[dict[str, Any]], fi
 
 
 def _reading(
-    preset: str, params: Mapping[str, int], variants: list[dict[str, Any]], fill_ms: float | None = None
+    spec: Preset, params: Mapping[str, int], variants: list[dict[str, Any]], fill_ms: float | None = None
 ) -> str:
     agree, findings = _agreement_lines(variants)
-    parts = [_preset_sentence(preset, params, variants)]
+    parts = [spec.reading(params, _by_name(variants))]
     if agree:
         parts.append(f"Within {AGREEMENT:.0%} of the model: " + "; ".join(agree) + ".")
     parts.extend(findings)
@@ -661,12 +579,12 @@ def _reading(
             f"computed, +25%): {', '.join(stalled)}. Something outside the pipeline held them up, "
             "most likely other work on this host; they pull means and p90 up."
         )
-    if any("AUTOTUNE" in f for f in findings) and preset in ("jitter", "memory"):
+    if spec.autotune_unbounded and any("AUTOTUNE" in f for f in findings):
         parts.append(AUTOTUNE_NOTE)
     overhead = _producer_overhead_sentence(params, variants)
     if overhead:
         parts.append(overhead)
-    basis = "means" if get_preset(preset).model_basis == "mean" else "medians"
+    basis = "means" if spec.model_basis == "mean" else "medians"
     parts.append(f"The {basis} leave out each variant's first {WARMUP_STEPS} steps (warm-up).")
     return " ".join(parts)
 
@@ -676,19 +594,18 @@ def _reading(
 
 
 def environment(
-    preset: str, params: Mapping[str, int], compute: str, compute_note: str, fill_ms: float | None = None
+    spec: Preset, params: Mapping[str, int], compute: str, compute_note: str, fill_ms: float | None = None
 ) -> dict[str, Any]:
-    _, changed = _options(preset, params)
-    large = preset in ("memory", "to-device")
+    _, changed = _options(spec, params)
     env: dict[str, Any] = {
         "tensorflow_version": tf.__version__,
         "device": _gpu_name(GPUS[0]) if GPUS else "CPU",
         "cpu_count": _cpu_count(),
         "compute": compute,
         "compute_note": compute_note,
-        "input_note": LARGE_INPUT_NOTE if large else INPUT_NOTE,
+        "input_note": LARGE_INPUT_NOTE if spec.large_batches else INPUT_NOTE,
         "tf_data_options": changed,
-        "tf_data_defaults_note": _defaults_note(preset),
+        "tf_data_defaults_note": _defaults_note(spec),
         "warmup_steps": WARMUP_STEPS,
     }
     if fill_ms is not None:
@@ -705,20 +622,20 @@ def run_preset(
     """Run every variant of `preset` and return the result document."""
     spec = get_preset(preset)
     full = validate_params(preset, params)
-    if spec.needs_gpu and not GPUS:
+    if spec.gpu_reason is not None and not GPUS:
         raise PresetUnavailable(
-            f"The {preset} preset needs a GPU: prefetch_to_device stages batches in GPU memory, "
+            f"The {preset} preset needs a GPU: {spec.gpu_reason}, "
             "and this worker has none. Run it on a GPU worker."
         )
     compute, kind, note = _compute(full)
-    options, _ = _options(preset, full)
-    fill_ms = _fill_ms(preset, full, options) if preset in ("memory", "to-device") else None
+    options, _ = _options(spec, full)
+    fill_ms = _fill_ms(full, options) if spec.large_batches else None
     variants: list[dict[str, Any]] = []
     total = len(spec.variants)
     for index, variant in enumerate(spec.variants):
         progress = _Progress(on_progress, variant.name, index, total, full["steps"])
         progress.report(0)
-        setup = _BUILDERS[preset](variant.name, full)
+        setup = build_variant(preset, variant.name, full)
         if not setup.options_applied:
             setup.dataset = setup.dataset.with_options(options)
         measurement = _measure(setup, full["steps"], compute, progress, should_cancel)
@@ -726,7 +643,7 @@ def run_preset(
     return {
         "preset": preset,
         "params": full,
-        "environment": environment(preset, full, kind, note, fill_ms),
+        "environment": environment(spec, full, kind, note, fill_ms),
         "variants": variants,
-        "reading": _reading(preset, full, variants, fill_ms),
+        "reading": _reading(spec, full, variants, fill_ms),
     }

@@ -117,9 +117,11 @@ def test_tensorflow_defaults_would_hide_the_no_prefetch_baseline() -> None:
             steps.append(time.perf_counter() - start)
         return statistics.median(steps[2:]) * 1000
 
-    options, _ = pipelines._options("placement", params)
-    honest = median_step(pipelines._placement("no-prefetch", params).dataset.with_options(options))
-    default = median_step(pipelines._placement("no-prefetch", params).dataset)
+    options, _ = pipelines._options(PRESETS["placement"], params)
+    honest = median_step(
+        pipelines.build_variant("placement", "no-prefetch", params).dataset.with_options(options)
+    )
+    default = median_step(pipelines.build_variant("placement", "no-prefetch", params).dataset)
     assert default <= 0.8 * honest, (default, honest)
 
 
@@ -167,7 +169,7 @@ def test_real_train_step_is_sized_to_compute_ms() -> None:
 def test_to_device_pipeline_builds_and_iterates() -> None:
     """The GPU variant's pipeline, staged onto the CPU device here: prefetch_to_device works last."""
     params = {"input_ms": 1, "compute_ms": 1, "steps": 5, "batch_mb": 1}
-    setup = pipelines._to_device("prefetch-to-device", params, device="/cpu:0")
+    setup = pipelines.build_variant("to-device", "prefetch-to-device", params, device="/cpu:0")
     assert setup.options_applied
     batches = [b for _, b in zip(range(3), setup.dataset, strict=False)]
     assert [int(b.shape[0]) for b in batches] == [2**18] * 3

@@ -14,17 +14,6 @@ from app.demos.presets import (
     get_preset,
 )
 
-PARAM_LABELS = {
-    "input_ms": "Input per batch",
-    "compute_ms": "Compute per step",
-    "batch_size": "Batch size",
-    "steps": "Steps per variant",
-    "workers": "Parallel map calls",
-    "jitter_pct": "Burstiness",
-    "burst_len": "Burst length",
-    "batch_mb": "Batch in memory",
-}
-
 
 @dataclass(frozen=True)
 class ParamField:
@@ -53,7 +42,7 @@ class PresetForm:
 def _field(spec: ParamSpec, value: int | str | None = None) -> ParamField:
     return ParamField(
         spec.name,
-        PARAM_LABELS.get(spec.name, spec.name),
+        spec.label,
         spec.unit,
         spec.help,
         spec.min,
@@ -91,7 +80,7 @@ def params_text(preset: str, params: dict[str, Any]) -> str:
     units = {p.name: p.unit for p in spec.params} if spec else {}
     parts = []
     for name, value in params.items():
-        label = PARAM_LABELS.get(name, name).lower()
+        label = (spec.param_label(name) if spec else name).lower()
         unit = units.get(name, "")
         parts.append(
             f"{label} {value}{'' if unit in ('', 'steps', 'examples', 'calls', 'batches') else ' ' + unit}"

@@ -14,7 +14,7 @@ from app.demos.presets import (
     measured_step_ms,
 )
 from app.demos.service import ACTIVE
-from app.demos.views.forms import PARAM_LABELS, params_text
+from app.demos.views.forms import params_text
 
 STATUS_LABELS = {
     "queued": "Waiting in the queue",
@@ -75,7 +75,7 @@ def run_view(run: DemoRun, workers: list[WorkerBeat], position: int | None) -> R
         run_id=run.id,
         preset=spec,
         card_id=run.card_id,
-        params=[(PARAM_LABELS.get(k, k), v, units.get(k, "")) for k, v in run.params.items()],
+        params=[(spec.param_label(k), v, units.get(k, "")) for k, v in run.params.items()],
         status=run.status,
         status_label=STATUS_LABELS.get(run.status, run.status),
         active=run.status in ACTIVE,

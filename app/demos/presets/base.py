@@ -1,0 +1,132 @@
+"""What a demo preset declares: its parameters, its variants with their pipelines, its model and
+its reading, in one `Preset`.
+
+Declaring a preset never imports TensorFlow: the web process reads the same declarations to
+validate parameters, draw the form and show the model. A variant's pipeline is built only in the
+process that runs it, by app/demos/pipelines.py, which hands the builder TensorFlow in a `Kit`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol
+
+Params = Mapping[str, int]
+# One variant of a result document (app/demos/pipelines.py writes them).
+VariantDoc = Mapping[str, Any]
+
+
+class Kit(Protocol):
+    """What a variant's builder gets from app/demos/pipelines.py, the one module with TensorFlow."""
+
+    tf: Any  # the tensorflow module
+    device: str  # where prefetch_to_device stages batches
+
+    def examples(self, parallel: int | None = None) -> Any:
+        """`Dataset.range(…).map(load)`: each example sleeps its share of its batch's input cost.
+
+        `parallel` is the map's num_parallel_calls (None: one call at a time)."""
+
+    def large_batches(self) -> Any:
+        """One whole batch of batch_mb per element; the run counts how many sit in the buffer."""
+
+    def with_options(self, dataset: Any) -> Any:
+        """The run's tf.data options applied here, for a builder whose last step must follow them
+        (otherwise the run applies them to the dataset the builder returns)."""
+
+
+# Builds a variant's tf.data.Dataset with the kit; the step loop iterates what it returns.
+Builder = Callable[[Kit, Params], Any]
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    name: str
+    label: str  # what forms, run pages and history call it
+    default: int
+    min: int
+    max: int
+    unit: str
+    help: str
+    type: str = "int"
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    name: str
+    label: str
+    # The pipeline as a person would write it, for the page.
+    code: str
+    build: Builder
+
+    def to_dict(self) -> dict[str, str]:
+        return {"name": self.name, "label": self.label, "code": self.code}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Preset:
+    name: str
+    title: str
+    description: str
+    # The model in words, shown beside every result.
+    model: str
+    params: tuple[ParamSpec, ...]
+    variants: tuple[VariantSpec, ...]
+    # The model in numbers: a variant's step in ms, given every parameter.
+    step_model: Callable[[str, Params], float]
+    # The preset's own sentence, which opens the reading: (parameters, result variants by name).
+    reading: Callable[[Params, Mapping[str, VariantDoc]], str]
+    # Which statistic the model predicts: the median step, or the mean step where the input is
+    # bursty on purpose (a median of a two-speed pipeline says little about throughput).
+    model_basis: str = "median"
+    # Why it cannot run without a GPU, for the refusal; None: it runs anywhere.
+    gpu_reason: str | None = None
+    # The producer makes whole batch_mb batches rather than examples: the input note says so, and
+    # the run measures the real cost of filling one, which the model leaves out.
+    large_batches: bool = False
+    # A parameter that sizes tf.data's private thread pool: map calls that wait on I/O would
+    # otherwise be capped at the CPU count.
+    thread_pool_param: str | None = None
+    # Added to the note on TensorFlow's default rewrites, where this preset's pipelines differ.
+    tf_data_note: str = ""
+    # The model takes prefetch(AUTOTUNE) for an unbounded buffer; when it misses, the reading
+    # explains the autotuner.
+    autotune_unbounded: bool = False
+    # For presets that report what the prefetch buffer holds in host memory: each variant's buffer
+    # in batches (None: AUTOTUNE, no fixed cap). The reading replays the queue model with it.
+    buffer_of: Callable[[str], int | None] | None = None
+
+    @property
+    def needs_gpu(self) -> bool:
+        return self.gpu_reason is not None
+
+    @property
+    def variant_names(self) -> list[str]:
+        return [v.name for v in self.variants]
+
+    def variant(self, name: str) -> VariantSpec:
+        for v in self.variants:
+            if v.name == name:
+                return v
+        raise KeyError(f"{self.name} has no variant {name!r}")
+
+    def param_label(self, name: str) -> str:
+        """A parameter's label, or its name if this preset does not declare it."""
+        return next((p.label for p in self.params if p.name == name), name)
+
+    def defaults(self) -> dict[str, int]:
+        return {p.name: p.default for p in self.params}
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready description for forms and the API."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "variants": [v.to_dict() for v in self.variants],
+            "params": [asdict(p) for p in self.params],
+            "model": self.model,
+            "needs_gpu": self.needs_gpu,
+            "model_basis": self.model_basis,
+        }
