@@ -2,11 +2,7 @@
 
 import inspect
 import json
-import os
-import shutil
 import signal
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
@@ -47,7 +43,12 @@ def serve(
 
     settings = get_settings()
     migrations.upgrade(settings)
-    worker = None if no_worker else _start_worker()
+    supervisor = None
+    if not no_worker:
+        from app.demos.worker.supervisor import WorkerSupervisor
+
+        supervisor = WorkerSupervisor()
+        supervisor.start()
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     typer.echo(f"tiercards is running at http://{shown}:{port}/  (Ctrl+C stops it)")
     # uvicorn shuts down gracefully on SIGTERM/SIGINT, then raises the signal again once its own
@@ -59,25 +60,12 @@ def serve(
     except KeyboardInterrupt:
         pass
     finally:
-        if worker is not None:
-            # SIGTERM: the worker stops its demo (marked interrupted) and its TensorFlow child.
-            worker.terminate()
-            try:
-                worker.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                worker.kill()
-                worker.wait(timeout=10)
+        if supervisor is not None:
+            supervisor.stop()
 
 
 def _exit_normally(_signum: int, _frame: FrameType | None) -> None:
     raise SystemExit(0)
-
-
-def _start_worker() -> subprocess.Popen[bytes]:
-    command = shutil.which("tiercards")
-    args = [command, "worker"] if command else [sys.executable, "-m", "app.cli", "worker"]
-    # The worker stops by itself if this process dies without stopping it (SIGKILL).
-    return subprocess.Popen([*args, "--parent-pid", str(os.getpid())])
 
 
 @cli.command()
@@ -204,7 +192,7 @@ def demo_run(
         for name in given:
             if name not in known:
                 raise ParamError(name, f"{preset} has no parameter {name} (it takes {', '.join(known)})")
-        params = validate_params(preset, given)
+        params = validate_params(preset, given, get_settings().demo_memory_limit_mb)
     except ParamError as error:
         typer.echo(f"error: {error.message}", err=True)
         raise typer.Exit(code=2) from error

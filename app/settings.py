@@ -47,7 +47,14 @@ class Settings(BaseSettings):
     max_import_bytes: int = Field(default=64 * 1024 * 1024, ge=1024)
     # How often the card catalogue looks at content/ for edited files.
     content_poll_seconds: float = 1.0
-    demo_heartbeat_timeout_seconds: float = 30.0
+    demo_heartbeat_timeout_seconds: float = Field(default=30.0, gt=0)
+    # Demo runs one person may start in a minute (submit-and-cancel loops fill the queue).
+    demo_submits_per_minute: int = Field(default=20, ge=1)
+    # The demo runner child is stopped past this much memory (RSS), and runs whose buffers could
+    # hold more than it leaves beside TensorFlow (about 1 GB) are refused.
+    demo_memory_limit_mb: int = Field(default=3072, ge=1536)
+    # Finished demo runs (and their step data) are deleted after this many days.
+    demo_retention_days: float = Field(default=30.0, gt=0)
 
     @field_validator("allowed_hosts", "trusted_proxies", mode="before")
     @classmethod

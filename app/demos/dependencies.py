@@ -7,6 +7,7 @@ from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
 from app.content.catalogue import Catalogue
+from app.demos import service
 from app.demos.models import DemoRun
 from app.demos.presets import ParamError
 from app.demos.queue import DemoQueue
@@ -27,6 +28,14 @@ async def get_heartbeat_timeout(request: Request) -> float:
 
 
 QueueDep = Annotated[DemoQueue, Depends(get_demo_queue)]
+
+
+def get_submitter(request: Request, queue: QueueDep) -> service.Submitter:
+    settings = request.app.state.settings
+    return service.Submitter(queue, settings.demo_submits_per_minute, settings.demo_memory_limit_mb)
+
+
+SubmitterDep = Annotated[service.Submitter, Depends(get_submitter)]
 HeartbeatTimeoutDep = Annotated[float, Depends(get_heartbeat_timeout)]
 
 
@@ -42,3 +51,8 @@ def demo_run_or_404(session: Session, user_id: int, run_id: str) -> DemoRun:
     if run is None or run.user_id != user_id:
         raise NotFound(f"no demo run with id '{run_id}'")
     return run
+
+
+def visible_run(session: Session, user_id: int, run_id: str, timeout: float) -> DemoRun:
+    """A person's run as a page or the API shows it (a run whose worker died reads as interrupted)."""
+    return service.as_seen(session, [demo_run_or_404(session, user_id, run_id)], timeout)[0]

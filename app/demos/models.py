@@ -20,6 +20,7 @@ class DemoRun(Base):
     __table_args__ = (
         Index("ix_demo_runs_user_status", "user_id", "status"),
         Index("ix_demo_runs_card_created", "card_id", "created_at"),
+        Index("ix_demo_runs_status_created", "status", "created_at"),
         CheckConstraint(
             "status IN ('queued', 'running', 'done', 'failed', 'cancelled', 'interrupted')",
             name="status_known",
@@ -35,6 +36,8 @@ class DemoRun(Base):
     status: Mapped[str] = mapped_column(String(16), default="queued")
     progress: Mapped[dict[str, Any]] = mapped_column(default=dict)
     result: Mapped[dict[str, Any] | None]
+    # The result without per-step data: what lists show, without loading thousands of steps.
+    summary: Mapped[dict[str, Any] | None]
     error: Mapped[str | None] = mapped_column(Text)
     cancel_requested: Mapped[bool] = mapped_column(default=False)
     # The worker that claimed it: "host:pid".

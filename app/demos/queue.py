@@ -83,6 +83,17 @@ class DemoQueue:
         else:
             self.run_demo(run_id)
 
+    def run_ids(self) -> set[str]:
+        """Every run id waiting in the queue or its schedule (messages are JSON, so readable)."""
+        storage: Any = self.huey.storage
+        found: set[str] = set()
+        for raw in [*storage.enqueued_items(), *storage.scheduled_items()]:
+            try:
+                found.update(str(arg) for arg in self.huey.serializer.deserialize(raw).args)
+            except (ValueError, TypeError, AttributeError):
+                continue  # not a demo job: nothing to account for
+        return found
+
     def close(self) -> None:
         """Close this thread's connection to the queue (SQLite) or the connection pool (Redis)."""
         storage: Any = self.huey.storage

@@ -23,6 +23,8 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
+import psutil
+
 from app.demos.presets import (
     DemoCancelled,
     DemoCrashed,
@@ -118,7 +120,8 @@ def _child_main(conn: Connection) -> None:
 class DemoRunner:
     """Owns one TensorFlow child process and runs one demo at a time in it."""
 
-    def __init__(self) -> None:
+    def __init__(self, memory_limit_mb: int | None = None) -> None:
+        self.memory_limit_mb = memory_limit_mb
         self._ctx = mp.get_context("spawn")
         self._process: BaseProcess | None = None
         self._conn: Connection | None = None
@@ -195,6 +198,7 @@ class DemoRunner:
             if time.monotonic() > deadline:
                 self._replace()
                 raise DemoTimedOut(f"timed out while {what}")
+            self._check_memory(what)
             try:
                 if self._conn.poll(POLL_INTERVAL_S):
                     message: Message = self._conn.recv()
@@ -209,6 +213,21 @@ class DemoRunner:
             code = self._process.exitcode
             self._replace()
             raise DemoCrashed(f"the demo process died while {what} ({_describe_exit(code)})")
+
+    def _check_memory(self, what: str) -> None:
+        """Past DEMO_MEMORY_LIMIT_MB the child is stopped before the host starts swapping."""
+        if self.memory_limit_mb is None or self._process is None or self._process.pid is None:
+            return
+        try:
+            rss_mb = psutil.Process(self._process.pid).memory_info().rss / 2**20
+        except psutil.Error:
+            return  # it is exiting; the next poll reports how
+        if rss_mb > self.memory_limit_mb:
+            self._replace()
+            raise DemoCrashed(
+                f"the demo process used {rss_mb:.0f} MB while {what}, past this server's limit of "
+                f"{self.memory_limit_mb} MB, so it was stopped"
+            )
 
     def _ensure_ready(self, should_cancel: CancelFn | None, timeout_s: float = STARTUP_TIMEOUT_S) -> None:
         if self._process is None or not self._process.is_alive():
@@ -238,7 +257,7 @@ class DemoRunner:
         still starting, the job waits for it (cancel is honoured; the start has its own limit);
         `timeout_s` counts from when the job reaches a ready child.
         """
-        full = validate_params(preset, params)
+        full = validate_params(preset, params, self.memory_limit_mb)
         with self._lock:
             try:
                 self._ensure_ready(should_cancel)

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from sqlalchemy import and_, delete, exists, func, or_, select, update
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session, aliased, defer
 
 from app.accounts.models import User
 from app.demos.models import DemoRun, WorkerBeat
@@ -32,6 +32,10 @@ log = logging.getLogger("tiercards.demos")
 
 ACTIVE = ("queued", "running")
 MAX_QUEUED = 3
+MAX_SUBMITS_PER_MINUTE = 20
+# A queued run missing from the queue for this long was taken by a worker that died before it
+# could claim it: the upkeep puts it back.
+LOST_AFTER_S = 30.0
 
 INTERRUPTED_MESSAGE = (
     "The worker running this demo stopped sending heartbeats (it was killed or lost its host), "
@@ -50,6 +54,10 @@ class QueueFull(TooMany):
         self.queued = queued
 
 
+class SubmittingTooFast(TooMany):
+    """The person started MAX_SUBMITS_PER_MINUTE runs in the last minute."""
+
+
 class AlreadyFinished(Conflict):
     """Cancel asked of a run that has finished."""
 
@@ -66,36 +74,47 @@ def new_run_id() -> str:
 # Web side
 
 
-def submit(
-    session: Session,
-    queue: DemoQueue,
-    user_id: int,
-    preset: str,
-    params: dict[str, Any] | None,
-    card_id: str | None = None,
-    rerun_of: str | None = None,
-) -> DemoRun:
-    """Store a queued run and put it on the queue. ParamError, QueueFull, QueueUnavailable."""
-    run = create_run(session, user_id, preset, params, card_id, rerun_of)
-    session.commit()
-    try:
-        queue.enqueue(run.id)
-    except Exception as error:
-        log.exception("could not enqueue demo run %s", run.id)
-        run.status = "failed"
-        run.error = f"Could not reach the job queue ({type(error).__name__}); nothing ran. Try again."
-        run.finished_at = utcnow()
+@dataclass(frozen=True)
+class Submitter:
+    """Starts runs: stores each queued run, then puts its id on the queue."""
+
+    queue: DemoQueue
+    # Runs one person may start in a minute: bounds submit-and-cancel loops that fill the queue.
+    per_minute: int = MAX_SUBMITS_PER_MINUTE
+    # The runner's memory limit; runs whose buffers could exceed it are refused.
+    memory_limit_mb: int | None = None
+
+    def submit(
+        self,
+        session: Session,
+        user_id: int,
+        preset: str,
+        params: dict[str, Any] | None,
+        card_id: str | None = None,
+        rerun_of: str | None = None,
+    ) -> DemoRun:
+        """ParamError, QueueFull, SubmittingTooFast or QueueUnavailable when it refuses."""
+        run = create_run(
+            session, user_id, preset, params, card_id, rerun_of, self.per_minute, self.memory_limit_mb
+        )
         session.commit()
-        raise QueueUnavailable(run.error) from error
-    return run
+        try:
+            self.queue.enqueue(run.id)
+        except Exception as error:
+            log.exception("could not enqueue demo run %s", run.id)
+            run.status = "failed"
+            run.error = f"Could not reach the job queue ({type(error).__name__}); nothing ran. Try again."
+            run.finished_at = utcnow()
+            session.commit()
+            raise QueueUnavailable(run.error) from error
+        return run
+
+    def resubmit(self, session: Session, user_id: int, old: DemoRun) -> DemoRun:
+        """A new run with the same preset, parameters and card as `old`; refused like `submit`."""
+        return self.submit(session, user_id, old.preset, dict(old.params), old.card_id, rerun_of=old.id)
 
 
-def resubmit(session: Session, queue: DemoQueue, user_id: int, old: DemoRun) -> DemoRun:
-    """A new run with the same preset, parameters and card as `old`; refused like `submit`."""
-    return submit(session, queue, user_id, old.preset, dict(old.params), old.card_id, rerun_of=old.id)
-
-
-SUBMIT_REFUSALS = (ParamError, QueueFull, QueueUnavailable)
+SUBMIT_REFUSALS = (ParamError, TooMany, QueueUnavailable)
 
 
 def _lock_person(session: Session, user_id: int) -> None:
@@ -112,13 +131,16 @@ def create_run(
     params: dict[str, Any] | None,
     card_id: str | None = None,
     rerun_of: str | None = None,
+    per_minute: int = MAX_SUBMITS_PER_MINUTE,
+    memory_limit_mb: int | None = None,
 ) -> DemoRun:
     """Validate (ParamError) and store a queued run; the caller commits, then enqueues its id.
 
     Call inside a write transaction (BEGIN IMMEDIATE), so the count and the insert are one step.
     """
-    full = validate_params(preset, params)
+    full = validate_params(preset, params, memory_limit_mb)
     _lock_person(session, user_id)
+    _check_rate(session, user_id, per_minute)
     queued = session.scalar(
         select(func.count())
         .select_from(DemoRun)
@@ -142,6 +164,21 @@ def create_run(
     session.add(run)
     session.flush()
     return run
+
+
+def _check_rate(session: Session, user_id: int, per_minute: int) -> None:
+    since = utcnow() - timedelta(minutes=1)
+    recent = session.scalar(
+        select(func.count())
+        .select_from(DemoRun)
+        .where(DemoRun.user_id == user_id, DemoRun.created_at >= since)
+    )
+    if (recent or 0) >= per_minute:
+        raise SubmittingTooFast(
+            f"you started {recent} demos in the last minute (at most {per_minute}): "
+            "wait a little before starting another",
+            retry_after=60,
+        )
 
 
 def initial_progress(variants: list[str], steps: int) -> dict[str, Any]:
@@ -183,27 +220,6 @@ def _stale_condition(cutoff: datetime) -> Any:
     )
 
 
-def has_stale(session: Session, timeout_seconds: float, run_ids: list[str] | None = None) -> bool:
-    """A cheap read: is any running run (of `run_ids`, or any at all) past its heartbeat?"""
-    query = select(DemoRun.id).where(_stale_condition(stale_cutoff(timeout_seconds))).limit(1)
-    if run_ids is not None:
-        query = query.where(DemoRun.id.in_(run_ids))
-    return session.scalar(query) is not None
-
-
-def sweep_stale_runs(db: Database, timeout_seconds: float, run_ids: list[str] | None = None) -> None:
-    """Mark runs whose worker stopped beating as interrupted, before they are read.
-
-    A cheap read decides; the write (and its lock) happens only when something is stale.
-    """
-    with db.read_sessions() as session:
-        stale = has_stale(session, timeout_seconds, run_ids)
-    if stale:
-        with db.write_sessions() as session:
-            sweep_stale(session, timeout_seconds)
-            session.commit()
-
-
 def sweep_stale(session: Session, timeout_seconds: float) -> int:
     """Mark running runs whose heartbeat is too old as interrupted; returns how many. Caller commits."""
     now = utcnow()
@@ -216,12 +232,72 @@ def sweep_stale(session: Session, timeout_seconds: float) -> int:
     return int(result.rowcount or 0)
 
 
+def as_seen(session: Session, runs: list[DemoRun], timeout_seconds: float) -> list[DemoRun]:
+    """The runs as a reader should see them: a running run whose worker stopped beating reads as
+    interrupted. Reading never writes: such a run is detached from the session before it is
+    changed, and the workers' upkeep (or the next worker to start) stores the change."""
+    cutoff = stale_cutoff(timeout_seconds)
+    for run in runs:
+        if run.status == "running" and (run.heartbeat_at is None or run.heartbeat_at < cutoff):
+            session.expunge(run)
+            run.status, run.error = "interrupted", INTERRUPTED_MESSAGE
+            run.finished_at = run.heartbeat_at or run.started_at
+    return runs
+
+
+def runs_as_seen(
+    session: Session, user_id: int, card_id: str | None, limit: int, timeout_seconds: float
+) -> list[DemoRun]:
+    """`runs_for`, as a reader should see them (see `as_seen`)."""
+    return as_seen(session, runs_for(session, user_id, card_id, limit), timeout_seconds)
+
+
+def requeue_lost(session: Session, queue: DemoQueue, grace_seconds: float = LOST_AFTER_S) -> int:
+    """Put back on the queue the queued runs that are no longer in it (their worker took the job
+    and died before claiming it). A run queued twice still runs once: claiming is atomic."""
+    cutoff = utcnow() - timedelta(seconds=grace_seconds)
+    waiting = session.scalars(
+        select(DemoRun.id).where(DemoRun.status == "queued", DemoRun.created_at < cutoff)
+    ).all()
+    if not waiting:
+        return 0
+    lost = [run_id for run_id in waiting if run_id not in queue.run_ids()]
+    for run_id in lost:
+        queue.enqueue(run_id)
+    return len(lost)
+
+
+def delete_finished_before(session: Session, cutoff: datetime) -> int:
+    """Forget finished runs older than `cutoff` (DEMO_RETENTION_DAYS). Caller commits."""
+    result: Any = session.execute(
+        delete(DemoRun)
+        .where(DemoRun.status.not_in(ACTIVE), DemoRun.created_at < cutoff)
+        .execution_options(synchronize_session=False)
+    )
+    return int(result.rowcount or 0)
+
+
+def upkeep(db: Database, queue: DemoQueue, timeout_seconds: float, retention_days: float) -> dict[str, int]:
+    """What workers do now and then: store stale runs as interrupted, put lost runs back on the
+    queue, and delete finished runs past their retention. Returns how many of each."""
+    with db.write_sessions() as session:
+        done = {
+            "interrupted": sweep_stale(session, timeout_seconds),
+            "deleted": delete_finished_before(session, utcnow() - timedelta(days=retention_days)),
+        }
+        session.commit()
+    with db.read_sessions() as session:
+        done["requeued"] = requeue_lost(session, queue)
+    return done
+
+
 def get_run(session: Session, run_id: str) -> DemoRun | None:
     return session.get(DemoRun, run_id)
 
 
 def runs_for(session: Session, user_id: int, card_id: str | None = None, limit: int = 20) -> list[DemoRun]:
-    query = select(DemoRun).where(DemoRun.user_id == user_id)
+    """A person's runs, newest first, with their summaries; the full result is never loaded."""
+    query = select(DemoRun).options(defer(DemoRun.result, raiseload=True)).where(DemoRun.user_id == user_id)
     if card_id is not None:
         query = query.where(DemoRun.card_id == card_id)
     return list(session.scalars(query.order_by(DemoRun.created_at.desc()).limit(limit)))
@@ -305,6 +381,14 @@ def record_progress(session: Session, run_id: str, progress: dict[str, Any] | No
     return bool(cancel)
 
 
+def summary_of(result: dict[str, Any]) -> dict[str, Any]:
+    """The result without each variant's steps (up to 2,500 of them): what lists read."""
+    variants = [
+        {k: v for k, v in variant.items() if k != "steps"} for variant in result.get("variants") or []
+    ]
+    return {**result, "variants": variants}
+
+
 def finish(
     session: Session,
     run_id: str,
@@ -316,7 +400,13 @@ def finish(
 ) -> None:
     """Store how a run ended. A run swept to `interrupted` meanwhile still gets its real ending:
     its worker was slow to beat, not dead, and the result is worth more than the guess. Commits."""
-    values: dict[str, Any] = {"status": status, "finished_at": utcnow(), "result": result, "error": error}
+    values: dict[str, Any] = {
+        "status": status,
+        "finished_at": utcnow(),
+        "result": result,
+        "summary": summary_of(result) if result is not None else None,
+        "error": error,
+    }
     if progress is not None:
         values["progress"] = progress
     session.execute(

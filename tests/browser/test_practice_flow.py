@@ -78,6 +78,8 @@ def test_answer_reveal_tick_rate_quiz_and_history(page: Page, base_url: str, scr
     page.screenshot(path=str(screenshot_dir / "card-quiz.png"), full_page=True)
 
     page.reload()
+    # The history loads into the page by htmx after it is shown.
+    expect(page.locator("#history .attempt").first).to_be_visible()
     kinds = page.locator("#history .attempt").evaluate_all("rows => rows.map(r => r.dataset.kind)")
     assert kinds[:3] == ["quiz", "follow-up", "solid"]
     stored = httpx.get(f"{base_url}/api/attempts", params={"card_id": CARD}).json()

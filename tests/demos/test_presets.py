@@ -155,3 +155,12 @@ def test_serial_bound_is_the_slowest_batch_plus_compute() -> None:
     jitter = validate_params("jitter", {"input_ms": 20, "compute_ms": 30, "jitter_pct": 50})
     assert serial_bound_ms("jitter", jitter) == 30 + 30
     assert serial_bound_ms("memory", validate_params("memory", {"compute_ms": 10, "jitter_pct": 0}), 5) == 40
+
+
+def test_a_run_whose_buffer_could_outgrow_the_memory_limit_is_refused() -> None:
+    # AUTOTUNE can buffer the whole run: 128 MB x (50 steps + 2) is far past 3 GB less TensorFlow.
+    with pytest.raises(ParamError, match="lower batch_mb or steps") as refused:
+        validate_params("memory", {"batch_mb": 128, "steps": 50}, memory_limit_mb=3072)
+    assert refused.value.param == "batch_mb"
+    assert validate_params("memory", {"batch_mb": 16, "steps": 50}, memory_limit_mb=3072)["batch_mb"] == 16
+    assert validate_params("placement", {"steps": 200, "input_ms": 50}, memory_limit_mb=3072)

@@ -142,3 +142,17 @@ def test_child_errors_come_back_as_their_own_kinds() -> None:
     assert isinstance(_rebuild_error({"kind": "unavailable", "message": "needs a GPU"}), PresetUnavailable)
     failed = _rebuild_error({"kind": "failed", "message": "InvalidArgumentError: x", "traceback": "tb"})
     assert isinstance(failed, DemoFailed) and failed.detail == "tb" and failed.message.startswith("Invalid")
+
+
+def test_a_child_past_the_memory_limit_is_stopped_and_replaced(runner: DemoRunner) -> None:
+    """TensorFlow alone takes a few hundred MB: a 300 MB limit is crossed at once."""
+    pid = runner.child_pid
+    assert pid is not None
+    runner.memory_limit_mb = 300
+    try:
+        with pytest.raises(DemoCrashed, match="past this server's limit of 300 MB"):
+            runner.run("placement", QUICK)
+    finally:
+        runner.memory_limit_mb = None
+    assert not alive(pid)
+    assert runner.run("placement", QUICK)["preset"] == "placement"

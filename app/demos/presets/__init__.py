@@ -54,7 +54,11 @@ __all__ = [
     "simulate_prefetch",
     "time_limit_seconds",
     "validate_params",
+    "worst_buffer_mb",
 ]
+
+# What the runner child uses before any buffer: TensorFlow itself, its thread pools, Python.
+RUNNER_BASELINE_MB = 1024
 
 # Whole-run ceiling that the bounds on single parameters cannot guarantee on their own.
 MAX_RUN_SECONDS = 120.0
@@ -104,8 +108,21 @@ def _as_int(spec: ParamSpec, value: object) -> int:
     raise ParamError(spec.name, f"{spec.name} must be an integer", spec)
 
 
-def validate_params(preset: str, params: Mapping[str, object] | None) -> dict[str, int]:
-    """Return every parameter of `preset`, defaults filled in, or raise ParamError naming one."""
+def worst_buffer_mb(spec: Preset, params: Mapping[str, int]) -> float:
+    """The most host memory a run's buffers could hold: with AUTOTUNE nothing caps the buffer
+    below the whole run, so every batch (and the one in flight, and the one in the step)."""
+    if not spec.large_batches:
+        return 0.0  # examples of a few bytes: nothing to speak of
+    return float(params["batch_mb"] * (params["steps"] + 2))
+
+
+def validate_params(
+    preset: str, params: Mapping[str, object] | None, memory_limit_mb: int | None = None
+) -> dict[str, int]:
+    """Return every parameter of `preset`, defaults filled in, or raise ParamError naming one.
+
+    With `memory_limit_mb` (the runner's DEMO_MEMORY_LIMIT_MB), a run whose buffers could hold
+    more than that leaves for TensorFlow itself is refused."""
     spec = get_preset(preset)
     given = dict(params or {})
     known = {p.name: p for p in spec.params}
@@ -126,6 +143,15 @@ def validate_params(preset: str, params: Mapping[str, object] | None) -> dict[st
             f"this run would take about {seconds:.0f} s and the limit is {MAX_RUN_SECONDS:.0f} s: "
             "lower steps, input_ms or compute_ms",
             known["steps"],
+        )
+    worst = worst_buffer_mb(spec, result)
+    if worst and memory_limit_mb is not None and worst > memory_limit_mb - RUNNER_BASELINE_MB:
+        budget = memory_limit_mb - RUNNER_BASELINE_MB
+        raise ParamError(
+            "batch_mb",
+            f"its buffer could hold up to {worst:.0f} MB ({result['batch_mb']} MB x {result['steps']} steps "
+            f"and 2 in flight) and this server allows {budget} MB: lower batch_mb or steps",
+            known["batch_mb"],
         )
     return result
 

@@ -14,12 +14,19 @@ from fastapi.responses import JSONResponse
 from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CatalogueDep
 from app.demos import service
-from app.demos.dependencies import HeartbeatTimeoutDep, QueueDep, check_card, demo_run_or_404
+from app.demos.dependencies import (
+    HeartbeatTimeoutDep,
+    QueueDep,
+    SubmitterDep,
+    check_card,
+    demo_run_or_404,
+    visible_run,
+)
 from app.demos.models import DemoRun
 from app.demos.presets import PRESETS, estimate_seconds
 from app.demos.schemas import CancelOut, DemoAccepted, DemoIn, DemoRunList, DemoRunOut
 from app.demos.views.documents import run_document, worker_document
-from app.storage.dependencies import DatabaseDep, SessionDep, WriteSessionDep
+from app.storage.dependencies import SessionDep, WriteSessionDep
 
 router = APIRouter(prefix="/api", tags=["demos"])
 
@@ -32,24 +39,27 @@ def _accepted(run: DemoRun) -> JSONResponse:
 _SUBMIT_RESPONSES: dict[int | str, dict[str, Any]] = {
     202: {"model": DemoAccepted, "description": "Queued"},
     422: {"description": "A parameter is out of bounds; the detail names it and its range"},
-    429: {"description": "Three demos of yours are already waiting"},
+    429: {"description": "Three demos of yours are already waiting, or you started too many this minute"},
     503: {"description": "The job queue could not be reached"},
 }
 
 
 @router.post("/demos", status_code=status.HTTP_202_ACCEPTED, responses=_SUBMIT_RESPONSES)
 def create_demo(
-    data: DemoIn, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep, queue: QueueDep
+    data: DemoIn,
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+    catalogue: CatalogueDep,
+    submitter: SubmitterDep,
 ) -> JSONResponse:
     """Queue a demo run; poll GET /api/demos/{run_id} (or open /demos/{run_id}) for its result."""
     check_card(catalogue, data.card_id)
-    run = service.submit(session, queue, user_id, data.preset, data.params, data.card_id)
+    run = submitter.submit(session, user_id, data.preset, data.params, data.card_id)
     return _accepted(run)
 
 
 @router.get("/demos")
 def list_demos(
-    db: DatabaseDep,
     session: SessionDep,
     timeout: HeartbeatTimeoutDep,
     user_id: UserIdDep,
@@ -57,8 +67,7 @@ def list_demos(
     limit: Annotated[int, Query(ge=1, le=200)] = 20,
 ) -> DemoRunList:
     """Your runs, newest first (without per-step data), optionally for one card."""
-    service.sweep_stale_runs(db, timeout)
-    runs = service.runs_for(session, user_id, card_id, limit)
+    runs = service.runs_as_seen(session, user_id, card_id, limit, timeout)
     return DemoRunList.model_validate({"runs": [run_document(r, steps=False) for r in runs]})
 
 
@@ -75,12 +84,11 @@ def list_presets() -> dict[str, Any]:
 
 @router.get("/demos/{run_id}")
 def get_demo(
-    db: DatabaseDep, run_id: str, session: SessionDep, user_id: UserIdDep, timeout: HeartbeatTimeoutDep
+    run_id: str, session: SessionDep, user_id: UserIdDep, timeout: HeartbeatTimeoutDep
 ) -> DemoRunOut:
     """The result document: status and progress while it runs; variants, reading and environment
     when it is done; the error when it failed, was cancelled or interrupted."""
-    service.sweep_stale_runs(db, timeout, [run_id])
-    run = demo_run_or_404(session, user_id, run_id)
+    run = visible_run(session, user_id, run_id, timeout)
     return DemoRunOut.model_validate(run_document(run))
 
 
@@ -96,10 +104,12 @@ def cancel_demo(run_id: str, session: WriteSessionDep, user_id: UserIdDep) -> JS
 
 
 @router.post("/demos/{run_id}/rerun", status_code=status.HTTP_202_ACCEPTED, responses=_SUBMIT_RESPONSES)
-def rerun_demo(run_id: str, session: WriteSessionDep, user_id: UserIdDep, queue: QueueDep) -> JSONResponse:
+def rerun_demo(
+    run_id: str, session: WriteSessionDep, user_id: UserIdDep, submitter: SubmitterDep
+) -> JSONResponse:
     """A new run with the same preset, parameters and card."""
     old = demo_run_or_404(session, user_id, run_id)
-    return _accepted(service.resubmit(session, queue, user_id, old))
+    return _accepted(submitter.resubmit(session, user_id, old))
 
 
 @router.get("/workers")

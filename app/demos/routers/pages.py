@@ -13,14 +13,21 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CardDep, CatalogueDep
 from app.demos import service
-from app.demos.dependencies import HeartbeatTimeoutDep, QueueDep, check_card, demo_run_or_404
+from app.demos.dependencies import (
+    HeartbeatTimeoutDep,
+    SubmitterDep,
+    check_card,
+    demo_run_or_404,
+    visible_run,
+)
 from app.demos.models import DemoRun
 from app.demos.presets import ParamError, get_preset
 from app.demos.views.comparison import comparisons, environment_view, memory_rows, reading_parts
 from app.demos.views.forms import preset_form
 from app.demos.views.status import history_rows, run_view
 from app.demos.views.timeline import timelines
-from app.storage.dependencies import DatabaseDep, SessionDep, WriteSessionDep
+from app.exceptions import TooMany
+from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep
 from app.web.templating import is_htmx, render
 
@@ -34,8 +41,8 @@ def _go_to(request: Request, url: str) -> Response:
     return RedirectResponse(url, status_code=303)
 
 
-def _history_context(session: Any, user_id: int, run: DemoRun) -> dict[str, Any]:
-    runs = service.runs_for(session, user_id, run.card_id, limit=20)
+def _history_context(session: Any, user_id: int, run: DemoRun, timeout: float) -> dict[str, Any]:
+    runs = service.runs_as_seen(session, user_id, run.card_id, 20, timeout)
     heading = "Your runs of demos on this card" if run.card_id else "Your demo runs"
     return {
         "history": history_rows(runs),
@@ -76,7 +83,7 @@ def _status(
     """The live part of the run page; with `history`, the run history beside it too (out of band)."""
     context = _run_context(request, session, run, timeout) | extra
     if history:
-        context |= _history_context(session, user_id, run) | {"oob_history": True}
+        context |= _history_context(session, user_id, run, timeout) | {"oob_history": True}
     return render(request, "_demo_status.html", **context)
 
 
@@ -87,7 +94,7 @@ def submit_demo_form(
     session: WriteSessionDep,
     user_id: UserIdDep,
     catalogue: CatalogueDep,
-    queue: QueueDep,
+    submitter: SubmitterDep,
 ) -> Response:
     preset = str(form.get("preset") or "")
     card_id = str(form.get("card_id") or "") or None
@@ -108,11 +115,11 @@ def submit_demo_form(
 
     try:
         check_card(catalogue, card_id)
-        run = service.submit(session, queue, user_id, preset, values, card_id)
+        run = submitter.submit(session, user_id, preset, values, card_id)
     except ParamError as error:
         return form_again(error.message, 422)
-    except service.QueueFull as error:
-        return form_again(f"Not queued: {error}.", 429)
+    except TooMany as error:
+        return form_again(f"Not queued: {error.message}.", 429)
     except service.QueueUnavailable as error:
         return form_again(error.message, 503)
     return _go_to(request, f"/demos/{run.id}")
@@ -122,14 +129,12 @@ def submit_demo_form(
 def demo_page(
     request: Request,
     run_id: str,
-    db: DatabaseDep,
     session: SessionDep,
     user_id: UserIdDep,
     timeout: HeartbeatTimeoutDep,
 ) -> HTMLResponse:
-    service.sweep_stale_runs(db, timeout, [run_id])
-    run = demo_run_or_404(session, user_id, run_id)
-    context = _run_context(request, session, run, timeout) | _history_context(session, user_id, run)
+    run = visible_run(session, user_id, run_id, timeout)
+    context = _run_context(request, session, run, timeout) | _history_context(session, user_id, run, timeout)
     return render(request, "demo_run.html", **context)
 
 
@@ -137,7 +142,6 @@ def demo_page(
 def demo_status(
     request: Request,
     run_id: str,
-    db: DatabaseDep,
     session: SessionDep,
     user_id: UserIdDep,
     timeout: HeartbeatTimeoutDep,
@@ -147,8 +151,7 @@ def demo_status(
 
     `seen` is the status the page shows: when it changed, the history beside it is refreshed too.
     """
-    service.sweep_stale_runs(db, timeout, [run_id])
-    run = demo_run_or_404(session, user_id, run_id)
+    run = visible_run(session, user_id, run_id, timeout)
     changed = is_htmx(request) and seen is not None and seen != run.status
     return _status(request, session, user_id, run, timeout, history=changed)
 
@@ -172,12 +175,12 @@ def rerun_demo_form(
     run_id: str,
     session: WriteSessionDep,
     user_id: UserIdDep,
-    queue: QueueDep,
+    submitter: SubmitterDep,
     timeout: HeartbeatTimeoutDep,
 ) -> Response:
     old = demo_run_or_404(session, user_id, run_id)
     try:
-        run = service.resubmit(session, queue, user_id, old)
+        run = submitter.resubmit(session, user_id, old)
     except service.SUBMIT_REFUSALS as error:
         if not is_htmx(request):
             raise
@@ -189,14 +192,12 @@ def rerun_demo_form(
 def card_demo_runs(
     request: Request,
     card: CardDep,
-    db: DatabaseDep,
     session: SessionDep,
     user_id: UserIdDep,
     timeout: HeartbeatTimeoutDep,
 ) -> HTMLResponse:
     """The person's runs on this card, for the card page; polls while one of them is active."""
-    service.sweep_stale_runs(db, timeout)
-    runs = service.runs_for(session, user_id, card.id, limit=20)
+    runs = service.runs_as_seen(session, user_id, card.id, 20, timeout)
     return render(
         request,
         "_demo_history.html",

@@ -16,12 +16,11 @@ def _iso(moment: datetime | None) -> str | None:
 
 
 def run_document(run: DemoRun, steps: bool = True) -> dict[str, Any]:
-    """The result document of GET /api/demos/{run_id} (steps left out for lists)."""
-    result = run.result or {}
+    """The result document of GET /api/demos/{run_id}; without `steps`, from the run's summary
+    (lists never load per-step data)."""
+    result = (run.result if steps else run.summary) or {}
     spec = PRESETS.get(run.preset)
     variants = list(result.get("variants") or [])
-    if not steps:
-        variants = [{k: v for k, v in variant.items() if k != "steps"} for variant in variants]
     return {
         "run_id": run.id,
         "preset": run.preset,

@@ -128,7 +128,7 @@ def history_rows(runs: list[DemoRun]) -> list[HistoryRow]:
                 params=params_text(run.preset, run.params),
                 status=run.status,
                 status_label=STATUS_LABELS.get(run.status, run.status),
-                headline=headline(run.result) if run.status == "done" else (run.error or ""),
+                headline=headline(run.summary) if run.status == "done" else (run.error or ""),
             )
         )
     return rows

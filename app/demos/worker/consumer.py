@@ -51,10 +51,12 @@ class DemoWorker:
         self.name = f"{self.host}:{os.getpid()}"
         self.db = Database(settings)
         self.queue = DemoQueue(settings.queue_url)
-        self.runner = DemoRunner()
+        self.runner = DemoRunner(settings.demo_memory_limit_mb)
         self.stopping = threading.Event()
         timeout = settings.demo_heartbeat_timeout_seconds
-        self.heartbeat = Heartbeat(self.db, self.name, timeout, self.stopping, parent_pid, self.request_stop)
+        self.heartbeat = Heartbeat(
+            self.db, self.name, timeout, self.stopping, parent_pid, self.request_stop, self._upkeep
+        )
         self.jobs = JobExecutor(
             self.name, timeout, self.db, self.queue, self.runner, self.heartbeat, self.stopping
         )
@@ -108,6 +110,16 @@ class DemoWorker:
             orphans = service.interrupt_orphans(session, self.host, pid_alive, self.name)
         if swept or orphans:
             log.info("marked %d run(s) left behind by dead workers as interrupted", swept + orphans)
+
+    def _upkeep(self) -> None:
+        done = service.upkeep(
+            self.db,
+            self.queue,
+            self.settings.demo_heartbeat_timeout_seconds,
+            self.settings.demo_retention_days,
+        )
+        if any(done.values()):
+            log.info("upkeep: %s", ", ".join(f"{count} {what}" for what, count in done.items() if count))
 
     def _consume(self) -> None:
         """Hand queued jobs to the executor, one at a time, until stopped."""

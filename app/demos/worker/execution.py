@@ -62,10 +62,15 @@ def ending(run_id: str, error: Exception, cancelled: bool, stopping: bool, limit
             return "failed", f"{error.param}: {error.message}"
         case DemoFailed():
             log.error("run %s failed:\n%s", run_id, error.detail or error.message)
-            return "failed", f"The pipeline raised an error: {error.message}"
+            # The page names the kind of error only: its text can carry paths and internals.
+            kind = error.message.partition(":")[0]
+            return "failed", f"The pipeline raised {kind}; the worker's log has the details."
         case _:
             log.error("run %s: unexpected error", run_id, exc_info=error)
-            return "failed", f"The worker hit an unexpected error: {type(error).__name__}: {error}"
+            return (
+                "failed",
+                f"The worker hit an unexpected error ({type(error).__name__}); its log has the details.",
+            )
 
 
 class JobExecutor:

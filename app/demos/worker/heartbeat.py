@@ -2,8 +2,9 @@
 
 A thread wakes every TICK_S: it stores the current run's pending progress, refreshes the run's
 `heartbeat_at` (at least every `interval`), reads `cancel_requested`, and refreshes this worker's
-row so the web can tell whether any worker is alive. It also stops the worker when the process
-that started it is gone.
+row so the web can tell whether any worker is alive. With each beat it runs the demo upkeep
+(stale runs stored as interrupted, lost runs queued again, old runs deleted). It also stops the
+worker when the process that started it is gone.
 """
 
 from __future__ import annotations
@@ -59,12 +60,14 @@ class Heartbeat:
         stopping: threading.Event,
         parent_pid: int | None,
         request_stop: Callable[[], None],
+        upkeep: Callable[[], None] | None = None,
     ) -> None:
         self.db = db
         self.name = name
         self.stopping = stopping
         self.parent_pid = parent_pid
         self.request_stop = request_stop
+        self.upkeep = upkeep
         self.started_at = utcnow()
         # Several beats fit in one timeout, so one slow write never makes a live run look dead.
         self.interval = max(0.5, min(5.0, timeout_s / 3))
@@ -135,6 +138,8 @@ class Heartbeat:
                 if time.monotonic() - last_beat >= self.interval:
                     self.beat()
                     last_beat = time.monotonic()
+                    if self.upkeep is not None:
+                        self.upkeep()
             except Exception:
                 log.exception("heartbeat failed; trying again")
 

@@ -49,6 +49,8 @@ def demo_settings_for(data_dir: Path, queue_url: str | None = None) -> Settings:
         demo_heartbeat_timeout_seconds=HEARTBEAT_TIMEOUT_S,
         queue_url=queue_url or "",
         allowed_hosts=["testserver", "localhost", "127.0.0.1"],
+        # These tests start many runs a minute on purpose; the limit has its own test.
+        demo_submits_per_minute=10_000,
     )
     migrations.upgrade(settings)
     return settings

@@ -1,0 +1,142 @@
+"""Keeping the demo queue healthy: reading never writes, the workers' upkeep stores what reads
+show, puts lost runs back on the queue and forgets old runs; a person cannot flood the queue;
+lists never load per-step data; `serve` restarts a worker that died."""
+
+import os
+import signal
+from datetime import timedelta
+from pathlib import Path
+
+import httpx
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy import select, update
+
+from app.demos import service
+from app.demos.models import DemoRun
+from app.demos.queue import DemoQueue
+from app.storage.base import utcnow
+from app.web.factory import create_app
+from tests.demos.live.conftest import (
+    HEARTBEAT_TIMEOUT_S,
+    SMALL,
+    csrf_client,
+    demo_settings_for,
+    submit,
+    wait_for,
+)
+from tests.servers import running_server
+
+CARD = "tf-data-prefetch-last"
+
+
+def _status(app: FastAPI, run_id: str) -> str | None:
+    with app.state.db.read_sessions() as session:
+        return session.scalar(select(DemoRun.status).where(DemoRun.id == run_id))
+
+
+def _set(app: FastAPI, run_id: str, **values: object) -> None:
+    with app.state.db.write_sessions() as session:
+        session.execute(update(DemoRun).where(DemoRun.id == run_id).values(**values))
+        session.commit()
+
+
+def test_reading_a_run_whose_worker_died_shows_it_interrupted_without_writing(
+    idle_client: TestClient, idle_app: FastAPI
+) -> None:
+    run_id = submit(idle_client, params=SMALL, card_id=CARD)
+    old = utcnow() - timedelta(seconds=HEARTBEAT_TIMEOUT_S + 1)
+    _set(idle_app, run_id, status="running", worker="gone-host:1", started_at=old, heartbeat_at=old)
+    for url in (f"/api/demos/{run_id}", f"/demos/{run_id}", f"/cards/{CARD}/demo-runs", "/api/demos"):
+        response = idle_client.get(url)
+        assert response.status_code == 200, url
+        assert "interrupted" in response.text.lower(), url
+    assert _status(idle_app, run_id) == "running"
+    settings = idle_app.state.settings
+    done = service.upkeep(idle_app.state.db, DemoQueue(settings.queue_url), HEARTBEAT_TIMEOUT_S, 30)
+    assert done["interrupted"] == 1
+    assert _status(idle_app, run_id) == "interrupted"
+
+
+def test_upkeep_puts_a_lost_run_back_on_the_queue_once(idle_client: TestClient, idle_app: FastAPI) -> None:
+    queue = DemoQueue(idle_app.state.settings.queue_url)
+    queue.huey.storage.flush_queue()
+    lost = submit(idle_client, params=SMALL)
+    waiting = submit(idle_client, params=SMALL)
+    queue.huey.storage.flush_queue()  # a worker took both jobs and died before claiming them
+    queue.enqueue(waiting)  # ... but one was put back already
+    long_ago = utcnow() - timedelta(seconds=service.LOST_AFTER_S + 5)
+    for run_id in (lost, waiting):
+        _set(idle_app, run_id, created_at=long_ago)
+    done = service.upkeep(idle_app.state.db, queue, HEARTBEAT_TIMEOUT_S, 30)
+    assert done["requeued"] == 1
+    assert queue.run_ids() == {lost, waiting}
+    assert service.upkeep(idle_app.state.db, queue, HEARTBEAT_TIMEOUT_S, 30)["requeued"] == 0
+    queue.huey.storage.flush_queue()
+
+
+def test_upkeep_forgets_finished_runs_past_their_retention(
+    idle_client: TestClient, idle_app: FastAPI
+) -> None:
+    old_done = submit(idle_client, params=SMALL)
+    old_queued = submit(idle_client, params=SMALL)
+    recent_done = submit(idle_client, params=SMALL)
+    long_ago = utcnow() - timedelta(days=31)
+    _set(idle_app, old_done, status="done", created_at=long_ago)
+    _set(idle_app, old_queued, created_at=long_ago)
+    _set(idle_app, recent_done, status="done")
+    queue = DemoQueue(idle_app.state.settings.queue_url)
+    assert service.upkeep(idle_app.state.db, queue, HEARTBEAT_TIMEOUT_S, 30)["deleted"] == 1
+    assert _status(idle_app, old_done) is None
+    assert _status(idle_app, old_queued) == "queued" and _status(idle_app, recent_done) == "done"
+    queue.huey.storage.flush_queue()
+
+
+def test_starting_too_many_runs_a_minute_is_refused_with_retry_after(tmp_path: Path) -> None:
+    settings = demo_settings_for(tmp_path).model_copy(update={"demo_submits_per_minute": 20})
+    app = create_app(settings)
+    with csrf_client(app) as client:
+        started = 0
+        for _ in range(20):
+            run_id = submit(client, params=SMALL)
+            started += 1
+            assert client.post(f"/api/demos/{run_id}/cancel").status_code == 200
+        response = client.post("/api/demos", json={"preset": "placement", "params": SMALL})
+        assert response.status_code == 429
+        assert response.headers["retry-after"] == "60"
+        assert "in the last minute" in response.json()["detail"]
+        assert len(client.get("/api/demos?limit=200").json()["runs"]) >= started
+    app.state.db.dispose()
+
+
+def test_lists_read_summaries_and_never_the_steps(idle_client: TestClient, idle_app: FastAPI) -> None:
+    run_id = submit(idle_client, params=SMALL)
+    variant = {"name": "no-prefetch", "label": "No prefetch", "median_step_ms": 61.0, "p90_step_ms": 62.0}
+    result = {
+        "variants": [
+            {
+                **variant,
+                "model_step_ms": 60.0,
+                "steps": [{"start_ms": 0.0, "input_ms": 1.0, "compute_ms": 1.0}] * 2500,
+            }
+        ]
+    }
+    _set(idle_app, run_id, status="done", result=result, summary=service.summary_of(result))
+    listed = idle_client.get(f"/api/demos?card_id={CARD}").json()["runs"]
+    assert listed == [] or all("steps" not in v for run in listed for v in run["variants"])
+    mine = next(run for run in idle_client.get("/api/demos").json()["runs"] if run["run_id"] == run_id)
+    assert mine["variants"][0]["median_step_ms"] == 61.0 and "steps" not in mine["variants"][0]
+    assert len(idle_client.get(f"/api/demos/{run_id}").json()["variants"][0]["steps"]) == 2500
+
+
+def test_serve_restarts_its_worker_when_it_dies(tmp_path: Path) -> None:
+    with running_server(tmp_path, env={"DEMO_HEARTBEAT_TIMEOUT_SECONDS": "5"}) as url:
+
+        def worker_pids() -> list[int]:
+            workers = httpx.get(f"{url}/api/workers", timeout=5).json()["workers"]
+            return [int(w["name"].rpartition(":")[2]) for w in workers]
+
+        first = wait_for(worker_pids, 180, 0.5, "the first worker to beat")[0]
+        os.kill(first, signal.SIGKILL)
+        again = wait_for(lambda: [p for p in worker_pids() if p != first], 180, 0.5, "a new worker")
+        assert again and first not in again
