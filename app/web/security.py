@@ -85,7 +85,6 @@ class SecurityMiddleware:
             token = secrets.token_urlsafe(24)
             cookie = new_cookie = f"{token}.{_sign(self.secret_key, token)}"
         scope.setdefault("state", {})["csrf_token"] = cookie
-        extra = [HSTS] if self.production and scope.get("scheme") == "https" else []
         started = False
 
         async def send_with_headers(message: Message) -> None:
@@ -93,7 +92,10 @@ class SecurityMiddleware:
             if message["type"] == "http.response.start":
                 started = True
                 # No route sets these itself, so they are appended without a lookup.
-                headers = [*message.get("headers", ()), *SECURITY_HEADERS, *extra]
+                headers = [*message.get("headers", ()), *SECURITY_HEADERS]
+                # Read now, not on arrival: the guard sets the scheme a trusted proxy reports.
+                if self.production and scope.get("scheme") == "https":
+                    headers.append(HSTS)
                 if new_cookie is not None:
                     secure = "; Secure" if self.production else ""
                     headers.append(

@@ -194,3 +194,33 @@ def test_the_development_secret_is_private_from_its_first_byte(
         os.umask(old)
     mode = stat.S_IMODE((tmp_path / "secret_key").stat().st_mode)
     assert mode == 0o600
+
+
+# --- HTTPS in production -------------------------------------------------------------------------
+
+
+def _production(settings: Settings, **extra: object) -> FastAPI:
+    values = {**settings.model_dump(), "environment": "production", "allowed_hosts": ["testserver"], **extra}
+    return create_app(Settings.model_validate(values))
+
+
+def test_production_over_plain_http_from_the_network_says_https_is_required(settings: Settings) -> None:
+    with TestClient(_production(settings), client=("192.0.2.10", 5000)) as client:
+        response = client.get("/")
+    assert response.status_code == 400
+    assert BeautifulSoup(response.text, "html.parser").h1.text == "HTTPS is required"
+
+
+def test_production_believes_x_forwarded_proto_only_from_a_trusted_proxy(settings: Settings) -> None:
+    app = _production(settings, trusted_proxies=["192.0.2.1/32"])
+    with TestClient(app, client=("192.0.2.1", 5000)) as proxy:
+        response = proxy.get("/healthz", headers={"X-Forwarded-Proto": "https"})
+        assert response.status_code == 200
+        assert "strict-transport-security" in response.headers
+    with TestClient(app, client=("198.51.100.7", 5000)) as stranger:
+        assert stranger.get("/healthz", headers={"X-Forwarded-Proto": "https"}).status_code == 400
+
+
+def test_production_on_loopback_still_answers_over_http(settings: Settings) -> None:
+    with TestClient(_production(settings), client=("127.0.0.1", 5000)) as client:
+        assert client.get("/healthz").status_code == 200

@@ -200,3 +200,32 @@ def test_a_worker_killed_mid_job_leaves_the_run_interrupted_and_it_can_run_again
     doc = wait_status(demo_client, again["run_id"], ("done", "failed", "interrupted"), timeout=90)
     assert doc["status"] == "done", doc["error"]
     assert doc["params"] == get_run(demo_client, run_id)["params"]
+
+
+def test_a_runner_child_killed_mid_run_fails_that_run_and_the_next_one_completes(
+    demo_client: TestClient, worker: WorkerProcess
+) -> None:
+    run_id = submit(demo_client, params=LONG)
+    behind = submit(demo_client, params=SMALL)
+    running_with_steps(demo_client, run_id)
+    [child] = worker.runner_child_pids()
+    psutil.Process(child).kill()
+    killed = time.monotonic()
+    doc = wait_status(demo_client, run_id, ("failed", "interrupted"), timeout=HEARTBEAT_TIMEOUT_S + 10)
+    assert time.monotonic() - killed <= HEARTBEAT_TIMEOUT_S
+    assert "killed by signal 9" in doc["error"] and "run it again" in doc["error"]
+    assert worker.alive()
+    assert wait_status(demo_client, behind, ("done", "failed"), timeout=90)["status"] == "done"
+
+
+def test_a_run_queued_behind_a_killed_worker_runs_on_the_next_worker(
+    demo_client: TestClient, worker: WorkerProcess
+) -> None:
+    run_id = submit(demo_client, params=LONG)
+    behind = submit(demo_client, params=SMALL)
+    running_with_steps(demo_client, run_id)
+    worker.signal(signal.SIGKILL)
+    worker.process.wait(timeout=10)  # type: ignore[union-attr]
+    wait_status(demo_client, run_id, ("interrupted",), timeout=HEARTBEAT_TIMEOUT_S + 10)
+    worker.start()
+    assert wait_status(demo_client, behind, ("done", "failed"), timeout=120)["status"] == "done"
