@@ -2,7 +2,7 @@
 
 from typing import Annotated
 
-from fastapi import Depends, Path, Request
+from fastapi import Depends, Path, Query, Request
 
 from app.content.catalogue import Catalogue
 from app.content.model import Card
@@ -31,6 +31,11 @@ async def get_card_or_404(catalogue: CatalogueDep, card_id: Annotated[str, Path(
 
 
 CardDep = Annotated[Card, Depends(get_card_or_404)]
+
+
+# The API's tier parameter. The schema lists the four names; tier_or_422 checks them, so a wrong
+# one is refused with a message that names them all.
+TierQuery = Annotated[str | None, Query(json_schema_extra={"enum": list(TIERS)})]
 
 
 def tier_or_422(value: str | None, default: Tier) -> Tier:

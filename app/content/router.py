@@ -5,7 +5,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from starlette.responses import HTMLResponse
 
-from app.content.dependencies import CardDep, CatalogueDep, tier_or_422
+from app.content.dependencies import CardDep, CatalogueDep, TierQuery, tier_or_422
 from app.content.model import Card
 from app.content.serializers import card_for_tier, card_summary
 from app.content.tiers import IMPORTANCES, LEVELS
@@ -60,5 +60,5 @@ def list_cards(catalogue: CatalogueDep) -> dict[str, Any]:
 
 
 @router.get("/api/cards/{card_id}", tags=["api"])
-def get_card(card: CardDep, tier: Annotated[str | None, Query()] = None) -> dict[str, Any]:
+def get_card(card: CardDep, tier: TierQuery = None) -> dict[str, Any]:
     return card_for_tier(card, tier_or_422(tier, card.level))

@@ -33,12 +33,13 @@ from app.practice import preferences, scheduling
 from app.practice.models import Attempt, ReviewLog, ReviewState
 from app.practice.preferences import PracticeSettings
 from app.practice.schemas import MAX_ANSWER_CHARS, MAX_SECONDS, AttemptIn, Kind, Rating
+from app.schemas import WholeNumber
 
 MAX_ROWS = 500_000
 # What a database INTEGER column holds on every engine; a larger count is no real count.
 MAX_INT = 2**31 - 1
 CardId = Annotated[str, Field(min_length=1, max_length=120)]
-Count = Annotated[int, Field(ge=0, le=MAX_INT)]
+Count = Annotated[WholeNumber, Field(ge=0, le=MAX_INT)]
 
 
 def _in_utc(moment: datetime) -> datetime:
@@ -55,11 +56,11 @@ STATE_BY_NAME = {name: number for number, name in scheduling.STATE_NAMES.items()
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 
 
 class AttemptDoc(_Strict):
-    id: int = Field(ge=1, le=2**63 - 1)
+    id: WholeNumber = Field(ge=1, le=2**63 - 1)
     card_id: CardId
     tier: Tier
     kind: Kind
@@ -101,10 +102,10 @@ class ReviewStateDoc(_Strict):
 class ReviewLogDoc(_Strict):
     card_id: CardId
     tier: Tier
-    rating: int = Field(ge=1, le=4, description="FSRS rating: 1 again, 2 hard, 3 good, 4 easy")
+    rating: WholeNumber = Field(ge=1, le=4, description="FSRS rating: 1 again, 2 hard, 3 good, 4 easy")
     review_datetime: Moment
     review_duration_ms: Count | None = None
-    attempt_id: int | None = Field(default=None, description="the `id` of an attempt in this file")
+    attempt_id: WholeNumber | None = Field(default=None, description="the `id` of an attempt in this file")
 
 
 class ExportDoc(_Strict):

@@ -5,13 +5,15 @@ from sqlalchemy.orm import Session
 
 from app.content.tiers import Tier
 from app.practice.models import MAX_NEW_PER_DAY, MAX_RETENTION, MIN_RETENTION, UserSettings
+from app.schemas import WholeNumber
 from app.storage.base import utcnow
 
 
 class PracticeSettings(BaseModel):
     """What /practice schedules with. The defaults hold for a person who never saved any."""
 
-    model_config = ConfigDict(extra="forbid")
+    # Strict for JSON; the settings form validates with strict=False (see app/schemas.py).
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     target_tier: Tier = Field(default="middle", description="the depth practice opens cards at")
     desired_retention: float = Field(
@@ -20,7 +22,7 @@ class PracticeSettings(BaseModel):
         le=MAX_RETENTION,
         description="the recall probability FSRS schedules each review for",
     )
-    new_per_day: int = Field(
+    new_per_day: WholeNumber = Field(
         default=10, ge=0, le=MAX_NEW_PER_DAY, description="new cards introduced per UTC day"
     )
 

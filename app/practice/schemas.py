@@ -3,9 +3,10 @@
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from app.content.tiers import Tier
+from app.schemas import Storable, WholeNumber
 
 MAX_ANSWER_CHARS = 20_000
 MAX_SECONDS = 24 * 3600
@@ -14,17 +15,6 @@ Kind = Literal["basics", "solid", "follow-up", "quiz"]
 Rating = Literal["again", "hard", "good", "easy"]
 RATINGS: tuple[Rating, ...] = ("again", "hard", "good", "easy")
 
-
-def _storable(text: str) -> str:
-    # JSON can carry half a surrogate pair ("\ud800"), which no database can store as UTF-8.
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError("text must be valid Unicode (it holds half of a surrogate pair)") from None
-    return text
-
-
-Storable = AfterValidator(_storable)
 AnswerText = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_ANSWER_CHARS), Storable
 ]
@@ -34,15 +24,16 @@ ChoiceId = Annotated[str, StringConstraints(max_length=64), Storable]
 class AttemptIn(BaseModel):
     """What a person submits. A quiz sends `choices` (the item ids marked as costly), not `text`."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    # Strict for JSON; forms validate with strict=False (see app/schemas.py).
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 
     tier: Tier
     kind: Kind
     text: AnswerText | None = None
     seconds: float = Field(ge=0, le=MAX_SECONDS)
     rating: Rating | None = None
-    points: list[Annotated[int, Field(ge=0)]] = Field(default_factory=list, max_length=50)
-    follow_up: int | None = Field(default=None, ge=0, description="index of the follow-up answered")
+    points: list[Annotated[WholeNumber, Field(ge=0)]] = Field(default_factory=list, max_length=50)
+    follow_up: WholeNumber | None = Field(default=None, ge=0, description="index of the follow-up answered")
     choices: list[ChoiceId] | None = Field(default=None, max_length=100)
 
     @model_validator(mode="after")
@@ -81,7 +72,7 @@ class AttemptOut(BaseModel):
 class Assessment(BaseModel):
     """A person's own verdict on an answer they just compared with the model answer."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
-    points: list[Annotated[int, Field(ge=0)]] = Field(default_factory=list, max_length=50)
+    points: list[Annotated[WholeNumber, Field(ge=0)]] = Field(default_factory=list, max_length=50)
     rating: Rating

@@ -11,6 +11,7 @@ from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse, Response
 
 from app.exceptions import Conflict, DomainError, Invalid, NotFound, TooMany, Unavailable, field_messages
+from app.web.openapi import allowed_methods
 from app.web.templating import is_htmx, render
 
 
@@ -53,6 +54,8 @@ def as_http(error: DomainError) -> HTTPException:
 def install_error_pages(app: FastAPI) -> None:
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, error: HTTPException) -> Response:
+        if error.status_code == 405:
+            error.headers = {**(error.headers or {}), "Allow": allowed_methods(request.app, request.url.path)}
         if _wants_html(request):
             return render(
                 request,

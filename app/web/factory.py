@@ -23,6 +23,7 @@ from app.storage.database import Database
 from app.web import docs, health
 from app.web.errors import install_error_pages
 from app.web.guards import RequestGuard
+from app.web.openapi import document_api
 from app.web.page_cache import PageCache
 from app.web.security import SecurityMiddleware, require_csrf
 from app.web.templating import templates
@@ -73,5 +74,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     for area in ROUTERS:
         app.include_router(area.router)
+    document_api(app)
     install_error_pages(app)
     return app

@@ -43,6 +43,12 @@ def _sign(secret: str, token: str) -> str:
     return hmac.new(secret.encode(), token.encode(), hashlib.sha256).hexdigest()[:32]
 
 
+def signed_token(secret: str) -> str:
+    """A fresh CSRF token, `token.signature`, as the cookie carries it."""
+    token = secrets.token_urlsafe(24)
+    return f"{token}.{_sign(secret, token)}"
+
+
 def _valid(secret: str, value: str) -> bool:
     token, _, signature = value.partition(".")
     return bool(token) and hmac.compare_digest(signature, _sign(secret, token))
@@ -82,8 +88,7 @@ class SecurityMiddleware:
         cookie = _cookie_value(scope)
         new_cookie = None
         if cookie is None or not _valid(self.secret_key, cookie):
-            token = secrets.token_urlsafe(24)
-            cookie = new_cookie = f"{token}.{_sign(self.secret_key, token)}"
+            cookie = new_cookie = signed_token(self.secret_key)
         scope.setdefault("state", {})["csrf_token"] = cookie
         started = False
 

@@ -92,7 +92,8 @@ def _attempt_from_form(form: FormData, kind: str) -> AttemptIn:
             "seconds": form.get("seconds") or 0,
             "follow_up": follow_up if follow_up not in (None, "") else None,
             "choices": form.getlist("choices") if kind == "quiz" else None,
-        }
+        },
+        strict=False,
     )
 
 
@@ -161,7 +162,9 @@ def assess_attempt(
     if card is None:
         raise HTTPException(status_code=404, detail=f"the card '{attempt.card_id}' is no longer served")
     try:
-        data = Assessment.model_validate({"points": form.getlist("points"), "rating": form.get("rating")})
+        data = Assessment.model_validate(
+            {"points": form.getlist("points"), "rating": form.get("rating")}, strict=False
+        )
         attempts.assess(session, card, attempt, data)
     except (ValidationError, Invalid) as error:
         return render(

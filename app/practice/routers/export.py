@@ -54,12 +54,7 @@ def export_csv(
 def _parse(raw: bytes) -> ExportDoc:
     """The export file, parsed and validated, or a 422 saying what is wrong (nothing stored)."""
     try:
-        data = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        problem = {"loc": ["body"], "msg": f"not JSON: {error}", "type": "json_invalid"}
-        raise HTTPException(status_code=422, detail=[problem]) from None
-    try:
-        return ExportDoc.model_validate(data)
+        return ExportDoc.model_validate_json(raw)
     except ValidationError as error:
         detail = json.loads(error.json(include_url=False, include_context=False, include_input=False))
         raise HTTPException(status_code=422, detail=detail) from None

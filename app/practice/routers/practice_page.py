@@ -12,7 +12,7 @@ from starlette.responses import HTMLResponse
 
 from app.accounts.dependencies import UserIdDep
 from app.content.catalogue import Catalogue
-from app.content.dependencies import CatalogueDep, card_or_404, tier_or_422
+from app.content.dependencies import CatalogueDep, TierQuery, card_or_404, tier_or_422
 from app.content.model import Card
 from app.content.tiers import IMPORTANCES, TIERS, Tier, default_answer_kind, sees
 from app.practice import attempts, preferences, scheduling
@@ -163,7 +163,8 @@ def reveal(
     if text.strip():
         try:
             data = AttemptIn.model_validate(
-                {"tier": tier, "kind": default_answer_kind(tier), "text": text, "seconds": seconds}
+                {"tier": tier, "kind": default_answer_kind(tier), "text": text, "seconds": seconds},
+                strict=False,
             )
         except ValidationError as error:
             row = scheduling.get_state(session, user_id, card.id, tier)
@@ -206,7 +207,9 @@ def rate(
             errors=[f"rating must be one of {', '.join(RATINGS)}"],
         )
     if attempt is not None:
-        assessment = Assessment.model_validate({"points": form.getlist("points"), "rating": rating})
+        assessment = Assessment.model_validate(
+            {"points": form.getlist("points"), "rating": rating}, strict=False
+        )
         attempts.assess(session, card, attempt, assessment)
         flash = f"Rated {rating}."
     elif str(form.get("token") or "") == _token(scheduling.get_state(session, user_id, card.id, tier)):
@@ -240,7 +243,7 @@ def save_settings(
     submitted = {key: str(form.get(key) or "") for key in ("target_tier", "desired_retention", "new_per_day")}
     now = utcnow()
     try:
-        settings = PracticeSettings.model_validate(submitted)
+        settings = PracticeSettings.model_validate(submitted, strict=False)
     except ValidationError as error:
         context = _page(session, user_id, catalogue, now)
         return render(
@@ -296,7 +299,7 @@ def api_due(
     session: SessionDep,
     user_id: UserIdDep,
     catalogue: CatalogueDep,
-    tier: Annotated[str | None, Query()] = None,
+    tier: TierQuery = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> DueOut:
     """Cards due now at the person's target tier (or `tier`), most overdue first, then new ones."""
@@ -372,7 +375,7 @@ def api_schedule(
     session: SessionDep,
     user_id: UserIdDep,
     catalogue: CatalogueDep,
-    tier: Annotated[str | None, Query()] = None,
+    tier: TierQuery = None,
 ) -> ScheduleOut:
     """The card's FSRS schedule at `tier` (default: the target tier), and at every tier in `tiers`.
 
