@@ -1,5 +1,6 @@
 """Helpers the benchmarks share: start servers on free ports, run wrk, read its figures."""
 
+import csv
 import os
 import re
 import socket
@@ -96,3 +97,83 @@ def migrated_data_dir(folder: Path) -> dict[str, str]:
         capture_output=True,
     )
     return env
+
+
+@contextmanager
+def tiercards_serve(env: dict[str, str]) -> Iterator[tuple[str, int]]:
+    """`tiercards serve --no-worker` as a person runs it; yields its URL and process id."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "serve", "--no-worker", "--port", str(port)],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        stdout=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            try:
+                httpx.get(url + "/healthz", timeout=1)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        yield url, process.pid
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+
+
+@dataclass
+class RouteStats:
+    name: str
+    requests: int
+    failures: int
+    per_second: float
+    p50_ms: float
+    p99_ms: float
+
+
+def locust(
+    url: str,
+    users: int,
+    seconds: int,
+    csv_prefix: Path,
+    env: dict[str, str] | None = None,
+    history: bool = False,
+) -> dict[str, RouteStats]:
+    """Run bench/locustfile.py headless against `url`; per-route figures (and "Aggregated")."""
+    args = [
+        str(Path(sys.executable).with_name("locust")),
+        "-f",
+        str(ROOT / "bench" / "locustfile.py"),
+        "--headless",
+        "--users",
+        str(users),
+        "--spawn-rate",
+        str(users),
+        "--run-time",
+        f"{seconds}s",
+        "--host",
+        url,
+        "--csv",
+        str(csv_prefix),
+        "--only-summary",
+        "--loglevel",
+        "ERROR",
+    ]
+    if history:
+        args.append("--csv-full-history")
+    subprocess.run(args, cwd=ROOT, env={**os.environ, **(env or {})}, capture_output=True, check=False)
+    stats: dict[str, RouteStats] = {}
+    with open(f"{csv_prefix}_stats.csv", newline="") as file:
+        for row in csv.DictReader(file):
+            name = row["Name"]
+            stats[name] = RouteStats(
+                name,
+                int(row["Request Count"]),
+                int(row["Failure Count"]),
+                float(row["Requests/s"]),
+                float(row["50%"] or 0),
+                float(row["99%"] or 0),
+            )
+    return stats

@@ -1,4 +1,5 @@
-"""The baseline for bench/answer_writes.py: a bare Starlette endpoint inserting one row with sqlite3."""
+"""The baseline for bench/answer_writes.py and bench/mixed_load.py: a bare Starlette endpoint that
+inserts one row with sqlite3 (POST) or reads the newest five (GET)."""
 
 import json
 import os
@@ -34,4 +35,9 @@ async def post(request: Request) -> Response:
     return Response(json.dumps({"id": row_id}), status_code=201, media_type="application/json")
 
 
-app = Starlette(routes=[Route("/", post, methods=["GET", "POST"])])
+async def recent(request: Request) -> Response:
+    rows = _connection().execute("SELECT id, body FROM answers ORDER BY id DESC LIMIT 5").fetchall()
+    return Response(json.dumps([{"id": i, "body": b} for i, b in rows]), media_type="application/json")
+
+
+app = Starlette(routes=[Route("/", post, methods=["POST"]), Route("/", recent, methods=["GET"])])

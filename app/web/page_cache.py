@@ -17,6 +17,7 @@ from app.content.catalogue import Catalogue, Snapshot
 from app.web.templating import wants_fragment
 
 OPT_IN_HEADER = b"x-page-cache"
+DEFAULT_MAX_BYTES = 32 * 2**20
 ResponseT = TypeVar("ResponseT", bound=Response)
 
 
@@ -41,7 +42,7 @@ def cacheable(response: ResponseT) -> ResponseT:
 
 class PageCache:
     # Capped by bytes, not entries: a deck of long cards must not grow the process without bound.
-    def __init__(self, app: ASGIApp, catalogue: Catalogue, max_bytes: int = 32 * 2**20) -> None:
+    def __init__(self, app: ASGIApp, catalogue: Catalogue, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.app = app
         self.catalogue = catalogue
         self.max_bytes = max_bytes
