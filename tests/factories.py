@@ -54,7 +54,7 @@ def make_attempt(**overrides: Any) -> Attempt:
         "kind": "solid",
         "text": "an answer",
         "seconds": 30.0,
-        "points": [0],
+        "points": [],
         "rating": "good",
     }
     values.update(overrides)

@@ -1,5 +1,8 @@
 """What a parsed card is made of. Markdown is kept beside its HTML, which is rendered on first use."""
 
+import hashlib
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -20,6 +23,18 @@ class Problem:
         return f"{self.path}:{self.line}: {self.message}"
 
 
+# Markdown marks (`*_~#[]` and backticks) and every other punctuation mark; `_` counts as a word
+# character to \w, so it is named on its own.
+_PUNCTUATION = re.compile(r"[^\w\s]|_")
+
+
+def item_key(markdown: str) -> str:
+    """The stable id of an answer point or quiz statement: 8 hex digits of the sha256 of its text
+    with case, punctuation and spacing ignored, so small edits keep it and rewording changes it."""
+    words = _PUNCTUATION.sub("", markdown.lower()).split()
+    return hashlib.sha256(" ".join(words).encode()).hexdigest()[:8]
+
+
 @dataclass(frozen=True)
 class Text:
     """Card markdown. Rendering waits until a page needs it, so loading many cards stays cheap."""
@@ -31,6 +46,10 @@ class Text:
     def html(self) -> str:
         return inline_html(self.markdown) if self.inline else to_html(self.markdown)
 
+    @cached_property
+    def key(self) -> str:
+        return item_key(self.markdown)
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -39,6 +58,16 @@ class Entry:
     title: Text
     body: Text
     line: int
+
+    @property
+    def key(self) -> str:
+        """From the statement (the heading) alone: rewriting the why keeps the entry's history."""
+        return self.title.key
+
+
+def quiz_item_id(entry: Entry, costly: bool) -> str:
+    """A pitfall's quiz id is "p-<key>" (saying it is costly), a true statement's "t-<key>"."""
+    return f"{'p' if costly else 't'}-{entry.key}"
 
 
 @dataclass(frozen=True)
@@ -69,3 +98,12 @@ class Card:
     pitfalls: tuple[Entry, ...]
     truths: tuple[Entry, ...]
     path: Path = field(compare=False)
+
+    @cached_property
+    def point_ids(self) -> tuple[str, ...]:
+        return tuple(point.key for point in self.points)
+
+    def point_positions(self, ids: Iterable[str]) -> list[int]:
+        """Where the points with these ids stand in the card now; ids it no longer has are left out."""
+        wanted = set(ids)
+        return [position for position, key in enumerate(self.point_ids) if key in wanted]

@@ -210,6 +210,8 @@ class _CardParser:
         code = self.code(sections.get("Code"))
         go_deeper = self.go_deeper(sections.get("Go deeper"))
         entries = {title: self.entries(sections.get(title)) for title in ENTRY_WORDS}
+        statements = entries["Pitfalls"] + entries["True statements"]
+        self.unique_keys("quiz statement", [(entry.line, entry.title) for entry in statements])
         if self.problems:
             return None
         assert basics and solid and deep_dive and code and go_deeper is not None
@@ -250,17 +252,32 @@ class _CardParser:
         """The top-level numbered list; an item's indented lines continue it."""
         if section is None:
             return ()
-        items: list[list[str]] = []
-        for line in _outside_fences(section.lines):
+        items: list[tuple[int, list[str]]] = []  # (file line, the item's lines)
+        for index, line in enumerate(_outside_fences(section.lines)):
             if line is None:
                 continue
             if match := _NUMBERED_ITEM.match(line):
-                items.append([match.group(1).strip()])
+                items.append((section.first_body_line + index, [match.group(1).strip()]))
             elif items and line[:1] in (" ", "\t") and line.strip():
-                items[-1].append(line.strip())
+                items[-1][1].append(line.strip())
         if not items:
             self.problem(section.line, "section 'Answer' needs a numbered list of answer points (1. ...)")
-        return tuple(Text(" ".join(item), inline=True) for item in items)
+        points = [(line, Text(" ".join(parts), inline=True)) for line, parts in items]
+        self.unique_keys("answer point", points)
+        return tuple(text for _, text in points)
+
+    def unique_keys(self, noun: str, items: list[tuple[int, Text]]) -> None:
+        """Attempts store an item by its key, so two items with one key would share their history."""
+        first_line: dict[str, int] = {}
+        for line, text in items:
+            if text.key in first_line:
+                self.problem(
+                    line,
+                    f"{noun} repeats the one on line {first_line[text.key]} "
+                    "(the same text once case, punctuation and spacing are ignored): reword one",
+                )
+            else:
+                first_line[text.key] = line
 
     def code(self, section: _Section | None) -> tuple[Text, str, int] | None:
         if section is None:

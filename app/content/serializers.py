@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from app.content.model import Card, Entry, Text
+from app.content.model import Card, Entry, Text, quiz_item_id
 from app.content.tiers import Tier, go_deeper_tiers, sees
 
 
@@ -12,6 +12,12 @@ def _text(text: Text) -> dict[str, str]:
 
 def _entry(entry: Entry, title_key: str, body_key: str) -> dict[str, Any]:
     return {title_key: _text(entry.title), body_key: _text(entry.body)}
+
+
+def _quiz_entry(entry: Entry, costly: bool) -> dict[str, Any]:
+    """A pitfall or true statement, with the id a quiz attempt's `choices` name it by."""
+    body_key = "why_wrong" if costly else "why_true"
+    return {"id": quiz_item_id(entry, costly), **_entry(entry, "statement", body_key)}
 
 
 def card_summary(card: Card) -> dict[str, Any]:
@@ -30,12 +36,12 @@ def card_summary(card: Card) -> dict[str, Any]:
 def card_for_tier(card: Card, tier: Tier) -> dict[str, Any]:
     """The sections `tier` sees (content/README.md has the table); others are left out."""
     sections: dict[str, Any] = {
-        "answer_points": [_text(p) for p in card.points],
+        "answer_points": [{"id": p.key, **_text(p)} for p in card.points],
         "basics": _text(card.basics),
         "code": {**_text(card.code), "language": card.code_language, "lines": card.code_line_count},
         "go_deeper": {t: _text(card.go_deeper[t]) for t in go_deeper_tiers(tier)},
-        "pitfalls": [_entry(p, "statement", "why_wrong") for p in card.pitfalls],
-        "true_statements": [_entry(t, "statement", "why_true") for t in card.truths],
+        "pitfalls": [_quiz_entry(p, costly=True) for p in card.pitfalls],
+        "true_statements": [_quiz_entry(t, costly=False) for t in card.truths],
     }
     if sees(tier, "solid"):
         sections["solid_answer"] = _text(card.solid)

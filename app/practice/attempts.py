@@ -7,14 +7,23 @@ from app.content.model import Card
 from app.exceptions import Invalid
 from app.practice import quiz, scheduling
 from app.practice.models import Attempt
-from app.practice.schemas import Assessment, AttemptIn
+from app.practice.schemas import Assessment, AttemptIn, AttemptOut
+
+
+def point_ids(card: Card, points: list[int | str]) -> list[str]:
+    """The ids of the points named by position or by id, in the card's order; unknown ones refused."""
+    if any(isinstance(p, int) and p >= len(card.points) for p in points):
+        raise Invalid("points", f"this card has answer points 0 to {len(card.points) - 1}")
+    unknown = [p for p in points if isinstance(p, str) and p not in card.point_ids]
+    if unknown:
+        raise Invalid("points", f"unknown answer points: {', '.join(unknown[:5])}")
+    named = {card.point_ids[p] if isinstance(p, int) else p for p in points}
+    return [key for key in card.point_ids if key in named]
 
 
 def check_against_card(card: Card, data: AttemptIn | Assessment) -> None:
-    """What only the card can tell: point indices, follow-up index and quiz item ids exist."""
-    bad_points = [p for p in data.points if p >= len(card.points)]
-    if bad_points:
-        raise Invalid("points", f"this card has answer points 0 to {len(card.points) - 1}")
+    """What only the card can tell: answer points, follow-up index and quiz item ids exist."""
+    point_ids(card, data.points)
     if isinstance(data, Assessment):
         return
     if data.follow_up is not None and data.follow_up >= len(card.follow_ups):
@@ -38,7 +47,7 @@ def record(session: Session, card: Card, user_id: int, data: AttemptIn) -> Attem
         choices=sorted(set(data.choices)) if data.choices is not None else None,
         score=score,
         seconds=round(data.seconds, 2),
-        points=sorted(set(data.points)),
+        points=point_ids(card, data.points),
         rating=data.rating,
     )
     session.add(attempt)
@@ -49,11 +58,21 @@ def record(session: Session, card: Card, user_id: int, data: AttemptIn) -> Attem
 
 def assess(session: Session, card: Card, attempt: Attempt, data: Assessment) -> Attempt:
     check_against_card(card, data)
-    attempt.points = sorted(set(data.points))
+    attempt.points = point_ids(card, data.points)
     attempt.rating = data.rating
     scheduling.review_attempt(session, attempt)  # re-rating replaces this attempt's review
     session.commit()
     return attempt
+
+
+def as_out(attempt: Attempt, card: Card | None) -> AttemptOut:
+    """How the API shows an attempt: its stored point ids, and their positions in `card` as served
+    now (none when the card is gone)."""
+    ids = list(attempt.points)
+    fields = {
+        name: getattr(attempt, name) for name in AttemptOut.model_fields.keys() - {"points", "point_ids"}
+    }
+    return AttemptOut(**fields, points=card.point_positions(ids) if card else [], point_ids=ids)
 
 
 def history(session: Session, user_id: int, card_id: str | None = None, limit: int = 200) -> list[Attempt]:

@@ -6,14 +6,17 @@ Import merges and is idempotent: importing the same file twice changes nothing t
 - A review state the database lacks is restored exactly as exported. One it already has is kept,
   unless the import added reviews for that card and tier: then it is replayed from all its logs.
 - Settings are replaced by the file's.
+- A version-1 file names answer points and quiz items by position; they are mapped to ids through
+  the cards as served now. One that cannot be mapped (card gone, position past its end) is kept,
+  as "#<position>" for a point and as its old id ("p3") for a quiz item.
 The whole file is validated before anything is written; a malformed file stores nothing.
 """
 
 import csv
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
-from typing import Annotated, Literal
+from typing import Annotated, Literal, cast
 
 from pydantic import (
     AfterValidator,
@@ -21,15 +24,17 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StringConstraints,
     ValidationError,
     model_validator,
 )
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.content.model import Card
 from app.content.tiers import Tier
 from app.exceptions import field_messages
-from app.practice import preferences, scheduling
+from app.practice import preferences, quiz, scheduling
 from app.practice.models import Attempt, ReviewLog, ReviewState
 from app.practice.preferences import PracticeSettings
 from app.practice.schemas import MAX_ANSWER_CHARS, MAX_SECONDS, AttemptIn, Kind, Rating
@@ -40,6 +45,9 @@ MAX_ROWS = 500_000
 MAX_INT = 2**31 - 1
 CardId = Annotated[str, Field(min_length=1, max_length=120)]
 Count = Annotated[WholeNumber, Field(ge=0, le=MAX_INT)]
+# An answer point as stored: its id, or "#<position>" for a position a version-1 file named that
+# could not be mapped to one.
+StoredPoint = Annotated[str, StringConstraints(pattern=r"^(?:[0-9a-f]{8}|#[0-9]{1,10})$")]
 
 
 def _in_utc(moment: datetime) -> datetime:
@@ -69,15 +77,18 @@ class AttemptDoc(_Strict):
     choices: list[str] | None = Field(default=None, max_length=100)
     score: float | None = Field(default=None, ge=0, le=1)
     seconds: float = Field(ge=0, le=MAX_SECONDS)
-    points: list[Count] = Field(default_factory=list, max_length=50)
+    points: list[Count] | list[StoredPoint] = Field(
+        default_factory=list, max_length=50, description="ids (version 2) or positions (version 1)"
+    )
     rating: Rating | None = None
     created_at: Moment
 
     @model_validator(mode="after")
     def _as_if_submitted(self) -> "AttemptDoc":
-        """An imported attempt passes the rules a submitted one does, so every page can show it."""
+        """An imported attempt passes the rules a submitted one does, so every page can show it.
+        Its points are the exception: they may name points a card no longer has."""
         try:
-            AttemptIn.model_validate(self.model_dump(include=set(AttemptIn.model_fields)))
+            AttemptIn.model_validate(self.model_dump(include=set(AttemptIn.model_fields) - {"points"}))
         except ValidationError as error:
             raise ValueError("; ".join(field_messages(error.errors(), "attempt"))) from None
         if self.kind == "quiz" and self.score is None:
@@ -112,7 +123,8 @@ class ExportDoc(_Strict):
     """Everything of one person's: the file `GET /api/export.json` writes and `POST /api/import` reads."""
 
     format: Literal["tiercards-export"] = "tiercards-export"
-    version: Literal[1] = 1
+    # Version 1 named answer points and quiz items by position; export writes version 2, ids.
+    version: Literal[1, 2] = 2
     exported_at: Moment
     settings: PracticeSettings
     attempts: list[AttemptDoc] = Field(max_length=MAX_ROWS)
@@ -124,6 +136,11 @@ class ExportDoc(_Strict):
         ids = [a.id for a in self.attempts]
         if len(set(ids)) != len(ids):
             raise ValueError("attempt ids must be unique within the file")
+        by_position = self.version == 1
+        for index, attempt in enumerate(self.attempts):
+            if any(isinstance(point, int) != by_position for point in attempt.points):
+                form = "positions" if by_position else "ids"
+                raise ValueError(f"attempts[{index}].points must be {form} in a version-{self.version} file")
         known = set(ids)
         for index, log in enumerate(self.review_logs):
             if log.attempt_id is not None and log.attempt_id not in known:
@@ -184,14 +201,34 @@ class ImportResult(BaseModel):
     review_states_kept: int = 0
 
 
-def import_document(session: Session, user_id: int, doc: ExportDoc) -> ImportResult:
-    """Merge `doc` into the person's data (see the module docstring). Stages; the caller commits."""
+def import_document(
+    session: Session, user_id: int, doc: ExportDoc, cards: Mapping[str, Card]
+) -> ImportResult:
+    """Merge `doc` into the person's data (see the module docstring), reading a version-1 file
+    through `cards`, the cards as served now. Stages; the caller commits."""
+    if doc.version == 1:
+        doc = doc.model_copy(
+            update={"version": 2, "attempts": [_with_ids(a, cards.get(a.card_id)) for a in doc.attempts]}
+        )
     result = ImportResult()
     attempt_ids = _merge_attempts(session, user_id, doc.attempts, result)
     touched = _merge_review_logs(session, user_id, doc.review_logs, attempt_ids, result)
     _merge_review_states(session, user_id, doc.review_states, touched, result)
     preferences.save(session, user_id, doc.settings)
     return result
+
+
+def _with_ids(attempt: AttemptDoc, card: Card | None) -> AttemptDoc:
+    """A version-1 attempt with ids for its positions (see the module docstring)."""
+    point_ids = dict(enumerate(card.point_ids)) if card else {}
+    choice_ids = quiz.positional_ids(card) if card else {}
+    positions = cast(list[int], attempt.points)  # ExportDoc checked that version 1 has positions
+    return attempt.model_copy(
+        update={
+            "points": [point_ids.get(p, f"#{p}") for p in positions],
+            "choices": None if attempt.choices is None else [choice_ids.get(c, c) for c in attempt.choices],
+        }
+    )
 
 
 def _attempt_key(attempt: Attempt | AttemptDoc) -> tuple[object, ...]:
@@ -330,7 +367,15 @@ def _csv(header: list[str], rows: Iterable[list[object]]) -> str:
     return buffer.getvalue()
 
 
-def export_csv(session: Session, user_id: int, table: CsvTable, now: datetime) -> str:
+def _positions(attempt: Attempt, cards: Mapping[str, Card]) -> str:
+    card = cards.get(attempt.card_id)
+    return " ".join(map(str, card.point_positions(attempt.points))) if card else ""
+
+
+def export_csv(
+    session: Session, user_id: int, table: CsvTable, now: datetime, cards: Mapping[str, Card]
+) -> str:
+    """One table; an attempt's "points" are positions in `cards`, the cards as served now."""
     if table == "attempts":
         return _csv(
             [
@@ -344,6 +389,7 @@ def export_csv(session: Session, user_id: int, table: CsvTable, now: datetime) -
                 "rating",
                 "score",
                 "points",
+                "point_ids",
                 "choices",
                 "text",
             ],
@@ -358,7 +404,8 @@ def export_csv(session: Session, user_id: int, table: CsvTable, now: datetime) -
                     a.seconds,
                     a.rating or "",
                     _blank(a.score),
-                    " ".join(map(str, a.points)),
+                    _positions(a, cards),
+                    " ".join(a.points),
                     " ".join(a.choices or []),
                     a.text or "",
                 ]

@@ -19,6 +19,15 @@ AnswerText = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_ANSWER_CHARS), Storable
 ]
 ChoiceId = Annotated[str, StringConstraints(max_length=64), Storable]
+PointId = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{8}$")]
+Position = Annotated[WholeNumber, Field(ge=0)]
+# An answer point by its id or by its position in the card as served now. Tried left to right, so
+# a form's "3" (forms send only text) is position 3 while an id made only of digits stays an id.
+PointRef = Annotated[PointId | Position, Field(union_mode="left_to_right")]
+Points = Annotated[
+    list[PointRef],
+    Field(max_length=50, description="the answer points covered: their ids, or positions in the card"),
+]
 
 
 class AttemptIn(BaseModel):
@@ -32,7 +41,7 @@ class AttemptIn(BaseModel):
     text: AnswerText | None = None
     seconds: float = Field(ge=0, le=MAX_SECONDS)
     rating: Rating | None = None
-    points: list[Annotated[WholeNumber, Field(ge=0)]] = Field(default_factory=list, max_length=50)
+    points: Points = Field(default_factory=list)
     follow_up: WholeNumber | None = Field(default=None, ge=0, description="index of the follow-up answered")
     choices: list[ChoiceId] | None = Field(default=None, max_length=100)
 
@@ -53,8 +62,6 @@ class AttemptIn(BaseModel):
 
 
 class AttemptOut(BaseModel):
-    model_config = ConfigDict(from_attributes=True)
-
     id: int
     card_id: str
     tier: str
@@ -64,7 +71,10 @@ class AttemptOut(BaseModel):
     choices: list[str] | None
     score: float | None
     seconds: float
-    points: list[int]
+    points: list[int] = Field(
+        description="positions in the card as served now of the points covered (ones it no longer has are left out)"
+    )
+    point_ids: list[str] = Field(description="the ids of the points covered, as stored")
     rating: str | None
     created_at: datetime
 
@@ -74,5 +84,5 @@ class Assessment(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    points: list[Annotated[WholeNumber, Field(ge=0)]] = Field(default_factory=list, max_length=50)
+    points: Points = Field(default_factory=list)
     rating: Rating

@@ -335,7 +335,8 @@ class MissedItem:
 def missed_pitfalls(session: Session, user_id: int, snapshot: Snapshot, limit: int = 10) -> list[MissedItem]:
     """Quiz items judged wrong most often: pitfalls not flagged, true statements flagged as costly.
 
-    Quizzes on retired cards are left out: their statements are no longer known.
+    Items are counted by id, so a statement keeps its count when the card is reordered. Quizzes on
+    retired cards are left out: their statements are no longer known.
     """
     seen: Counter[tuple[str, str]] = Counter()
     missed: Counter[tuple[str, str]] = Counter()

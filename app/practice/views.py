@@ -4,6 +4,7 @@ Defensive on purpose: a row written by an older version, or by hand, still reads
 instead of breaking the page.
 """
 
+from app.content.model import Card
 from app.practice.models import Attempt
 
 
@@ -20,3 +21,8 @@ def attempt_result(attempt: Attempt) -> str:
         score = "no score" if attempt.score is None else f"{round(attempt.score * 100)} %"
         return f"{score}, {attempt.rating}" if attempt.rating else score
     return attempt.rating or "not rated"
+
+
+def points_covered(attempt: Attempt, card: Card) -> int:
+    """How many of the card's points the answer covered; points the card no longer has don't count."""
+    return len(card.point_positions(attempt.points))

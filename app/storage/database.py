@@ -1,6 +1,7 @@
 """Engine, sessions and the SQLite settings that let the web and the worker share one file."""
 
 import asyncio
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ SQLITE_BUSY_TIMEOUT_MS = 10_000
 POOL_SIZE = 10
 POOL_MAX_OVERFLOW = 30
 POOL_TIMEOUT_S = 10
+WRITERS_IN_FLIGHT = 4
 
 
 def make_engine(settings: Settings) -> Engine:
@@ -25,8 +27,10 @@ def make_engine(settings: Settings) -> Engine:
         return create_engine(settings.database_url, pool_pre_ping=True, **pool)
     _ensure_sqlite_folder(settings.database_url)
     engine = create_engine(settings.database_url, connect_args={"check_same_thread": False}, **pool)
+    turn = _WriterTurn()
     event.listen(engine, "connect", _configure_sqlite_connection)
-    event.listen(engine, "begin", _begin_sqlite_transaction)
+    event.listen(engine, "begin", turn.begin)
+    event.listen(engine, "checkin", turn.end)
     return engine
 
 
@@ -47,12 +51,39 @@ def _configure_sqlite_connection(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def _begin_sqlite_transaction(connection: Any) -> None:
-    # A writer takes the write lock up front (BEGIN IMMEDIATE) and so waits on busy_timeout;
-    # a deferred transaction that reads and then writes can instead fail at once with
-    # "database is locked" when another writer got in between.
-    mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
-    connection.exec_driver_sql(f"BEGIN {mode}")
+class _WriterTurn:
+    """One SQLite writer at a time in this process, from BEGIN IMMEDIATE until its connection is
+    back in the pool (the transaction is over then, however it ended).
+
+    Threads of this process queue on this lock instead of in SQLite's busy handler, which sleeps
+    in steps of milliseconds; other processes (the demo worker) still meet busy_timeout.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+
+    def begin(self, connection: Any) -> None:
+        # A writer takes the write lock up front (BEGIN IMMEDIATE) and so waits its turn; a
+        # deferred transaction that reads and then writes can instead fail at once with
+        # "database is locked" when another writer got in between.
+        mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
+        if mode != "IMMEDIATE":
+            connection.exec_driver_sql(f"BEGIN {mode}")
+            return
+        self.lock.acquire()
+        try:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        except BaseException:
+            self.lock.release()
+            raise
+        connection.connection._connection_record.info[_HOLDS_TURN] = True
+
+    def end(self, _dbapi_connection: Any, record: Any) -> None:
+        if record is not None and record.info.pop(_HOLDS_TURN, False):
+            self.lock.release()
+
+
+_HOLDS_TURN = "holds_writer_turn"
 
 
 class Database:
@@ -63,8 +94,10 @@ class Database:
         self.read_sessions = sessionmaker(self.engine, expire_on_commit=False)
         write_engine = self.engine.execution_options(sqlite_begin="IMMEDIATE")
         self.write_sessions = sessionmaker(write_engine, expire_on_commit=False)
-        # SQLite has one writer at a time: writers of this process queue on the loop for it.
-        self.write_lock = asyncio.Lock() if settings.is_sqlite else None
+        # SQLite has one writer at a time. A few writers go ahead to the thread pool and take turns
+        # there (_WriterTurn); the rest wait on the loop, so waiting writers never fill the pool
+        # that reads need. Several in flight hide each hop to the pool behind another's write.
+        self.write_slots = asyncio.Semaphore(WRITERS_IN_FLIGHT) if settings.is_sqlite else None
 
     def dispose(self) -> None:
         self.engine.dispose()

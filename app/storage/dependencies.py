@@ -1,16 +1,22 @@
 """FastAPI dependencies that hand a route a database session for one request.
 
-Sessions are synchronous, so FastAPI opens them in its thread pool and the routes that use them
-are plain `def` routes, run there too: database work never runs on the event loop's thread, and a
-request waiting for a connection never stops the loop from serving others. Both end with the
-route (scope "function"), before the response is sent, so no connection is held while a slow
-client reads it.
+Sessions are synchronous and the routes that use them are plain `def` routes, which FastAPI runs
+in its thread pool: database work never runs on the event loop's thread, and a request waiting
+for a connection never stops the loop from serving others. A session is made on the loop (that
+touches no database: it connects on first use, in the route's thread) and closed in a thread
+whenever closing has a connection to give back. Both end with the route (scope "function"),
+before the response is sent, so no connection is held while a slow client reads it.
+
+Each hop to the thread pool costs a millisecond or more on a busy loop, so the write path takes
+as few as it can, and several writers are in flight while SQLite takes them one at a time
+(bench/answer_writes.py measures it).
 """
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated
 
 from fastapi import Depends, Request
+from fastapi.concurrency import run_in_threadpool
 from sqlalchemy.orm import Session
 
 from app.storage.database import Database
@@ -24,30 +30,38 @@ async def get_database(request: Request) -> Database:
 DatabaseDep = Annotated[Database, Depends(get_database)]
 
 
-def get_session(db: DatabaseDep) -> Iterator[Session]:
-    with db.read_sessions() as session:
+async def _session_for_route(make: Callable[[], Session]) -> AsyncIterator[Session]:
+    session = make()
+    try:
+        yield session
+    finally:
+        if session.in_transaction():
+            # Giving the connection back rolls its transaction back: database work, off the loop.
+            await run_in_threadpool(session.close)
+        else:
+            session.close()  # nothing open (the route committed): closing is bookkeeping
+
+
+async def get_session(db: DatabaseDep) -> AsyncIterator[Session]:
+    async for session in _session_for_route(db.read_sessions):
         yield session
 
 
 async def write_turn(db: DatabaseDep) -> AsyncIterator[None]:
-    """Writers in this process take turns on SQLite, waiting on the loop rather than in a thread.
-
-    SQLite allows one writer at a time; queueing here is far cheaper than threads sleeping in its
-    busy handler. Other processes (the demo worker) still meet BEGIN IMMEDIATE and busy_timeout.
-    Other databases have no such lock, so writers there go straight on.
-    """
-    if db.write_lock is None:
+    """On SQLite, a slot among the few writers let into the thread pool at once (see Database);
+    other databases take many writers at a time, so writers there go straight on."""
+    if db.write_slots is None:
         yield
         return
-    async with db.write_lock:
+    async with db.write_slots:
         yield
 
 
-def get_write_session(
+async def get_write_session(
     db: DatabaseDep, _turn: Annotated[None, Depends(write_turn, scope="function")]
-) -> Iterator[Session]:
+) -> AsyncIterator[Session]:
     """A session for one write transaction; callers commit, so an acknowledged write is stored."""
-    with db.write_sessions() as session:
+    async for session in _session_for_route(db.write_sessions):
         yield session
 
 

@@ -20,6 +20,8 @@ def upgrade(settings: Settings, revision: str = "head") -> None:
     try:
         with engine.begin() as connection:
             config.attributes["connection"] = connection
+            # Data migrations read what the settings point at (0005: the cards in the content folder).
+            config.attributes["settings"] = settings
             command.upgrade(config, revision)
     finally:
         engine.dispose()

@@ -17,7 +17,7 @@ from app.demos.routers import pages as demos_pages
 from app.demos.views.forms import preset_forms
 from app.practice.routers import api as practice_api
 from app.practice.routers import card_page, export, practice_page, progress_page
-from app.practice.views import attempt_result, attempt_what
+from app.practice.views import attempt_result, attempt_what, points_covered
 from app.settings import Settings, get_settings
 from app.storage.database import Database
 from app.web import docs, health
@@ -66,7 +66,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.catalogue = Catalogue(settings.content_dir, settings.content_poll_seconds)
     # The card page's "Run it live" forms: the same for everyone, so the cached page can hold them.
     templates.env.globals["demo_forms"] = preset_forms
-    templates.env.filters.update(attempt_what=attempt_what, attempt_result=attempt_result)
+    templates.env.filters.update(
+        attempt_what=attempt_what, attempt_result=attempt_result, points_covered=points_covered
+    )
     # The last added runs first: security headers around everything, then the guards, then the cache.
     app.add_middleware(PageCache, catalogue=app.state.catalogue)
     app.add_middleware(RequestGuard, settings=settings)

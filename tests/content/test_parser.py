@@ -1,10 +1,13 @@
 """The card format: the owner's card parses whole; every malformed case names its file and line."""
 
+import re
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from app import PROJECT_ROOT
+from app.cli import cli
 from app.content.catalogue import load
 from app.content.parser import CardParseError, parse_card
 from tests.factories import OWNER_CARD, card_text, line_of, write_card
@@ -164,3 +167,54 @@ def test_headings_inside_code_fences_are_not_sections(tmp_path: Path) -> None:
     text = card_text(**{"# a short, realistic example": "## Not a section\n### nor an entry"})
     card = parse_card(write_card(tmp_path, "card.md", text))
     assert "## Not a section" in card.code.markdown
+
+
+def test_an_item_keeps_its_id_through_case_punctuation_and_spacing_but_not_rewording(tmp_path: Path) -> None:
+    point, pitfall = "1. The first point a good answer makes", "### A wrong belief a candidate might state"
+
+    def ids(**replace: str) -> tuple[str, str]:
+        card = parse_card(write_card(tmp_path, "card.md", card_text(**replace)))
+        return card.point_ids[0], card.pitfalls[0].key
+
+    original = ids()
+    assert all(re.fullmatch(r"[0-9a-f]{8}", key) for key in original)
+    touched = {
+        point: "1. The *first*  point, a good `answer` makes!",
+        pitfall: "### a WRONG belief: a candidate might state.",
+    }
+    assert ids(**touched) == original
+    reworded = {
+        point: "1. The first point a strong answer makes",
+        pitfall: "### A wrong idea a candidate might state",
+    }
+    assert all(new != old for new, old in zip(ids(**reworded), original, strict=True))
+
+
+@pytest.mark.parametrize(
+    ("replace", "first", "repeat", "noun"),
+    [
+        (
+            {"2. The second point": "2. The second point\n3. the FIRST point, a good answer makes"},
+            "1. The first point",
+            "3. the FIRST point",
+            "answer point",
+        ),
+        (  # a statement cannot be both a pitfall and true
+            {
+                "## True statements\n": "## True statements\n### A wrong belief a candidate might state!\nNo.\n\n"
+            },
+            "### A wrong belief a candidate might state",
+            "### A wrong belief a candidate might state!",
+            "quiz statement",
+        ),
+    ],
+)
+def test_content_check_reports_two_items_with_the_same_text_at_the_repeat(
+    tmp_path: Path, replace: dict[str, str], first: str, repeat: str, noun: str
+) -> None:
+    text = _replaced(replace)
+    path = write_card(tmp_path, "card.md", text)
+    result = CliRunner().invoke(cli, ["content", "check", str(path)])
+    assert result.exit_code == 1
+    expected = f"{path}:{line_of(text, repeat)}: {noun} repeats the one on line {line_of(text, first)} "
+    assert expected in result.stdout, result.stdout

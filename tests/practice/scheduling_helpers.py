@@ -65,6 +65,12 @@ def add(app: FastAPI, *rows: Any) -> None:
         session.add_all(rows)
 
 
+def quiz_ids(client: TestClient, card_id: str = OWNER_CARD) -> tuple[list[str], list[str]]:
+    """The ids of the card's pitfalls and of its true statements, in the card's order (card API)."""
+    sections = client.get(f"/api/cards/{card_id}", params={"tier": "principal"}).json()["sections"]
+    return [p["id"] for p in sections["pitfalls"]], [t["id"] for t in sections["true_statements"]]
+
+
 def post_attempt(client: TestClient, card_id: str = OWNER_CARD, **payload: Any) -> dict[str, Any]:
     body = {
         "tier": "middle",

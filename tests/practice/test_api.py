@@ -89,10 +89,10 @@ def test_attempts_are_listed_newest_first_and_filtered_by_card(client: TestClien
 
 def test_quiz_attempt_is_scored_from_choices(client: TestClient) -> None:
     card = client.get(f"/api/cards/{OWNER_CARD}").json()["sections"]
-    pitfalls = [f"p{i}" for i in range(len(card["pitfalls"]))]
+    pitfalls = [p["id"] for p in card["pitfalls"]]
     perfect = post_attempt(client, kind="quiz", text=None, choices=pitfalls, rating=None, points=[])
     assert perfect.status_code == 201 and perfect.json()["score"] == 1.0
-    truths = [f"t{i}" for i in range(len(card["true_statements"]))]
+    truths = [t["id"] for t in card["true_statements"]]
     backwards = post_attempt(client, kind="quiz", text=None, choices=truths, rating=None, points=[])
     assert backwards.json()["score"] == 0.0
 

@@ -14,7 +14,7 @@ from sqlalchemy import delete
 from app.practice.models import Attempt, ReviewLog, ReviewState, UserSettings
 from app.storage.base import utcnow
 from tests.factories import OWNER_CARD, make_attempt
-from tests.practice.scheduling_helpers import HTMX, counts, post_attempt, review, write_session
+from tests.practice.scheduling_helpers import HTMX, counts, post_attempt, quiz_ids, review, write_session
 
 CACHE = "tf-data-cache-shuffle-order"
 
@@ -25,7 +25,8 @@ def populate(app: FastAPI, client: TestClient) -> None:
     client.put("/api/settings", json={"target_tier": "senior", "desired_retention": 0.85, "new_per_day": 4})
     post_attempt(client, text='Commas, "quotes"\nand a new line; <script>', rating="good", points=[0, 2])
     post_attempt(client, tier="senior", kind="follow-up", follow_up=2, points=[], rating="hard")
-    post_attempt(client, kind="quiz", text=None, choices=["p0", "p1", "t3"], points=[], rating=None)
+    pitfalls, truths = quiz_ids(client)
+    post_attempt(client, kind="quiz", text=None, choices=[*pitfalls[:2], truths[3]], points=[], rating=None)
     post_attempt(client, CACHE, rating=None, text="not rated yet")
     review(app, "easy", utcnow() - timedelta(days=3), card_id="a-retired-card", tier="junior")
 
@@ -58,7 +59,7 @@ def comparable(doc: dict[str, Any]) -> dict[str, Any]:
 def test_export_holds_attempts_schedule_logs_and_settings(app: FastAPI, client: TestClient) -> None:
     populate(app, client)
     doc = export(client)
-    assert (doc["format"], doc["version"]) == ("tiercards-export", 1)
+    assert (doc["format"], doc["version"]) == ("tiercards-export", 2)
     assert doc["settings"] == {"target_tier": "senior", "desired_retention": 0.85, "new_per_day": 4}
     assert len(doc["attempts"]) == 4 and len(doc["review_logs"]) == 4 and len(doc["review_states"]) == 3
     assert all(log["review_duration_ms"] is not None for log in doc["review_logs"])
@@ -141,7 +142,7 @@ def _valid_doc(app: FastAPI, client: TestClient) -> dict[str, Any]:
     "breakage",
     [
         lambda d: d.update(format="something-else"),
-        lambda d: d.update(version=2),
+        lambda d: d.update(version=3),
         lambda d: d.pop("attempts"),
         lambda d: d.update(surprise=True),
         lambda d: d["attempts"][0].update(created_at="2026-03-02T09:30:00"),  # naive
@@ -165,6 +166,10 @@ def _valid_doc(app: FastAPI, client: TestClient) -> dict[str, Any]:
         lambda d: d["review_logs"][0].update(review_duration_ms=2**64),
         lambda d: d["attempts"][0].update(created_at="0001-01-01T00:00:00+23:59"),
         lambda d: d["attempts"][0].update(points=[2**40]),
+        # Version 2 names answer points by id, version 1 by position.
+        lambda d: d["attempts"][0].update(points=[0, 2]),
+        lambda d: d.update(version=1),
+        lambda d: d["attempts"][0].update(points=["not-an-id"]),
     ],
 )
 def test_a_malformed_import_gets_422_and_stores_nothing(
@@ -237,7 +242,11 @@ def test_csv_exports(app: FastAPI, client: TestClient) -> None:
     assert (
         attempts[0]["text"] == 'Commas, "quotes"\nand a new line; <script>' and attempts[0]["points"] == "0 2"
     )
-    assert attempts[2]["choices"] == "p0 p1 t3" and attempts[2]["kind"] == "quiz"
+    point_ids = [p["id"] for p in client.get(f"/api/cards/{OWNER_CARD}").json()["sections"]["answer_points"]]
+    assert attempts[0]["point_ids"] == f"{point_ids[0]} {point_ids[2]}"
+    pitfalls, truths = quiz_ids(client)
+    assert attempts[2]["choices"] == " ".join(sorted([*pitfalls[:2], truths[3]]))
+    assert attempts[2]["kind"] == "quiz"
     schedule = read_csv(client, "schedule")
     assert {(r["card_id"], r["tier"]) for r in schedule} >= {
         ("a-retired-card", "junior"),

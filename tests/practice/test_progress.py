@@ -1,6 +1,5 @@
 """/progress and /api/progress: recall, lapses, heatmap and streak, missed pitfalls, history, retired cards."""
 
-from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
@@ -9,12 +8,10 @@ from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.content.catalogue import Catalogue
-from app.content.dependencies import get_catalogue
 from app.practice import stats
 from app.storage.base import utcnow
 from tests.factories import OWNER_CARD, card_text, make_attempt, write_card
-from tests.practice.scheduling_helpers import HTMX, T0, add, post_attempt, review
+from tests.practice.scheduling_helpers import HTMX, T0, add, post_attempt, quiz_ids, review
 
 SAMPLE = "sample-card"
 
@@ -26,13 +23,10 @@ def page(client: TestClient, url: str = "/progress", **kwargs: object) -> Beauti
 
 
 @pytest.fixture
-def content(app: FastAPI, tmp_path: Path) -> Iterator[Path]:
+def content(content_folder: Path) -> Path:
     """A content folder of our own with one card, served instead of content/."""
-    write_card(tmp_path, "sample-card.md", card_text(SAMPLE, "A sample question?"))
-    catalogue = Catalogue(tmp_path, poll_seconds=0)
-    app.dependency_overrides[get_catalogue] = lambda: catalogue
-    yield tmp_path
-    app.dependency_overrides.pop(get_catalogue, None)
+    write_card(content_folder, "sample-card.md", card_text(SAMPLE, "A sample question?"))
+    return content_folder
 
 
 def test_an_empty_dashboard_renders_every_section(client: TestClient) -> None:
@@ -119,18 +113,19 @@ def test_the_streak_on_the_page_comes_from_answers_and_reviews(app: FastAPI, cli
 
 
 def test_pitfalls_most_often_missed(client: TestClient) -> None:
-    for choices in (["p1", "p2", "p3", "p4"], ["p1", "p2", "p3", "p4", "t0"], ["p0", "p1", "p2", "p3", "p4"]):
+    pitfalls, truths = quiz_ids(client)
+    for choices in (pitfalls[1:], [*pitfalls[1:], truths[0]], pitfalls):
         post_attempt(client, kind="quiz", text=None, choices=choices, points=[], rating=None)
     missed = client.get("/api/progress").json()["missed_pitfalls"]
     assert (missed[0]["item"], missed[0]["missed"], missed[0]["seen"], missed[0]["kind"]) == (
-        "p0",
+        pitfalls[0],
         2,
         3,
         "pitfall",
     )
-    assert (missed[1]["item"], missed[1]["missed"], missed[1]["kind"]) == ("t0", 1, "true statement")
+    assert (missed[1]["item"], missed[1]["missed"], missed[1]["kind"]) == (truths[0], 1, "true statement")
     first = page(client).select_one(".missed li")
-    assert first["data-item"] == "p0" and "2 of 3" in first.get_text()
+    assert first["data-item"] == pitfalls[0] and "2 of 3" in first.get_text()
     assert "you did not flag this pitfall" in first.get_text()
 
 

@@ -22,9 +22,16 @@ from app.storage import migrations
 from app.storage.base import Base
 from app.storage.database import make_engine
 from tests.factories import OWNER_CARD
-from tests.practice.scheduling_helpers import HTMX, T0, logs, post_attempt, review, state, write_session
-
-PERFECT_QUIZ = ["p0", "p1", "p2", "p3", "p4"]  # the owner's card has pitfalls p0..p4, truths t0..t4
+from tests.practice.scheduling_helpers import (
+    HTMX,
+    T0,
+    logs,
+    post_attempt,
+    quiz_ids,
+    review,
+    state,
+    write_session,
+)
 
 
 def test_a_new_card_again_is_due_sooner_than_good_and_good_sooner_than_easy(app: FastAPI) -> None:
@@ -105,7 +112,8 @@ def test_answers_follow_ups_and_quizzes_feed_the_card_at_the_tier_answered(
 ) -> None:
     post_attempt(client, tier="middle", rating="good", seconds=41.5)
     post_attempt(client, tier="senior", kind="follow-up", follow_up=1, points=[], rating="hard")
-    post_attempt(client, tier="junior", kind="quiz", text=None, choices=PERFECT_QUIZ, points=[], rating=None)
+    perfect_quiz, _ = quiz_ids(client)  # every pitfall marked, no true statement
+    post_attempt(client, tier="junior", kind="quiz", text=None, choices=perfect_quiz, points=[], rating=None)
     post_attempt(client, tier="principal", rating=None)  # not rated: nothing scheduled yet
     for tier in ("middle", "senior", "junior"):
         row = state(app, tier=tier)

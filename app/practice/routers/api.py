@@ -5,7 +5,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, status
 
 from app.accounts.dependencies import UserIdDep
-from app.content.dependencies import CardDep
+from app.content.dependencies import CardDep, CatalogueDep
 from app.practice import attempts
 from app.practice.schemas import AttemptIn, AttemptOut
 from app.storage.dependencies import SessionDep, WriteSessionDep
@@ -17,14 +17,18 @@ router = APIRouter(prefix="/api", tags=["api"])
 def create_attempt(
     card: CardDep, data: AttemptIn, session: WriteSessionDep, user_id: UserIdDep
 ) -> AttemptOut:
-    return AttemptOut.model_validate(attempts.record(session, card, user_id, data))
+    return attempts.as_out(attempts.record(session, card, user_id, data), card)
 
 
 @router.get("/attempts")
 def list_attempts(
     session: SessionDep,
     user_id: UserIdDep,
+    catalogue: CatalogueDep,
     card_id: Annotated[str | None, Query(max_length=120)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
 ) -> list[AttemptOut]:
-    return [AttemptOut.model_validate(a) for a in attempts.history(session, user_id, card_id, limit)]
+    cards = catalogue.snapshot().cards
+    return [
+        attempts.as_out(a, cards.get(a.card_id)) for a in attempts.history(session, user_id, card_id, limit)
+    ]

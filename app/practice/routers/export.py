@@ -10,6 +10,8 @@ from starlette.datastructures import UploadFile
 from starlette.responses import HTMLResponse, Response
 
 from app.accounts.dependencies import UserIdDep
+from app.content.catalogue import Catalogue
+from app.content.dependencies import CatalogueDep
 from app.exceptions import field_messages
 from app.practice import export_import
 from app.practice.export_import import CsvTable, ExportDoc, ImportResult
@@ -40,12 +42,15 @@ def export_json(session: SessionDep, user_id: UserIdDep) -> Response:
 
 @router.get("/api/export.csv", response_class=Response)
 def export_csv(
-    session: SessionDep, user_id: UserIdDep, table: Annotated[CsvTable, Query()] = "attempts"
+    session: SessionDep,
+    user_id: UserIdDep,
+    catalogue: CatalogueDep,
+    table: Annotated[CsvTable, Query()] = "attempts",
 ) -> Response:
     """One table as CSV: `attempts` (default), `schedule` (review states) or `reviews` (the log)."""
     now = utcnow()
     return Response(
-        export_import.export_csv(session, user_id, table, now),
+        export_import.export_csv(session, user_id, table, now, catalogue.snapshot().cards),
         media_type="text/csv; charset=utf-8",
         headers=_attachment(f"tiercards-{table}-{now:%Y%m%d}.csv"),
     )
@@ -82,9 +87,9 @@ def _uploaded_document(form: FormDep) -> ExportDoc | list[str]:
         return field_messages(detail[:10])
 
 
-def _store(session: Session, user_id: int, doc: ExportDoc) -> ImportResult:
+def _store(session: Session, user_id: int, doc: ExportDoc, catalogue: Catalogue) -> ImportResult:
     try:
-        result = export_import.import_document(session, user_id, doc)
+        result = export_import.import_document(session, user_id, doc, catalogue.snapshot().cards)
         session.commit()
     except Exception:
         session.rollback()
@@ -102,10 +107,13 @@ def _store(session: Session, user_id: int, doc: ExportDoc) -> ImportResult:
     },
 )
 def import_json(
-    doc: Annotated[ExportDoc, Depends(_body_document)], session: WriteSessionDep, user_id: UserIdDep
+    doc: Annotated[ExportDoc, Depends(_body_document)],
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+    catalogue: CatalogueDep,
 ) -> ImportResult:
     """Merge an export back in (idempotent: see docs/scheduling.md). Malformed input: 422, nothing stored."""
-    return _store(session, user_id, doc)
+    return _store(session, user_id, doc, catalogue)
 
 
 @router.post("/progress/import", response_class=HTMLResponse, include_in_schema=False)
@@ -115,10 +123,11 @@ def import_upload(
     doc: Annotated[ExportDoc | list[str], Depends(_uploaded_document)],
     session: WriteSessionDep,
     user_id: UserIdDep,
+    catalogue: CatalogueDep,
 ) -> HTMLResponse:
     if isinstance(doc, list):
         return render(request, "_progress_import.html", status_code=422, errors=doc)
-    result = _store(session, user_id, doc)
+    result = _store(session, user_id, doc, catalogue)
     upload = form.get("file")
     filename = upload.filename if isinstance(upload, UploadFile) else None
     return render(request, "_progress_import.html", result=result, filename=filename)
