@@ -15,8 +15,9 @@ as few as it can, and several writers are in flight while SQLite takes them one 
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated
 
+import anyio
+
 from fastapi import Depends, Request
-from fastapi.concurrency import run_in_threadpool
 from sqlalchemy.orm import Session
 
 from app.storage.database import Database
@@ -37,7 +38,9 @@ async def _session_for_route(make: Callable[[], Session]) -> AsyncIterator[Sessi
     finally:
         if session.in_transaction():
             # Giving the connection back rolls its transaction back: database work, off the loop.
-            await run_in_threadpool(session.close)
+            # On a thread of its own, not one of the pool's: a session waiting for a free thread
+            # while holding its connection would starve the requests that hold the threads.
+            await anyio.to_thread.run_sync(session.close, limiter=anyio.CapacityLimiter(1))
         else:
             session.close()  # nothing open (the route committed): closing is bookkeeping
 

@@ -68,11 +68,13 @@ def _mixed_loop(url: str, until: float, tally: Tally, stop_on_error: bool = Fals
         client.close()
 
 
-def _run_clients(url: str, seconds: float, stop_on_error: bool = False, tally: Tally | None = None) -> Tally:
+def _run_clients(
+    url: str, seconds: float, stop_on_error: bool = False, tally: Tally | None = None, clients: int = CLIENTS
+) -> Tally:
     tally = tally or Tally()
     until = time.monotonic() + seconds
     threads = [
-        threading.Thread(target=_mixed_loop, args=(url, until, tally, stop_on_error)) for _ in range(CLIENTS)
+        threading.Thread(target=_mixed_loop, args=(url, until, tally, stop_on_error)) for _ in range(clients)
     ]
     for thread in threads:
         thread.start()
@@ -91,6 +93,19 @@ def test_twenty_clients_writing_and_reading_never_stall(tmp_path: Path) -> None:
     assert tally.errors == []
     assert tally.requests > 100
     assert tally.slowest < 2.0, f"slowest request took {tally.slowest:.1f} s"
+
+
+def test_a_hundred_clients_get_no_errors(tmp_path: Path) -> None:
+    """More clients than the server has threads: none may wait on a thread while holding a
+    database connection (that once ran the pool dry and answered 500)."""
+    process, url = start_server(tmp_path, "--no-worker")
+    try:
+        tally = _run_clients(url, seconds=8, clients=100)
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+    assert tally.errors == []
+    assert tally.requests > 100
 
 
 def _kill_after(pid: int, tally: Tally, answers: int) -> None:
