@@ -3,7 +3,9 @@
 import inspect
 import json
 import signal
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 from typing import Annotated, Any
@@ -27,6 +29,133 @@ demo_cli = typer.Typer(help="Live tf.data timing demos.", no_args_is_help=True)
 cli.add_typer(content_cli, name="content")
 cli.add_typer(db_cli, name="db")
 cli.add_typer(demo_cli, name="demo")
+users_cli = typer.Typer(help="People, roles and invites (AUTH_MODE=accounts or proxy).", no_args_is_help=True)
+cli.add_typer(users_cli, name="users")
+
+
+def _role_help() -> str:
+    from app.accounts.roles import ROLES
+
+    return "; ".join(f"{name}: {role.description}" for name, role in ROLES.items())
+
+
+def _read_password(from_stdin: bool) -> str:
+    if from_stdin:
+        return sys.stdin.readline().rstrip("\n")
+    password: str = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+    return password
+
+
+@contextmanager
+def _users_change() -> Iterator[Any]:
+    """A write session on the migrated database; a refusal exits 1 with its message, nothing stored."""
+    from app.exceptions import DomainError
+    from app.storage import migrations
+    from app.storage.database import Database
+
+    settings = get_settings()
+    migrations.upgrade(settings)
+    database = Database(settings)
+    try:
+        with database.write_sessions() as session:
+            yield session
+            session.commit()
+    except DomainError as error:
+        typer.echo(f"error: {error.message}", err=True)
+        raise typer.Exit(code=1) from error
+    finally:
+        database.dispose()
+
+
+@users_cli.command("add")
+def users_add(
+    name: Annotated[str, typer.Argument(help="The name they sign in with.")],
+    role: Annotated[str, typer.Option(help=_role_help())] = "member",
+    password_stdin: Annotated[
+        bool, typer.Option("--password-stdin", help="Read the password from standard input (for scripts).")
+    ] = False,
+) -> None:
+    """Add a person with a password (the first admin comes from here)."""
+    from app.accounts import service
+
+    password = _read_password(password_stdin)
+    with _users_change() as session:
+        user = service.create_user(session, name, role, password)
+        typer.echo(f"added {user.name} ({user.role})")
+
+
+@users_cli.command("invite")
+def users_invite(
+    role: Annotated[str, typer.Option(help=_role_help())] = "member",
+    expires_days: Annotated[float, typer.Option(help="Days the link works (at most 90).")] = 7,
+) -> None:
+    """Print a one-time invite link: whoever opens it chooses a name and a password."""
+    from app.accounts import service
+
+    with _users_change() as session:
+        token = service.create_invite(session, role, expires_days)
+    base = get_settings().public_url.rstrip("/") or "http://127.0.0.1:8000"
+    typer.echo(f"{base}/invite/{token}")
+
+
+@users_cli.command("list")
+def users_list() -> None:
+    """Everyone, with their role and whether they are disabled."""
+    from app.accounts import service
+
+    with _users_change() as session:
+        for user in service.all_users(session):
+            state = "disabled" if user.disabled else "active"
+            how = "password" if user.password_hash else ("oidc" if user.oidc_subject else "no password")
+            typer.echo(f"{user.name}\t{user.role}\t{state}\t{how}")
+
+
+@users_cli.command("set-role")
+def users_set_role(
+    name: Annotated[str, typer.Argument()], role: Annotated[str, typer.Argument(help=_role_help())]
+) -> None:
+    """Change a person's role (also how to recover when no admin can sign in)."""
+    from app.accounts import service
+
+    with _users_change() as session:
+        service.set_role(session, service.user_or_404(session, name), role, via="cli")
+    typer.echo(f"{name} is now {role}")
+
+
+@users_cli.command("disable")
+def users_disable(name: Annotated[str, typer.Argument()]) -> None:
+    """Sign a person out everywhere and keep them out; their history stays."""
+    from app.accounts import service
+
+    with _users_change() as session:
+        service.set_disabled(session, service.user_or_404(session, name), True)
+    typer.echo(f"{name} is disabled")
+
+
+@users_cli.command("enable")
+def users_enable(name: Annotated[str, typer.Argument()]) -> None:
+    """Let a disabled person sign in again."""
+    from app.accounts import service
+
+    with _users_change() as session:
+        service.set_disabled(session, service.user_or_404(session, name), False)
+    typer.echo(f"{name} is enabled")
+
+
+@users_cli.command("reset-password")
+def users_reset_password(
+    name: Annotated[str, typer.Argument()],
+    password_stdin: Annotated[
+        bool, typer.Option("--password-stdin", help="Read it from standard input.")
+    ] = False,
+) -> None:
+    """Set a new password for a person (it signs them out everywhere)."""
+    from app.accounts import service
+
+    password = _read_password(password_stdin)
+    with _users_change() as session:
+        service.set_password(session, service.user_or_404(session, name), password)
+    typer.echo(f"{name} has a new password")
 
 
 @cli.command()
@@ -42,6 +171,7 @@ def serve(
     from app.web.factory import create_app
 
     settings = get_settings()
+    _refuse_open_single(settings, host)
     migrations.upgrade(settings)
     supervisor = None
     if not no_worker:
@@ -62,6 +192,21 @@ def serve(
     finally:
         if supervisor is not None:
             supervisor.stop()
+
+
+def _refuse_open_single(settings: Any, host: str) -> None:
+    """AUTH_MODE=single has no sign-in: on a network address, anyone reaching the port would be
+    its one user. Refuse unless that is asked for on purpose."""
+    loopback = host in ("localhost", "::1") or host.startswith("127.")
+    if settings.auth_mode == "single" and not loopback and not settings.allow_open_single:
+        typer.echo(
+            f"error: AUTH_MODE=single has no sign-in, so serving on {host} would let anyone who reaches "
+            "the port read and change everything. Set AUTH_MODE=accounts (create the first admin with "
+            "`tiercards users add NAME --role admin`) or AUTH_MODE=proxy, or set ALLOW_OPEN_SINGLE=1 "
+            "to serve it open on purpose.",
+            err=True,
+        )
+        raise typer.Exit(code=2)
 
 
 def _exit_normally(_signum: int, _frame: FrameType | None) -> None:

@@ -31,6 +31,10 @@ class Invalid(DomainError):
         return [{"loc": loc, "msg": self.message, "type": "value_error", **self.extra}]
 
 
+class Forbidden(DomainError):
+    """The person is signed in but their role does not allow this."""
+
+
 class Conflict(DomainError):
     """The request is valid but the thing's state forbids it now (a finished run cancelled)."""
 

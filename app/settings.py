@@ -11,6 +11,8 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from app import PROJECT_ROOT
+from app.accounts.modes import AuthModeName
+from app.accounts.roles import ROLES
 
 Environment = Literal["development", "production"]
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -24,8 +26,12 @@ MIN_SECRET_LENGTH = 32
 MIN_SECRET_DISTINCT = 10
 
 
+def _items(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
 def _comma_list(value: object) -> object:
-    return [item.strip() for item in value.split(",") if item.strip()] if isinstance(value, str) else value
+    return _items(value) if isinstance(value, str) else value
 
 
 class Settings(BaseSettings):
@@ -41,6 +47,25 @@ class Settings(BaseSettings):
     allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
     # Peers whose X-Forwarded-Proto is believed (comma-separated addresses or CIDRs).
     trusted_proxies: Annotated[list[IPNetwork], NoDecode] = Field(default_factory=list)
+    # The address people open the app at (invite links printed by the CLI, OIDC redirects).
+    public_url: str = ""
+    # How people sign in (app/accounts/modes.py): single, accounts or proxy.
+    auth_mode: AuthModeName = "single"
+    # single mode on a non-loopback address: anyone who reaches the port is the one user.
+    allow_open_single: bool = False
+    # A signed-in browser stays signed in this long without being used, and at most this long.
+    session_idle_hours: float = Field(default=12.0, gt=0)
+    session_max_days: float = Field(default=14.0, gt=0)
+    # proxy mode: who the proxy says the person is, and their groups (comma-separated).
+    proxy_user_header: str = "Remote-User"
+    proxy_groups_header: str = "Remote-Groups"
+    # Groups (from the proxy or OIDC) that grant a role, e.g. "tiercards-admins=admin,leads=lead".
+    group_roles: Annotated[dict[str, str], NoDecode] = Field(default_factory=dict)
+    # OIDC sign-in (accounts mode) is on when all three are set.
+    oidc_issuer_url: str = ""
+    oidc_client_id: str = ""
+    oidc_client_secret: str = ""
+    oidc_groups_claim: str = "groups"
     # Request bodies larger than this are refused with 413 before they are read.
     max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
     # The import of an export file may be larger; it is still read within this cap.
@@ -61,6 +86,25 @@ class Settings(BaseSettings):
     def _split(cls, value: object) -> object:
         return _comma_list(value)
 
+    @field_validator("group_roles", mode="before")
+    @classmethod
+    def _pairs(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        pairs = {}
+        for item in _items(value):
+            group, _, role = item.rpartition("=")
+            pairs[group.strip()] = role.strip().lower()
+        return pairs
+
+    @field_validator("group_roles")
+    @classmethod
+    def _known_roles(cls, value: dict[str, str]) -> dict[str, str]:
+        unknown = sorted({role for role in value.values() if role not in ROLES})
+        if unknown or any(not group for group in value):
+            raise ValueError(f"GROUP_ROLES pairs are group=role with a role among {', '.join(ROLES)}")
+        return value
+
     @field_validator("trusted_proxies", mode="before")
     @classmethod
     def _networks(cls, value: object) -> object:
@@ -76,6 +120,11 @@ class Settings(BaseSettings):
             self.database_url = f"sqlite:///{self.data_dir / 'tiercards.db'}"
         if not self.queue_url:
             self.queue_url = f"sqlite:///{self.data_dir / 'queue.db'}"
+        if self.auth_mode == "proxy" and not self.trusted_proxies:
+            raise ValueError(
+                "AUTH_MODE=proxy needs TRUSTED_PROXIES: the addresses of the proxies whose "
+                f"{self.proxy_user_header} header is believed (from anyone else it would let them be anyone)"
+            )
         if self.environment == "production":
             _check_production_secret(self.secret_key)
             if not self.allowed_hosts:
@@ -86,6 +135,12 @@ class Settings(BaseSettings):
             if not self.allowed_hosts:
                 self.allowed_hosts = list(LOOPBACK_HOSTS)
         return self
+
+    @property
+    def oidc_enabled(self) -> bool:
+        return self.auth_mode == "accounts" and bool(
+            self.oidc_issuer_url and self.oidc_client_id and self.oidc_client_secret
+        )
 
     @property
     def is_sqlite(self) -> bool:

@@ -24,7 +24,7 @@ def run_migrations_online() -> None:
     if connection is not None:
         _configure(connection)
         return
-    engine = make_engine(get_settings())
+    engine = make_engine(get_settings(), migrating=True)
     with engine.connect() as connection:
         _configure(connection)
     engine.dispose()

@@ -46,7 +46,11 @@ def _is_router(module: str) -> bool:
 
 
 def _is_http_layer(module: str) -> bool:
-    return module.startswith("app.web") or _is_router(module) or module.endswith(".dependencies")
+    return (
+        module.startswith("app.web")
+        or _is_router(module)
+        or module.endswith((".dependencies", ".middleware"))
+    )
 
 
 def _imports_any(imports: set[str], prefixes: tuple[str, ...]) -> list[str]:

@@ -1,15 +1,43 @@
-"""Who is asking: the dependency every per-person route takes."""
+"""Who is asking (decided by app/accounts/middleware.py) as dependencies, and what their role
+lets them do."""
 
 from typing import Annotated
 
-from fastapi import Depends
+from fastapi import Depends, Request
 
-from app.accounts.models import LOCAL_USER_ID
+from app.accounts.middleware import Principal
+from app.exceptions import Forbidden, NotFound
 
 
-async def current_user_id() -> int:
-    """The single local user until accounts exist; every query already filters on it."""
-    return LOCAL_USER_ID
+async def current_principal(request: Request) -> Principal:
+    principal: Principal | None = request.state.principal
+    if principal is None:  # only public routes run without one; none of them asks
+        raise NotFound("sign in first")
+    return principal
+
+
+PrincipalDep = Annotated[Principal, Depends(current_principal)]
+
+
+async def current_user_id(principal: PrincipalDep) -> int:
+    """Every per-person query filters on this id: one person never reads another's rows."""
+    return principal.id
 
 
 UserIdDep = Annotated[int, Depends(current_user_id)]
+
+
+async def require_admin(principal: PrincipalDep) -> Principal:
+    if not principal.powers.manages_users:
+        raise Forbidden("only an admin may do this")
+    return principal
+
+
+async def require_lead(principal: PrincipalDep) -> Principal:
+    if not principal.powers.sees_team:
+        raise Forbidden("only a lead or an admin may see the team")
+    return principal
+
+
+AdminDep = Annotated[Principal, Depends(require_admin)]
+LeadDep = Annotated[Principal, Depends(require_lead)]

@@ -21,7 +21,10 @@ POOL_TIMEOUT_S = 10
 WRITERS_IN_FLIGHT = 4
 
 
-def make_engine(settings: Settings) -> Engine:
+def make_engine(settings: Settings, migrating: bool = False) -> Engine:
+    """The engine for `settings`. `migrating`: SQLite without foreign keys enforced, as Alembic's
+    batch mode needs (it rebuilds a table by copying it, and dropping the old copy would
+    otherwise cascade to every row that points at it)."""
     pool = {"pool_size": POOL_SIZE, "max_overflow": POOL_MAX_OVERFLOW, "pool_timeout": POOL_TIMEOUT_S}
     if not settings.is_sqlite:
         return create_engine(settings.database_url, pool_pre_ping=True, **pool)
@@ -29,6 +32,8 @@ def make_engine(settings: Settings) -> Engine:
     engine = create_engine(settings.database_url, connect_args={"check_same_thread": False}, **pool)
     turn = _WriterTurn()
     event.listen(engine, "connect", _configure_sqlite_connection)
+    if migrating:
+        event.listen(engine, "connect", _without_foreign_keys)
     event.listen(engine, "begin", turn.begin)
     event.listen(engine, "checkin", turn.end)
     return engine
@@ -49,6 +54,10 @@ def _configure_sqlite_connection(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
+
+
+def _without_foreign_keys(dbapi_connection: Any, _record: Any) -> None:
+    dbapi_connection.execute("PRAGMA foreign_keys=OFF")
 
 
 class _WriterTurn:

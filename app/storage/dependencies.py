@@ -16,7 +16,6 @@ from collections.abc import AsyncIterator, Callable
 from typing import Annotated
 
 import anyio
-
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 

@@ -16,7 +16,7 @@ def alembic_config() -> Config:
 
 def upgrade(settings: Settings, revision: str = "head") -> None:
     config = alembic_config()
-    engine = make_engine(settings)
+    engine = make_engine(settings, migrating=True)
     try:
         with engine.begin() as connection:
             config.attributes["connection"] = connection

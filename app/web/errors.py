@@ -10,7 +10,16 @@ from pydantic import ValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse, Response
 
-from app.exceptions import Conflict, DomainError, Invalid, NotFound, TooMany, Unavailable, field_messages
+from app.exceptions import (
+    Conflict,
+    DomainError,
+    Forbidden,
+    Invalid,
+    NotFound,
+    TooMany,
+    Unavailable,
+    field_messages,
+)
 from app.web.openapi import allowed_methods
 from app.web.templating import is_htmx, render
 
@@ -37,6 +46,7 @@ def _wants_html(request: Request) -> bool:
 # The one place a domain error becomes an HTTP status.
 STATUS_BY_ERROR: tuple[tuple[type[DomainError], int], ...] = (
     (NotFound, 404),
+    (Forbidden, 403),
     (Invalid, 422),
     (Conflict, 409),
     (TooMany, 429),

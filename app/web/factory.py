@@ -10,6 +10,8 @@ from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from app import PROJECT_ROOT
+from app.accounts import router as accounts
+from app.accounts.middleware import Authentication
 from app.content import router as content
 from app.content.catalogue import Catalogue
 from app.demos.routers import api as demos_api
@@ -29,6 +31,7 @@ from app.web.security import SecurityMiddleware, require_csrf
 from app.web.templating import templates
 
 ROUTERS = (
+    accounts,
     content,
     card_page,
     practice_api,
@@ -66,11 +69,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.catalogue = Catalogue(settings.content_dir, settings.content_poll_seconds)
     # The card page's "Run it live" forms: the same for everyone, so the cached page can hold them.
     templates.env.globals["demo_forms"] = preset_forms
+    templates.env.globals["auth_mode"] = settings.auth_mode
     templates.env.filters.update(
         attempt_what=attempt_what, attempt_result=attempt_result, points_covered=points_covered
     )
-    # The last added runs first: security headers around everything, then the guards, then the cache.
+    # The last added runs first: security headers around everything, then the guards, then who
+    # is asking (so the page cache serves only people allowed to see), then the cache.
+    app.state.signed_in = {}
     app.add_middleware(PageCache, catalogue=app.state.catalogue)
+    app.add_middleware(Authentication, settings=settings, db=app.state.db, remembered=app.state.signed_in)
     app.add_middleware(RequestGuard, settings=settings)
     app.add_middleware(SecurityMiddleware, secret_key=settings.secret_key, production=settings.is_production)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")

@@ -70,6 +70,15 @@ def document_api(app: FastAPI) -> None:
     app.openapi = openapi  # type: ignore[method-assign]
 
 
+def route_table(app: FastAPI) -> list[tuple[str, str]]:
+    """Every (METHOD, path) the app serves, pages included (the schema itself leaves pages out)."""
+    return sorted(
+        (method.upper(), path)
+        for path, operations in _full_schema(app)["paths"].items()
+        for method in operations
+    )
+
+
 @cache
 def _methods_by_path(app: FastAPI) -> list[tuple[re.Pattern[str], frozenset[str]]]:
     return [

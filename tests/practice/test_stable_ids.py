@@ -199,7 +199,7 @@ def test_migration_0005_turns_positions_into_ids_and_back(tmp_path: Path) -> Non
         ([], None),
     ]
 
-    engine = make_engine(settings)
+    engine = make_engine(settings, migrating=True)
     try:
         with engine.begin() as connection:
             config = migrations.alembic_config()

@@ -1,0 +1,69 @@
+"""The audit log: what happened to whom, by whom, from where. Admins read it on /admin/audit."""
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, or_, select
+from sqlalchemy.orm import Session
+
+from app.accounts.models import AuditEvent
+from app.storage.base import utcnow
+
+KINDS = (
+    "sign_in",
+    "sign_in_failed",
+    "sign_out",
+    "role_changed",
+    "user_created",
+    "user_disabled",
+    "user_enabled",
+    "password_changed",
+    "invite_created",
+    "invite_used",
+    "token_created",
+    "token_revoked",
+    "import",
+    "export",
+)
+
+
+def record(
+    session: Session,
+    kind: str,
+    *,
+    user_id: int | None = None,
+    actor_id: int | None = None,
+    address: str | None = None,
+    **detail: Any,
+) -> None:
+    """Stage one event; the caller commits with the change it records."""
+    session.add(
+        AuditEvent(kind=kind, user_id=user_id, actor_id=actor_id, address=address, detail=detail, at=utcnow())
+    )
+
+
+def failures_since(
+    session: Session, since: datetime, name: str | None = None, address: str | None = None
+) -> int:
+    """Failed sign-ins since `since` for one account name or from one address."""
+    query = (
+        select(func.count())
+        .select_from(AuditEvent)
+        .where(AuditEvent.kind == "sign_in_failed", AuditEvent.at >= since)
+    )
+    if name is not None:
+        query = query.where(AuditEvent.detail["name"].as_string() == name)
+    if address is not None:
+        query = query.where(AuditEvent.address == address)
+    return int(session.scalar(query) or 0)
+
+
+def recent(
+    session: Session, limit: int = 200, kind: str | None = None, user_id: int | None = None
+) -> list[AuditEvent]:
+    query = select(AuditEvent)
+    if kind:
+        query = query.where(AuditEvent.kind == kind)
+    if user_id is not None:
+        query = query.where(or_(AuditEvent.user_id == user_id, AuditEvent.actor_id == user_id))
+    return list(session.scalars(query.order_by(AuditEvent.at.desc(), AuditEvent.id.desc()).limit(limit)))

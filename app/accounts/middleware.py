@@ -1,0 +1,209 @@
+"""Who is asking, decided once per request before anything else reads it (the page cache too).
+
+- single: always the local user.
+- accounts: the sign-in cookie's session, or an API token sent as `Authorization: Bearer`.
+- proxy: the user the proxy names in PROXY_USER_HEADER, believed only when the connection itself
+  comes from an address in TRUSTED_PROXIES (X-Forwarded-For is never consulted). People are
+  created on first sight; a groups header mapped by GROUP_ROLES sets their role on every request.
+
+Nobody, on a route that needs somebody: the API answers 401, a page sends the browser to
+/login?next=… (or, behind a proxy, says to sign in there). Lookups run in a thread and are
+remembered for a second or two, which a sign-out in this process clears at once.
+"""
+
+import ipaddress
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import quote
+
+import anyio
+from sqlalchemy.orm import Session
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from app.accounts import service
+from app.accounts.models import LOCAL_USER_ID, User
+from app.accounts.roles import ROLES, Role
+from app.exceptions import Invalid
+from app.settings import Settings
+from app.storage.database import Database
+
+Lookup = Callable[[Session, str], tuple[User | None, bool]]
+Remembered = dict[str, tuple[float, "Principal | None"]]
+Touch = Callable[[Session, str], None]
+
+SESSION_COOKIE = "tiercards_session"
+# Reached without signing in: signing in itself, health checks, static files, the API's docs.
+PUBLIC_PREFIXES = ("/login", "/invite/", "/auth/oidc/", "/static/", "/healthz", "/docs", "/openapi.json")
+REMEMBER_S = 2.0
+
+
+@dataclass(frozen=True)
+class Principal:
+    id: int
+    name: str
+    role: str
+    # single, session, token or proxy: how they proved it (CSRF applies to all but tokens).
+    via: str
+
+    @property
+    def powers(self) -> Role:
+        return ROLES[self.role]
+
+
+LOCAL = Principal(LOCAL_USER_ID, "local", "admin", "single")
+
+
+def is_public(path: str) -> bool:
+    return path == "/favicon.ico" or any(path == p.rstrip("/") or path.startswith(p) for p in PUBLIC_PREFIXES)
+
+
+def lifetimes(settings: Settings) -> service.Lifetimes:
+    from datetime import timedelta
+
+    return service.Lifetimes(
+        timedelta(hours=settings.session_idle_hours), timedelta(days=settings.session_max_days)
+    )
+
+
+def cookie(scope: Scope, name: str) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key == b"cookie":
+            for pair in value.decode("latin-1").split(";"):
+                cookie_name, _, cookie_value = pair.strip().partition("=")
+                if cookie_name == name:
+                    return cookie_value
+    return None
+
+
+def _principal(user: User | None, via: str) -> "Principal | None":
+    return None if user is None else Principal(user.id, user.name, user.role, via)
+
+
+class Authentication:
+    def __init__(self, app: ASGIApp, settings: Settings, db: Database, remembered: Remembered) -> None:
+        self.app = app
+        self.settings = settings
+        self.db = db
+        self.lifetimes = lifetimes(settings)
+        # Shared with the app (app.state.signed_in): a sign-out or a disable clears it at once.
+        self._remembered = remembered
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        principal = await self.principal(scope)
+        scope.setdefault("state", {})["principal"] = principal
+        if principal is None and not is_public(scope["path"]):
+            await self._refuse(scope, send)
+            return
+        await self.app(scope, receive, send)
+
+    async def principal(self, scope: Scope) -> Principal | None:
+        mode = self.settings.auth_mode
+        if mode == "single":
+            return LOCAL
+        headers = Headers(scope=scope)
+        authorization = headers.get("authorization", "")
+        if authorization.lower().startswith("bearer "):
+            token = authorization[7:].strip()
+            return await self._remember("t" + token, token, service.token_user, service.touch_token, "token")
+        if mode == "proxy":
+            return await self._from_proxy(scope, headers)
+        session_token = cookie(scope, SESSION_COOKIE)
+        if not session_token:
+            return None
+        return await self._remember(
+            "s" + session_token,
+            session_token,
+            lambda s, t: service.session_user(s, t, self.lifetimes),
+            service.touch_session,
+            "session",
+        )
+
+    async def _from_proxy(self, scope: Scope, headers: Headers) -> Principal | None:
+        client = scope.get("client")
+        try:
+            peer = ipaddress.ip_address(client[0]) if client else None
+        except ValueError:
+            peer = None
+        if peer is None or not any(peer in network for network in self.settings.trusted_proxies):
+            return None
+        name = headers.get(self.settings.proxy_user_header.lower(), "").strip()
+        if not name:
+            return None
+        groups = [
+            g.strip()
+            for g in headers.get(self.settings.proxy_groups_header.lower(), "").split(",")
+            if g.strip()
+        ]
+        role = service.role_for_groups(groups, self.settings.group_roles)
+        return await self._remember(f"p{name}\n{role}", name, None, None, "proxy", role)
+
+    async def _remember(
+        self,
+        key: str,
+        secret: str,
+        lookup: Lookup | None,
+        touch: Touch | None,
+        via: str,
+        role: str | None = None,
+    ) -> Principal | None:
+        now = time.monotonic()
+        found = self._remembered.get(key)
+        if found is not None and found[0] > now:
+            return found[1]
+        if lookup is None:  # proxy: the name is the proof; the person may need creating
+            principal = await anyio.to_thread.run_sync(self._proxy_user, secret, role)
+        else:
+            principal = await anyio.to_thread.run_sync(self._look_up, secret, lookup, touch, via)
+        if len(self._remembered) > 10_000:
+            self._remembered.clear()
+        self._remembered[key] = (now + REMEMBER_S, principal)
+        return principal
+
+    def _look_up(self, secret: str, lookup: Lookup, touch: Touch | None, via: str) -> Principal | None:
+        with self.db.read_sessions() as session:
+            user, stale = lookup(session, secret)
+            principal = _principal(user, via)
+        if principal is not None and stale and touch is not None:
+            with self.db.write_sessions() as session:
+                touch(session, secret)
+        return principal
+
+    def _proxy_user(self, name: str, role: str | None) -> Principal | None:
+        with self.db.write_sessions() as session:
+            try:
+                user = service.ensure_user(session, name, role, how="proxy")
+            except Invalid:
+                return None  # a name the app cannot hold: treated as nobody
+            session.commit()
+            return None if user.disabled else _principal(user, "proxy")
+
+    async def _refuse(self, scope: Scope, send: Send) -> None:
+        path = scope["path"]
+        if path.startswith("/api/"):
+            body = json.dumps(
+                {"detail": "sign in first: send a session cookie or Authorization: Bearer TOKEN"}
+            )
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"www-authenticate", b'Bearer realm="tiercards"'),
+            ]
+            await _send(send, 401, body.encode(), headers)
+        elif self.settings.auth_mode == "accounts":
+            query = scope.get("query_string", b"").decode("latin-1")
+            target = path + (f"?{query}" if query else "")
+            await _send(send, 303, b"", [(b"location", f"/login?next={quote(target, safe='')}".encode())])
+        else:
+            page = b"<!doctype html><title>Sign in</title><h1>Sign in first</h1><p>This tiercards server signs people in through its reverse proxy: open it through the proxy's address.</p>"
+            await _send(send, 401, page, [(b"content-type", b"text/html; charset=utf-8")])
+
+
+async def _send(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    headers = [*headers, (b"content-length", str(len(body)).encode()), (b"cache-control", b"no-store")]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,40 @@
+"""The roles, declared once: the CLI's choices, the admin form, API validation and page text all
+read this table."""
+
+from dataclasses import dataclass
+from typing import Literal
+
+RoleName = Literal["admin", "lead", "author", "member"]
+
+
+@dataclass(frozen=True)
+class Role:
+    name: RoleName
+    label: str
+    description: str
+    manages_users: bool = False
+    sees_team: bool = False
+    authors: bool = False
+
+
+ROLES: dict[str, Role] = {
+    role.name: role
+    for role in (
+        Role(
+            "admin",
+            "Admin",
+            "Users, roles, invites and the audit log; everything a lead and an author can do.",
+            True,
+            True,
+            True,
+        ),
+        Role("lead", "Lead", "The team dashboard and assignments, besides practising.", sees_team=True),
+        Role("author", "Author", "The author preview for writing cards, besides practising.", authors=True),
+        Role("member", "Member", "Practises: answers, quizzes, reviews, demos, their own progress."),
+    )
+}
+DEFAULT_ROLE: RoleName = "member"
+
+
+def role_named(name: str) -> Role | None:
+    return ROLES.get(name.strip().lower())

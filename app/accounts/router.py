@@ -1,0 +1,296 @@
+"""Signing in and out, invites, a person's own account (password, API tokens), the admin's user
+list, and GET /api/me."""
+
+from typing import Annotated, Any
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, Form, Request
+from pydantic import BaseModel
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from app.accounts import passwords, service
+from app.accounts.dependencies import AdminDep, PrincipalDep
+from app.accounts.middleware import SESSION_COOKIE, lifetimes
+from app.accounts.models import User
+from app.accounts.roles import ROLES
+from app.exceptions import Conflict, DomainError, NotFound, TooMany
+from app.settings import Settings
+from app.storage.dependencies import SessionDep, WriteSessionDep
+from app.web.dependencies import FormDep
+from app.web.templating import render
+
+router = APIRouter(tags=["accounts"])
+
+
+class MeOut(BaseModel):
+    name: str
+    role: str
+
+
+def _settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def _address(request: Request) -> str | None:
+    return request.client.host if request.client else None
+
+
+def _forget_signed_in(request: Request) -> None:
+    """Sign-ins remembered by the middleware end now, not a moment later."""
+    request.app.state.signed_in.clear()
+
+
+def safe_next(target: str | None) -> str:
+    """Where to go after signing in: a path on this site, never another one ("//evil", "https:")."""
+    if not target or not target.startswith("/") or target.startswith(("//", "/\\")):
+        return "/"
+    parts = urlsplit(target)
+    return "/" if parts.scheme or parts.netloc else target
+
+
+def _accounts_only(request: Request) -> None:
+    if _settings(request).auth_mode != "accounts":
+        raise NotFound(f"this server signs people in another way (AUTH_MODE={_settings(request).auth_mode})")
+
+
+# --- signing in ---------------------------------------------------------------------------------
+
+
+@router.get("/login", response_class=HTMLResponse)
+def login_page(request: Request, next: str = "/") -> HTMLResponse:
+    _accounts_only(request)
+    return render(request, "login.html", next=safe_next(next), oidc=_settings(request).oidc_enabled)
+
+
+@router.post("/login", response_class=HTMLResponse)
+def sign_in(
+    request: Request,
+    session: WriteSessionDep,
+    username: Annotated[str, Form(max_length=80)] = "",
+    password: Annotated[str, Form(max_length=1024)] = "",
+    next: Annotated[str, Form(max_length=2000)] = "/",
+) -> Response:
+    _accounts_only(request)
+    try:
+        user = service.authenticate(session, username.strip(), password, _address(request))
+    except DomainError as refused:
+        status = 429 if isinstance(refused, TooMany) else 401
+        headers = {"Retry-After": str(refused.retry_after)} if isinstance(refused, TooMany) else None
+        response = render(
+            request,
+            "login.html",
+            status_code=status,
+            next=safe_next(next),
+            username=username,
+            errors=[refused.message],
+            oidc=_settings(request).oidc_enabled,
+        )
+        if headers:
+            response.headers.update(headers)
+        return response
+    return start_signed_in(request, session, user, next, how="password")
+
+
+def start_signed_in(request: Request, session: Any, user: Any, target: str | None, how: str) -> Response:
+    """Open a session for `user`, set its cookie and go where they were going."""
+    settings = _settings(request)
+    token = service.start_session(session, user, lifetimes(settings), _address(request), how=how)
+    session.commit()
+    response = RedirectResponse(safe_next(target), status_code=303)
+    response.set_cookie(
+        SESSION_COOKIE,
+        token,
+        max_age=int(settings.session_max_days * 86400),
+        httponly=True,
+        samesite="lax",
+        secure=settings.is_production,
+        path="/",
+    )
+    return response
+
+
+@router.post("/logout")
+def sign_out(request: Request, session: WriteSessionDep) -> Response:
+    token = request.cookies.get(SESSION_COOKIE)
+    if token:
+        service.end_session(session, token, _address(request))
+        session.commit()
+        _forget_signed_in(request)
+    response = RedirectResponse(
+        "/login" if _settings(request).auth_mode == "accounts" else "/", status_code=303
+    )
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return response
+
+
+# --- invites ------------------------------------------------------------------------------------
+
+
+@router.get("/invite/{token}", response_class=HTMLResponse)
+def invite_page(request: Request, token: str, session: SessionDep) -> HTMLResponse:
+    _accounts_only(request)
+    invite = service.open_invite(session, token)
+    return render(request, "invite.html", token=token, role=ROLES[invite.role])
+
+
+@router.post("/invite/{token}", response_class=HTMLResponse)
+def accept_invite(
+    request: Request,
+    token: str,
+    form: FormDep,
+    session: WriteSessionDep,
+) -> Response:
+    _accounts_only(request)
+    name, password = str(form.get("username") or "").strip(), str(form.get("password") or "")
+    try:
+        user = service.redeem_invite(session, token, name, password, _address(request))
+    except NotFound:
+        raise
+    except DomainError as refused:
+        session.rollback()
+        invite = service.open_invite(session, token)
+        return render(
+            request,
+            "invite.html",
+            status_code=422,
+            token=token,
+            role=ROLES[invite.role],
+            username=name,
+            errors=[refused.message],
+        )
+    return start_signed_in(request, session, user, "/", how="invite")
+
+
+# --- one's own account ---------------------------------------------------------------------------
+
+
+def _account_page(
+    request: Request, session: Any, principal: Any, status_code: int = 200, **extra: Any
+) -> HTMLResponse:
+    tokens = service.tokens_of(session, principal.id)
+    return render(
+        request,
+        "account.html",
+        status_code=status_code,
+        principal=principal,
+        tokens=tokens,
+        accounts=_settings(request).auth_mode == "accounts",
+        **extra,
+    )
+
+
+@router.get("/account", response_class=HTMLResponse)
+def account_page(request: Request, session: SessionDep, principal: PrincipalDep) -> HTMLResponse:
+    return _account_page(request, session, principal)
+
+
+@router.post("/account/password", response_class=HTMLResponse)
+def change_password(
+    request: Request, form: FormDep, session: WriteSessionDep, principal: PrincipalDep
+) -> Response:
+    _accounts_only(request)
+    user = session.get(User, principal.id)
+    current, new = str(form.get("current_password") or ""), str(form.get("new_password") or "")
+    if user is None or not passwords.verify(user.password_hash, current):
+        return _account_page(
+            request, session, principal, 422, password_errors=["your current password is not that"]
+        )
+    try:
+        service.set_password(session, user, new, address=_address(request))
+    except DomainError as refused:
+        return _account_page(request, session, principal, 422, password_errors=[refused.message])
+    session.commit()
+    _forget_signed_in(request)
+    # Changing the password signed every browser out, this one too: sign it back in.
+    return start_signed_in(request, session, user, "/account", how="password")
+
+
+@router.post("/account/tokens", response_class=HTMLResponse)
+def create_token(
+    request: Request, form: FormDep, session: WriteSessionDep, principal: PrincipalDep
+) -> HTMLResponse:
+    user = session.get(User, principal.id)
+    assert user is not None
+    try:
+        token = service.create_token(session, user, str(form.get("name") or ""), _address(request))
+    except DomainError as refused:
+        return _account_page(request, session, principal, 422, token_errors=[refused.message])
+    session.commit()
+    return _account_page(request, session, principal, new_token=token)
+
+
+@router.post("/account/tokens/{token_id}/revoke", response_class=HTMLResponse)
+def revoke_token(
+    request: Request, token_id: int, session: WriteSessionDep, principal: PrincipalDep
+) -> HTMLResponse:
+    service.revoke_token(session, principal.id, token_id, _address(request))
+    session.commit()
+    _forget_signed_in(request)
+    return _account_page(request, session, principal, revoked=True)
+
+
+@router.get("/api/me", tags=["api"])
+def me(principal: PrincipalDep) -> MeOut:
+    """Who you are signed in as, and your role."""
+    return MeOut(name=principal.name, role=principal.role)
+
+
+# --- the admin's user list -------------------------------------------------------------------------
+
+
+def _users_page(request: Request, session: Any, status_code: int = 200, **extra: Any) -> HTMLResponse:
+    return render(
+        request,
+        "admin_users.html",
+        status_code=status_code,
+        users=service.all_users(session),
+        roles=list(ROLES.values()),
+        accounts=_settings(request).auth_mode == "accounts",
+        **extra,
+    )
+
+
+@router.get("/admin/users", response_class=HTMLResponse)
+def users_page(request: Request, session: SessionDep, _admin: AdminDep) -> HTMLResponse:
+    return _users_page(request, session)
+
+
+@router.post("/admin/users/{name}", response_class=HTMLResponse)
+def change_user(
+    request: Request, name: str, form: FormDep, session: WriteSessionDep, admin: AdminDep
+) -> HTMLResponse:
+    """Set a person's role, or disable or enable them; never leaves the server without an admin."""
+    user = service.user_or_404(session, name)
+    try:
+        if "role" in form:
+            service.set_role(session, user, str(form["role"]), admin.id, _address(request))
+        if "disabled" in form:
+            service.set_disabled(session, user, form["disabled"] == "true", admin.id, _address(request))
+        if service.admins_left(session) == 0:
+            raise Conflict("that would leave no active admin; make someone else an admin first")
+    except DomainError as refused:
+        session.rollback()
+        return _users_page(
+            request, session, 409 if isinstance(refused, Conflict) else 422, errors=[refused.message]
+        )
+    session.commit()
+    _forget_signed_in(request)
+    return _users_page(request, session, saved=f"Saved {name}.")
+
+
+@router.post("/admin/invites", response_class=HTMLResponse)
+def invite(request: Request, form: FormDep, session: WriteSessionDep, admin: AdminDep) -> HTMLResponse:
+    _accounts_only(request)
+    try:
+        days = float(str(form.get("expires_days") or "7"))
+        token = service.create_invite(
+            session, str(form.get("role") or "member"), days, admin.id, _address(request)
+        )
+    except (ValueError, DomainError) as refused:
+        message = (
+            refused.message if isinstance(refused, DomainError) else "expires_days must be a number of days"
+        )
+        return _users_page(request, session, 422, errors=[message])
+    session.commit()
+    return _users_page(request, session, invite_url=f"{request.base_url}invite/{token}")

@@ -1,0 +1,356 @@
+"""Accounts: people, their passwords, sign-in sessions, API tokens and invites.
+
+Secrets (session cookies, API tokens, invite links) are random 256-bit values handed out once;
+only their SHA-256 is stored, so the database alone opens nothing.
+"""
+
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session
+
+from app.accounts import audit, passwords
+from app.accounts.models import LOCAL_USER_ID, ApiToken, Invite, SignInSession, User
+from app.accounts.roles import ROLES, Role, role_named
+from app.exceptions import Conflict, Invalid, NotFound, TooMany
+from app.storage.base import utcnow
+
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,79}$")
+# Failed sign-ins within THROTTLE_WINDOW after which more tries wait: per account (guessing one
+# person's password) and per address (trying many accounts).
+THROTTLE_WINDOW = timedelta(minutes=15)
+MAX_FAILURES_PER_ACCOUNT = 5
+MAX_FAILURES_PER_ADDRESS = 20
+# A session seen this recently is not written again just to say so.
+TOUCH_INTERVAL = timedelta(minutes=1)
+
+
+class SignInRefused(Invalid):
+    """Wrong name or password (which of the two is not said), or a disabled account."""
+
+    def __init__(self) -> None:
+        super().__init__("password", "that name and password do not match an active account")
+
+
+@dataclass(frozen=True)
+class Lifetimes:
+    """How long a sign-in lasts: `idle` since the browser was last seen, `absolute` since sign-in."""
+
+    idle: timedelta
+    absolute: timedelta
+
+
+def new_secret() -> tuple[str, str]:
+    """A random token and its SHA-256 (what is stored)."""
+    token = secrets.token_urlsafe(32)
+    return token, digest(token)
+
+
+def digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def role_or_invalid(name: str) -> Role:
+    role = role_named(name)
+    if role is None:
+        raise Invalid("role", f"role must be one of {', '.join(ROLES)}")
+    return role
+
+
+# --- people --------------------------------------------------------------------------------------
+
+
+def user_named(session: Session, name: str) -> User | None:
+    return session.scalar(select(User).where(User.name == name))
+
+
+def user_or_404(session: Session, name: str) -> User:
+    user = user_named(session, name)
+    if user is None:
+        raise NotFound(f"no user named '{name}'")
+    return user
+
+
+def all_users(session: Session) -> list[User]:
+    return list(session.scalars(select(User).order_by(User.name)))
+
+
+def create_user(
+    session: Session,
+    name: str,
+    role: str = "member",
+    password: str | None = None,
+    actor_id: int | None = None,
+    address: str | None = None,
+) -> User:
+    """A new person (a password is optional: OIDC and proxy people have none). Caller commits."""
+    if not NAME_PATTERN.match(name):
+        raise Invalid(
+            "username", "a name is 1 to 80 letters, digits and . _ @ + - (starting with a letter or digit)"
+        )
+    chosen = role_or_invalid(role)
+    if user_named(session, name) is not None:
+        raise Conflict(f"the name '{name}' is taken")
+    if password is not None:
+        passwords.check(password, name)
+    user = User(
+        name=name, role=chosen.name, password_hash=passwords.hash_password(password) if password else None
+    )
+    session.add(user)
+    session.flush()
+    audit.record(
+        session, "user_created", user_id=user.id, actor_id=actor_id, address=address, role=chosen.name
+    )
+    return user
+
+
+def set_role(
+    session: Session,
+    user: User,
+    role: str,
+    actor_id: int | None = None,
+    address: str | None = None,
+    via: str = "admin",
+) -> None:
+    chosen = role_or_invalid(role)
+    if chosen.name != user.role:
+        audit.record(
+            session,
+            "role_changed",
+            user_id=user.id,
+            actor_id=actor_id,
+            address=address,
+            old=user.role,
+            new=chosen.name,
+            via=via,
+        )
+        user.role = chosen.name
+
+
+def set_disabled(
+    session: Session, user: User, disabled: bool, actor_id: int | None = None, address: str | None = None
+) -> None:
+    """Disabling ends every session of theirs at once and keeps their history."""
+    if disabled and user.disabled_at is None:
+        user.disabled_at = utcnow()
+        session.execute(delete(SignInSession).where(SignInSession.user_id == user.id))
+        audit.record(session, "user_disabled", user_id=user.id, actor_id=actor_id, address=address)
+    elif not disabled and user.disabled_at is not None:
+        user.disabled_at = None
+        audit.record(session, "user_enabled", user_id=user.id, actor_id=actor_id, address=address)
+
+
+def set_password(
+    session: Session, user: User, password: str, actor_id: int | None = None, address: str | None = None
+) -> None:
+    """A new password ends every other sign-in of theirs."""
+    passwords.check(password, user.name)
+    user.password_hash = passwords.hash_password(password)
+    session.execute(delete(SignInSession).where(SignInSession.user_id == user.id))
+    audit.record(session, "password_changed", user_id=user.id, actor_id=actor_id or user.id, address=address)
+
+
+def admins_left(session: Session) -> int:
+    """Active admins who can sign in: the local user of single mode counts only once it has a password."""
+    query = select(User.id).where(
+        User.role == "admin",
+        User.disabled_at.is_(None),
+        (User.id != LOCAL_USER_ID) | User.password_hash.is_not(None),
+    )
+    return len(session.scalars(query).all())
+
+
+# --- signing in -------------------------------------------------------------------------------------
+
+
+def check_throttle(session: Session, name: str, address: str | None, now: datetime) -> None:
+    since = now - THROTTLE_WINDOW
+    wait = int(THROTTLE_WINDOW.total_seconds())
+    if audit.failures_since(session, since, name=name) >= MAX_FAILURES_PER_ACCOUNT:
+        raise TooMany(
+            f"too many failed sign-ins for '{name}': try again in {wait // 60} minutes", retry_after=wait
+        )
+    if address and audit.failures_since(session, since, address=address) >= MAX_FAILURES_PER_ADDRESS:
+        raise TooMany(
+            f"too many failed sign-ins from this address: try again in {wait // 60} minutes", retry_after=wait
+        )
+
+
+def authenticate(session: Session, name: str, password: str, address: str | None) -> User:
+    """The person `name` if `password` is theirs; SignInRefused or TooMany otherwise. Commits the
+    failure (it is what throttling counts) but not a success (the caller starts the session)."""
+    now = utcnow()
+    check_throttle(session, name, address, now)
+    user = user_named(session, name)
+    ok = passwords.verify(user.password_hash if user else passwords.DUMMY_HASH, password)
+    if user is None or not ok or user.disabled:
+        audit.record(session, "sign_in_failed", user_id=user.id if user else None, address=address, name=name)
+        session.commit()
+        raise SignInRefused()
+    if user.password_hash and passwords.needs_rehash(user.password_hash):
+        user.password_hash = passwords.hash_password(password)
+    return user
+
+
+def start_session(
+    session: Session, user: User, lifetimes: Lifetimes, address: str | None, how: str = "password"
+) -> str:
+    """A new signed-in browser for `user`; returns the cookie's token. Caller commits."""
+    token, token_hash = new_secret()
+    now = utcnow()
+    session.add(
+        SignInSession(
+            token_hash=token_hash,
+            user_id=user.id,
+            created_at=now,
+            last_seen_at=now,
+            expires_at=now + lifetimes.absolute,
+            address=address,
+        )
+    )
+    audit.record(session, "sign_in", user_id=user.id, actor_id=user.id, address=address, how=how)
+    return token
+
+
+def session_user(session: Session, token: str, lifetimes: Lifetimes) -> tuple[User | None, bool]:
+    """Whose browser holds `token` if the sign-in is still alive, and whether it is time to
+    store that it was seen (touch_session, in a write transaction of its own)."""
+    row = session.get(SignInSession, digest(token))
+    now = utcnow()
+    if row is None or row.expires_at <= now or row.last_seen_at + lifetimes.idle <= now:
+        return None, False
+    user = session.get(User, row.user_id)
+    if user is None or user.disabled:
+        return None, False
+    return user, now - row.last_seen_at >= TOUCH_INTERVAL
+
+
+def touch_session(session: Session, token: str) -> None:
+    session.execute(
+        update(SignInSession).where(SignInSession.token_hash == digest(token)).values(last_seen_at=utcnow())
+    )
+    session.commit()
+
+
+def end_session(session: Session, token: str, address: str | None = None) -> None:
+    row = session.get(SignInSession, digest(token))
+    if row is not None:
+        audit.record(session, "sign_out", user_id=row.user_id, actor_id=row.user_id, address=address)
+        session.delete(row)
+
+
+# --- API tokens ---------------------------------------------------------------------------------------
+
+
+def create_token(session: Session, user: User, name: str, address: str | None = None) -> str:
+    """A personal API token; returns it (shown once). Caller commits."""
+    name = name.strip()
+    if not 1 <= len(name) <= 80:
+        raise Invalid("name", "name the token (1 to 80 characters), e.g. the script that uses it")
+    token, token_hash = new_secret()
+    session.add(ApiToken(user_id=user.id, name=name, token_hash=token_hash, created_at=utcnow()))
+    audit.record(session, "token_created", user_id=user.id, actor_id=user.id, address=address, name=name)
+    return token
+
+
+def tokens_of(session: Session, user_id: int) -> list[ApiToken]:
+    query = select(ApiToken).where(ApiToken.user_id == user_id, ApiToken.revoked_at.is_(None))
+    return list(session.scalars(query.order_by(ApiToken.created_at.desc())))
+
+
+def revoke_token(session: Session, user_id: int, token_id: int, address: str | None = None) -> None:
+    token = session.get(ApiToken, token_id)
+    if token is None or token.user_id != user_id or token.revoked_at is not None:
+        raise NotFound(f"no token with id {token_id}")
+    token.revoked_at = utcnow()
+    audit.record(
+        session, "token_revoked", user_id=user_id, actor_id=user_id, address=address, name=token.name
+    )
+
+
+def token_user(session: Session, token: str) -> tuple[User | None, bool]:
+    """Whose API token this is (revoked, unknown or disabled: nobody), and whether to store that
+    it was used (touch_token)."""
+    row = session.scalar(
+        select(ApiToken).where(ApiToken.token_hash == digest(token), ApiToken.revoked_at.is_(None))
+    )
+    if row is None:
+        return None, False
+    user = session.get(User, row.user_id)
+    if user is None or user.disabled:
+        return None, False
+    return user, row.last_used_at is None or utcnow() - row.last_used_at >= TOUCH_INTERVAL
+
+
+def touch_token(session: Session, token: str) -> None:
+    session.execute(
+        update(ApiToken).where(ApiToken.token_hash == digest(token)).values(last_used_at=utcnow())
+    )
+    session.commit()
+
+
+# --- people named by someone else (a proxy, an OIDC provider) -----------------------------------------
+
+
+def role_for_groups(groups: list[str], group_roles: dict[str, str]) -> str | None:
+    """The strongest role any of `groups` grants (admin > lead > author > member), or None."""
+    granted = {group_roles[g] for g in groups if g in group_roles}
+    return next((name for name in ROLES if name in granted), None)
+
+
+def ensure_user(session: Session, name: str, role: str | None, how: str, address: str | None = None) -> User:
+    """The person `name`, created on first sight (as a member unless `role`); a `role` from their
+    groups replaces the stored one each time, so a change at the provider takes effect here.
+    Caller commits."""
+    user = user_named(session, name)
+    if user is None:
+        return create_user(session, name, role or "member", address=address)
+    if role is not None and role != user.role:
+        set_role(session, user, role, address=address, via=how)
+    return user
+
+
+# --- invites ------------------------------------------------------------------------------------------
+
+
+def create_invite(
+    session: Session, role: str, days: float, actor_id: int | None = None, address: str | None = None
+) -> str:
+    """A one-time invite; returns its token (the link is /invite/{token}). Caller commits."""
+    chosen = role_or_invalid(role)
+    if not 0 < days <= 90:
+        raise Invalid("expires_days", "an invite lasts more than 0 and at most 90 days")
+    token, token_hash = new_secret()
+    now = utcnow()
+    session.add(
+        Invite(
+            token_hash=token_hash,
+            role=chosen.name,
+            created_by=actor_id,
+            created_at=now,
+            expires_at=now + timedelta(days=days),
+        )
+    )
+    audit.record(session, "invite_created", actor_id=actor_id, address=address, role=chosen.name, days=days)
+    return token
+
+
+def open_invite(session: Session, token: str) -> Invite:
+    """The invite `token` opens, or NotFound (unknown, used or expired read the same)."""
+    invite = session.get(Invite, digest(token)) if len(token) <= 128 else None
+    if invite is None or invite.used_at is not None or invite.expires_at <= utcnow():
+        raise NotFound("this invite link is not valid: it was used, it expired, or it never existed")
+    return invite
+
+
+def redeem_invite(session: Session, token: str, name: str, password: str, address: str | None) -> User:
+    """Create the invited person; the invite cannot be used again. Caller commits."""
+    invite = open_invite(session, token)
+    user = create_user(session, name, invite.role, password, actor_id=invite.created_by, address=address)
+    invite.used_at, invite.used_by = utcnow(), user.id
+    audit.record(session, "invite_used", user_id=user.id, actor_id=user.id, address=address, role=invite.role)
+    return user

@@ -1,0 +1,78 @@
+"""An app in AUTH_MODE=accounts with two members and an admin, and clients signed in as each."""
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from app import PROJECT_ROOT
+from app.accounts import service
+from app.settings import Settings
+from app.storage import migrations
+from app.web.factory import create_app
+from app.web.security import CSRF_COOKIE
+
+PASSWORDS = {
+    "alice": "correct horse battery",
+    "bob": "purple monkey dishwasher",
+    "root": "admin pass phrase 7",
+}
+
+
+def accounts_settings(data_dir: Path, **extra: object) -> Settings:
+    values: dict[str, object] = {
+        "data_dir": data_dir,
+        "content_dir": PROJECT_ROOT / "content",
+        "secret_key": "test-only-secret-key-that-is-long-enough",
+        "content_poll_seconds": 0,
+        "allowed_hosts": ["testserver"],
+        "auth_mode": "accounts",
+        **extra,
+    }
+    settings = Settings.model_validate(values)
+    migrations.upgrade(settings)
+    return settings
+
+
+@pytest.fixture
+def team_app(tmp_path: Path) -> Iterator[FastAPI]:
+    app = create_app(accounts_settings(tmp_path))
+    with app.state.db.write_sessions() as session:
+        service.create_user(session, "alice", "member", PASSWORDS["alice"])
+        service.create_user(session, "bob", "member", PASSWORDS["bob"])
+        service.create_user(session, "root", "admin", PASSWORDS["root"])
+        session.commit()
+    yield app
+    app.state.db.dispose()
+
+
+def fresh_client(app: FastAPI, **kwargs: object) -> TestClient:
+    """A browser with a CSRF cookie and no sign-in."""
+    client = TestClient(app, follow_redirects=False, **kwargs)  # type: ignore[arg-type]
+    client.get("/login")
+    client.headers["X-CSRF-Token"] = client.cookies[CSRF_COOKIE]
+    return client
+
+
+def sign_in(client: TestClient, name: str, password: str | None = None) -> TestClient:
+    response = client.post(
+        "/login", data={"username": name, "password": password or PASSWORDS[name], "next": "/"}
+    )
+    assert response.status_code == 303, response.text
+    return client
+
+
+@pytest.fixture
+def signed_in(team_app: FastAPI) -> Callable[[str], TestClient]:
+    clients: list[TestClient] = []
+
+    def make(name: str) -> TestClient:
+        client = sign_in(fresh_client(team_app), name)
+        clients.append(client)
+        return client
+
+    yield make  # type: ignore[misc]
+    for client in clients:
+        client.close()

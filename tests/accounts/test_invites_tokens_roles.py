@@ -1,0 +1,171 @@
+"""Invites (one use, expiry, password rules), personal API tokens (bearer, no CSRF, revocable),
+roles (admins manage people, never the last admin away), and the CLI that makes the first admin."""
+
+import subprocess
+import sys
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy import update
+
+from app import PROJECT_ROOT
+from app.accounts import service
+from app.accounts.models import Invite, User
+from app.storage.base import utcnow
+from tests.accounts.conftest import accounts_settings, fresh_client, sign_in
+
+ANSWER = {"tier": "middle", "kind": "solid", "text": "an answer", "seconds": 3}
+
+
+def invite_link(root: TestClient, role: str = "member", days: str = "7") -> str:
+    page = root.post("/admin/invites", data={"role": role, "expires_days": days})
+    assert page.status_code == 200
+    url = BeautifulSoup(page.text, "html.parser").select_one("code.token").text
+    return "/" + url.split("/", 3)[3]
+
+
+def users(app: FastAPI) -> dict[str, User]:
+    with app.state.db.read_sessions() as session:
+        return {u.name: u for u in service.all_users(session)}
+
+
+def test_an_invite_makes_an_account_with_its_role_once(
+    signed_in: Callable[[str], TestClient], team_app: FastAPI
+) -> None:
+    link = invite_link(signed_in("root"), role="lead")
+    newcomer = fresh_client(team_app)
+    assert "Lead" in newcomer.get(link).text
+    joined = newcomer.post(link, data={"username": "carol", "password": "a long enough phrase"})
+    assert joined.status_code == 303
+    assert newcomer.get("/api/me").json() == {"name": "carol", "role": "lead"}
+    again = fresh_client(team_app).post(link, data={"username": "mallory", "password": "another long phrase"})
+    assert again.status_code == 404
+    assert "mallory" not in users(team_app)
+
+
+def test_an_expired_invite_opens_nothing(signed_in: Callable[[str], TestClient], team_app: FastAPI) -> None:
+    link = invite_link(signed_in("root"))
+    with team_app.state.db.write_sessions() as session:
+        session.execute(update(Invite).values(expires_at=utcnow() - timedelta(seconds=1)))
+        session.commit()
+    client = fresh_client(team_app)
+    assert client.get(link).status_code == 404
+    assert client.post(link, data={"username": "late", "password": "a long enough phrase"}).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("name", "password", "message"),
+    [
+        ("dave", "short", "at least 8 characters"),
+        ("dave", "password1", "too common"),
+        ("dave", "dave", "at least 8"),
+        ("alice", "a long enough phrase", "taken"),
+        ("no spaces allowed", "a long enough phrase", "a name is"),
+    ],
+)
+def test_a_refused_invite_form_says_why_and_stores_nothing(
+    signed_in: Callable[[str], TestClient], team_app: FastAPI, name: str, password: str, message: str
+) -> None:
+    link = invite_link(signed_in("root"))
+    response = fresh_client(team_app).post(link, data={"username": name, "password": password})
+    assert response.status_code == 422
+    assert message in BeautifulSoup(response.text, "html.parser").select_one(".errors").text
+    # "local" is single mode's user, kept with its history.
+    assert set(users(team_app)) == {"alice", "bob", "root", "local"}
+    assert fresh_client(team_app).get(link).status_code == 200  # still usable
+
+
+def test_an_api_token_works_without_cookies_or_csrf_until_revoked(
+    signed_in: Callable[[str], TestClient], team_app: FastAPI
+) -> None:
+    bob = signed_in("bob")
+    page = bob.post("/account/tokens", data={"name": "my script"})
+    token = BeautifulSoup(page.text, "html.parser").select_one("code.token").text
+    script = TestClient(team_app)
+    headers = {"Authorization": f"Bearer {token}"}
+    assert script.get("/api/me", headers=headers).json() == {"name": "bob", "role": "member"}
+    assert (
+        script.post("/api/cards/tf-data-prefetch-last/attempts", json=ANSWER, headers=headers).status_code
+        == 201
+    )
+    token_id = service_token_id(team_app, "bob")
+    assert bob.post(f"/account/tokens/{token_id}/revoke").status_code == 200
+    assert script.get("/api/me", headers=headers).status_code == 401
+    assert script.get("/api/me", headers={"Authorization": "Bearer not-a-token"}).status_code == 401
+
+
+def service_token_id(app: FastAPI, name: str) -> int:
+    with app.state.db.read_sessions() as session:
+        user = service.user_named(session, name)
+        assert user is not None
+        return service.tokens_of(session, user.id)[0].id
+
+
+def test_only_admins_manage_people_and_the_last_admin_stays(
+    signed_in: Callable[[str], TestClient], team_app: FastAPI
+) -> None:
+    alice = signed_in("alice")
+    assert alice.get("/admin/users").status_code == 403
+    assert alice.post("/admin/users/bob", data={"role": "admin"}).status_code == 403
+    root = signed_in("root")
+    assert root.post("/admin/users/bob", data={"role": "lead"}).status_code == 200
+    assert users(team_app)["bob"].role == "lead"
+    refused = root.post("/admin/users/root", data={"role": "member"})
+    assert refused.status_code == 409 and "no active admin" in refused.text
+    assert users(team_app)["root"].role == "admin"
+    assert root.post("/admin/users/bob", data={"role": "wizard"}).status_code == 422
+
+
+def test_the_first_admin_comes_from_the_cli(tmp_path: Path) -> None:
+    settings = accounts_settings(tmp_path)
+    env = {"DATA_DIR": str(tmp_path), "AUTH_MODE": "accounts", "SECRET_KEY": settings.secret_key}
+
+    def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "app.cli", "users", *args],
+            cwd=PROJECT_ROOT,
+            env={**__import__("os").environ, **env},
+            input=stdin,
+            capture_output=True,
+            text=True,
+        )
+
+    assert (
+        cli("add", "boss", "--role", "admin", "--password-stdin", stdin="a sturdy admin phrase\n").returncode
+        == 0
+    )
+    weak = cli("add", "weak", "--password-stdin", stdin="12345678\n")
+    assert weak.returncode == 1 and "too common" in weak.stderr
+    invite = cli("invite", "--role", "author")
+    assert invite.returncode == 0 and "/invite/" in invite.stdout
+    assert cli("set-role", "boss", "wizard").returncode == 1
+    listed = cli("list").stdout
+    assert "boss\tadmin\tactive\tpassword" in listed and "weak" not in listed
+
+    from app.web.factory import create_app
+
+    app = create_app(settings)
+    client = sign_in(fresh_client(app), "boss", "a sturdy admin phrase")
+    assert client.get("/api/me").json() == {"name": "boss", "role": "admin"}
+    assert cli("disable", "boss").returncode == 0
+    app.state.signed_in.clear()
+    assert client.get("/api/me").status_code == 401
+    app.state.db.dispose()
+
+
+def test_serve_refuses_a_network_address_in_single_mode(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "app.cli", "serve", "--host", "0.0.0.0", "--no-worker"],
+        cwd=PROJECT_ROOT,
+        env={**__import__("os").environ, "DATA_DIR": str(tmp_path), "AUTH_MODE": "single"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "AUTH_MODE=accounts" in result.stderr and "ALLOW_OPEN_SINGLE" in result.stderr

@@ -1,0 +1,154 @@
+"""Isolation, proved route by route from the app's own route table: a route nobody classified
+here fails the suite. Alice records an answer, a demo run, her settings and a token; bob, signed
+in as a member, reaches none of it through any route, and strangers reach no route but the public
+ones."""
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from app.web.openapi import route_table
+from tests.accounts.conftest import fresh_client
+from tests.factories import OWNER_CARD
+
+MARKER = "alice-secret-answer-7f3a"
+# What each route is: public (no sign-in), shared (the same for every signed-in person), own (a
+# person's own data: one person never reaches another's) or admin.
+ROUTES: dict[tuple[str, str], str] = {
+    ("GET", "/"): "shared",
+    ("GET", "/healthz"): "public",
+    ("GET", "/login"): "public",
+    ("POST", "/login"): "public",
+    ("POST", "/logout"): "own",
+    ("GET", "/invite/{token}"): "public",
+    ("POST", "/invite/{token}"): "public",
+    ("GET", "/account"): "own",
+    ("POST", "/account/password"): "own",
+    ("POST", "/account/tokens"): "own",
+    ("POST", "/account/tokens/{token_id}/revoke"): "own",
+    ("GET", "/admin/users"): "admin",
+    ("POST", "/admin/users/{name}"): "admin",
+    ("POST", "/admin/invites"): "admin",
+    ("GET", "/api/me"): "own",
+    ("GET", "/api/cards"): "shared",
+    ("GET", "/api/cards/{card_id}"): "shared",
+    ("GET", "/api/demo-presets"): "shared",
+    ("GET", "/api/workers"): "shared",
+    ("POST", "/api/cards/{card_id}/attempts"): "own",
+    ("GET", "/api/attempts"): "own",
+    ("GET", "/api/cards/{card_id}/schedule"): "own",
+    ("GET", "/api/demos"): "own",
+    ("POST", "/api/demos"): "own",
+    ("GET", "/api/demos/{run_id}"): "own",
+    ("POST", "/api/demos/{run_id}/cancel"): "own",
+    ("POST", "/api/demos/{run_id}/rerun"): "own",
+    ("GET", "/api/export.csv"): "own",
+    ("GET", "/api/export.json"): "own",
+    ("POST", "/api/import"): "own",
+    ("GET", "/api/practice/due"): "own",
+    ("GET", "/api/progress"): "own",
+    ("GET", "/api/settings"): "own",
+    ("PUT", "/api/settings"): "own",
+    ("POST", "/attempts/{attempt_id}/assessment"): "own",
+    ("GET", "/cards/{card_id}"): "shared",
+    ("POST", "/cards/{card_id}/answers"): "own",
+    ("GET", "/cards/{card_id}/demo-runs"): "own",
+    ("GET", "/cards/{card_id}/history"): "own",
+    ("GET", "/cards/{card_id}/quiz"): "shared",
+    ("POST", "/cards/{card_id}/quiz"): "own",
+    ("GET", "/cards/{card_id}/reveal"): "shared",
+    ("POST", "/demos"): "own",
+    ("GET", "/demos/{run_id}"): "own",
+    ("POST", "/demos/{run_id}/cancel"): "own",
+    ("POST", "/demos/{run_id}/rerun"): "own",
+    ("GET", "/demos/{run_id}/status"): "own",
+    ("GET", "/practice"): "own",
+    ("POST", "/practice/rate"): "own",
+    ("POST", "/practice/reveal"): "own",
+    ("POST", "/practice/settings"): "own",
+    ("GET", "/progress"): "own",
+}
+
+
+def test_every_route_is_classified(team_app: FastAPI) -> None:
+    served = set(route_table(team_app))
+    assert sorted(served - set(ROUTES)) == [], "classify these routes in ROUTES"
+    assert sorted(set(ROUTES) - served) == [], "these routes are gone: remove them from ROUTES"
+
+
+@pytest.fixture
+def alices(signed_in: Callable[[str], TestClient]) -> dict[str, Any]:
+    """Alice's things, by the path parameter that names them."""
+    alice = signed_in("alice")
+    attempt = alice.post(
+        f"/api/cards/{OWNER_CARD}/attempts",
+        json={"tier": "middle", "kind": "solid", "text": MARKER, "seconds": 3, "rating": "good"},
+    ).json()
+    run = alice.post("/api/demos", json={"preset": "placement", "card_id": OWNER_CARD}).json()
+    assert (
+        alice.put(
+            "/api/settings", json={"target_tier": "principal", "desired_retention": 0.931, "new_per_day": 7}
+        ).status_code
+        == 200
+    )
+    alice.post("/account/tokens", data={"name": "alice-token"})
+    token_id = next(i for i in range(1, 50) if alice.post(f"/account/tokens/{i}/revoke").status_code == 200)
+    alice.post("/account/tokens", data={"name": "alice-token"})
+    return {
+        "card_id": OWNER_CARD,
+        "attempt_id": attempt["id"],
+        "run_id": run["run_id"],
+        "token_id": token_id + 1,
+        "name": "alice",
+        "token": "not-an-invite",
+        "client": alice,
+    }
+
+
+def _url(path: str, things: dict[str, Any]) -> str:
+    return path.format(**{k: v for k, v in things.items() if k != "client"})
+
+
+def _reveals_alice(text: str, things: dict[str, Any], url: str) -> list[str]:
+    """Alice's things in a response, leaving out what bob put in the URL himself (a 404 may say
+    "no demo run with id …" back to him)."""
+    clues = (MARKER, str(things["run_id"]), "alice-token", "0.931")
+    return [clue for clue in clues if clue in text and clue not in url]
+
+
+@pytest.mark.parametrize(("method", "path"), sorted(k for k, v in ROUTES.items() if v == "own"))
+def test_bob_never_reaches_alices_things(
+    alices: dict[str, Any], signed_in: Callable[[str], TestClient], method: str, path: str
+) -> None:
+    bob = signed_in("bob")
+    url = _url(path, alices)
+    response = bob.request(method, url, data={} if method == "POST" else None)
+    assert response.status_code < 500
+    assert _reveals_alice(response.text, alices, url) == [], f"{method} {path} showed bob alice's data"
+    if "{" in path and "{card_id}" not in path:  # it names one of alice's things
+        assert response.status_code in (404, 422), f"{method} {path} reached alice's thing for bob"
+    # Alice's own view is unchanged by whatever bob tried.
+    mine = alices["client"].get(f"/api/attempts?card_id={OWNER_CARD}").json()
+    assert [a["text"] for a in mine] == [MARKER]
+    assert alices["client"].get(f"/api/demos/{alices['run_id']}").status_code == 200
+
+
+@pytest.mark.parametrize(("method", "path"), sorted(k for k, v in ROUTES.items() if v == "admin"))
+def test_members_are_refused_admin_routes(
+    alices: dict[str, Any], signed_in: Callable[[str], TestClient], method: str, path: str
+) -> None:
+    assert signed_in("bob").request(method, _url(path, alices)).status_code == 403
+
+
+@pytest.mark.parametrize(("method", "path"), sorted(k for k, v in ROUTES.items() if v != "public"))
+def test_strangers_reach_no_route_but_the_public_ones(
+    team_app: FastAPI, alices: dict[str, Any], method: str, path: str
+) -> None:
+    response = fresh_client(team_app).request(method, _url(path, alices))
+    expected = 401 if path.startswith("/api/") else 303
+    assert response.status_code == expected
+    if expected == 303:
+        assert response.headers["location"].startswith("/login?next=")

@@ -1,0 +1,70 @@
+"""AUTH_MODE=proxy: the proxy names the person in a header, believed only from TRUSTED_PROXIES
+(judged by the connecting address, never by X-Forwarded-For); groups map to roles."""
+
+from pathlib import Path
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from pydantic import ValidationError
+
+from app.accounts import service
+from app.web.factory import create_app
+from tests.accounts.conftest import accounts_settings
+
+PROXY = ("192.0.2.10", 4000)
+STRANGER = ("198.51.100.7", 4000)
+
+
+@pytest.fixture
+def proxy_app(tmp_path: Path) -> FastAPI:
+    settings = accounts_settings(
+        tmp_path,
+        auth_mode="proxy",
+        trusted_proxies="192.0.2.10/32",
+        group_roles="tc-admins=admin,tc-leads=lead",
+    )
+    return create_app(settings)
+
+
+def test_the_proxys_header_signs_the_person_in_and_creates_them(proxy_app: FastAPI) -> None:
+    with TestClient(proxy_app, client=PROXY) as client:
+        me = client.get("/api/me", headers={"Remote-User": "erin", "Remote-Groups": "staff, tc-leads"})
+        assert me.json() == {"name": "erin", "role": "lead"}
+        proxy_app.state.signed_in.clear()
+        promoted = client.get("/api/me", headers={"Remote-User": "erin", "Remote-Groups": "tc-admins"})
+        assert promoted.json()["role"] == "admin"
+    with proxy_app.state.db.read_sessions() as session:
+        assert service.user_named(session, "erin") is not None
+
+
+def test_the_header_from_anyone_else_is_ignored(proxy_app: FastAPI) -> None:
+    with TestClient(proxy_app, client=STRANGER, follow_redirects=False) as client:
+        headers = {"Remote-User": "erin", "X-Forwarded-For": "192.0.2.10"}
+        assert client.get("/api/me", headers=headers).status_code == 401
+        page = client.get("/practice", headers=headers)
+        assert page.status_code == 401 and "through the proxy" in page.text
+    with proxy_app.state.db.read_sessions() as session:
+        assert service.user_named(session, "erin") is None
+
+
+def test_without_the_header_the_proxy_itself_is_nobody(proxy_app: FastAPI) -> None:
+    with TestClient(proxy_app, client=PROXY) as client:
+        assert client.get("/api/me").status_code == 401
+
+
+def test_proxy_mode_refuses_to_start_without_trusted_proxies(tmp_path: Path) -> None:
+    with pytest.raises(ValidationError, match="TRUSTED_PROXIES"):
+        accounts_settings(tmp_path, auth_mode="proxy")
+
+
+def test_a_disabled_person_stays_out_behind_the_proxy(proxy_app: FastAPI) -> None:
+    with TestClient(proxy_app, client=PROXY) as client:
+        assert client.get("/api/me", headers={"Remote-User": "frank"}).status_code == 200
+        with proxy_app.state.db.write_sessions() as session:
+            user = service.user_named(session, "frank")
+            assert user is not None
+            service.set_disabled(session, user, True)
+            session.commit()
+        proxy_app.state.signed_in.clear()
+        assert client.get("/api/me", headers={"Remote-User": "frank"}).status_code == 401
