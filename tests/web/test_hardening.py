@@ -99,6 +99,19 @@ def test_a_streamed_body_over_the_cap_is_refused_without_a_length(small_body_cli
     assert stored_count(small_body_client) == 0
 
 
+def test_an_import_over_its_own_cap_is_refused_before_it_is_read(settings: Settings) -> None:
+    app = create_app(settings.model_copy(update={"max_body_bytes": 4096, "max_import_bytes": 64 * 1024}))
+    with TestClient(app) as client:
+        client.get("/healthz")
+        client.headers["X-CSRF-Token"] = client.cookies[CSRF_COOKIE]
+        big = b'{"format": "tiercards-export", "pad": "' + b"x" * (128 * 1024) + b'"}'
+        response = client.post("/api/import", content=big, headers={"Content-Type": "application/json"})
+        assert response.status_code == 413 and "64 KB" in response.json()["detail"]
+        # Below its cap an import is read, though it is larger than any other body may be.
+        small = b'{"format": "nope", "pad": "' + b"x" * 8192 + b'"}'
+        assert client.post("/api/import", content=small, headers={"Content-Type": "application/json"}).status_code == 422
+
+
 def test_a_422_does_not_echo_the_input_back(client: TestClient) -> None:
     response = client.post(ATTEMPTS, json=attempt_payload(tier="x" * 5000))
     assert response.status_code == 422
