@@ -1,11 +1,13 @@
-# One image for both roles: `tiercards serve` (web, plus a worker unless --no-worker) and
+# A container is for serving a team on a network, so it signs people in (AUTH_MODE=accounts);
+# single mode would refuse its 0.0.0.0 address. One image for both roles: `tiercards serve` (web, plus a worker unless --no-worker) and
 # `tiercards worker` (a demo worker host; TensorFlow is only ever imported there).
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
-    DATA_DIR=/data
+    DATA_DIR=/data \
+    AUTH_MODE=accounts
 
 WORKDIR /srv/tiercards
 COPY pyproject.toml README.md alembic.ini ./

@@ -186,7 +186,17 @@ def serve(
     # worker below. Turn that second SIGTERM into a normal exit (SIGINT already is one).
     signal.signal(signal.SIGTERM, _exit_normally)
     try:
-        uvicorn.run(create_app(settings), host=host, port=port, log_level="warning", loop=SERVER_LOOP)
+        # proxy_headers off: uvicorn would otherwise take the client's address from X-Forwarded-For
+        # whenever the connection comes from loopback, before the app can judge who sent it. The
+        # app reads forwarded headers itself, and only from TRUSTED_PROXIES (app/web/guards.py).
+        uvicorn.run(
+            create_app(settings),
+            host=host,
+            port=port,
+            log_level="warning",
+            loop=SERVER_LOOP,
+            proxy_headers=False,
+        )
     except KeyboardInterrupt:
         pass
     finally:

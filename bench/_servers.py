@@ -72,10 +72,18 @@ def _milliseconds(value: str) -> float:
     return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}[unit]
 
 
-def wrk(url: str, seconds: int, connections: int = 50, script: Path | None = None) -> WrkResult:
+def wrk(
+    url: str,
+    seconds: int,
+    connections: int = 50,
+    script: Path | None = None,
+    headers: dict[str, str] | None = None,
+) -> WrkResult:
     args = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency"]
     if script is not None:
         args += ["-s", str(script)]
+    for name, value in (headers or {}).items():
+        args += ["-H", f"{name}: {value}"]
     output = subprocess.run([*args, url], capture_output=True, text=True, check=True).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))  # type: ignore[union-attr]
     p99 = _milliseconds(re.search(r"99%\s+(\S+)", output).group(1))  # type: ignore[union-attr]

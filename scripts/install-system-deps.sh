@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Debian packages the tests need: chromium (browser tests) and redis-server (the Redis queue path).
+# Debian packages the tests need: chromium (browser tests), redis-server (the Redis queue path),
+# nginx and openssl (AUTH_MODE=proxy behind a real nginx with basic auth; openssl hashes its passwords).
 set -euo pipefail
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+# nginx lives in /usr/sbin, which is not on a non-root PATH.
+[ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || missing+=(nginx)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 [ ${#missing[@]} -eq 0 ] && exit 0
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -33,7 +33,9 @@ def _settings(request: Request) -> Settings:
 
 
 def _address(request: Request) -> str | None:
-    return request.client.host if request.client else None
+    """Who connected: through a trusted proxy, the address it saw (app/web/guards.py)."""
+    address: str | None = getattr(request.state, "client_address", None)
+    return address
 
 
 def _forget_signed_in(request: Request) -> None:

@@ -57,6 +57,19 @@ def _peer_in(scope: Scope, networks: Iterable[IPNetwork]) -> bool:
     return address is not None and any(address in network for network in networks)
 
 
+def _forwarded_client(header: str | None, proxies: Iterable[IPNetwork]) -> str | None:
+    """The nearest address in X-Forwarded-For that is not one of our proxies (the rightmost ones
+    were appended by them; anything further left the client could have written)."""
+    for item in reversed((header or "").split(",")):
+        try:
+            address = ipaddress.ip_address(item.strip())
+        except ValueError:
+            return None
+        if not any(address in network for network in proxies):
+            return str(address)
+    return None
+
+
 def _is_loopback_peer(scope: Scope) -> bool:
     address = _peer(scope)
     return address is not None and address.is_loopback
@@ -81,10 +94,18 @@ class RequestGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        state = scope.setdefault("state", {})
+        peer = _peer(scope)
+        state["client_address"] = str(peer) if peer is not None else None
         if self.trusted_proxies and _peer_in(scope, self.trusted_proxies):
             proto = _header(scope, b"x-forwarded-proto")
             if proto in ("http", "https"):
                 scope["scheme"] = proto
+            # The address the proxy saw: what throttling and the audit log should name. The
+            # connection's own peer stays in scope["client"], which proxy sign-in judges.
+            forwarded = _forwarded_client(_header(scope, b"x-forwarded-for"), self.trusted_proxies)
+            if forwarded is not None:
+                state["client_address"] = forwarded
         host = (_header(scope, b"host") or "").lower()
         if not self.any_host and _host_name(host) not in self.allowed_hosts:
             message = f"this server does not answer to the host name '{host}': add it to ALLOWED_HOSTS"

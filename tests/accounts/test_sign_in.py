@@ -2,6 +2,7 @@
 passwords, throttling, sessions that end at once, forged cookies, off-site `next`."""
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
@@ -11,7 +12,8 @@ from sqlalchemy import func, select
 
 from app.accounts import service
 from app.accounts.models import AuditEvent, SignInSession
-from tests.accounts.conftest import PASSWORDS, fresh_client, sign_in
+from app.web.factory import create_app
+from tests.accounts.conftest import PASSWORDS, accounts_settings, fresh_client, sign_in
 
 
 def count(app: FastAPI, model: type, **where: object) -> int:
@@ -126,3 +128,17 @@ def test_signed_in_pages_offer_the_account_page(signed_in: Callable[[str], TestC
     soup = BeautifulSoup(page.text, "html.parser")
     assert "Signed in as bob" in soup.text
     assert soup.select_one("nav a[href='/account']") is not None
+
+
+def test_failed_sign_ins_name_the_real_address_and_forged_forwarding_is_ignored(tmp_path: Path) -> None:
+    app = create_app(accounts_settings(tmp_path, trusted_proxies="192.0.2.1/32"))
+    forged = {"X-Forwarded-For": "198.51.100.9"}
+    for peer in ("192.0.2.1", "203.0.113.5"):
+        client = TestClient(app, client=(peer, 5000))
+        client.get("/login")
+        client.headers["X-CSRF-Token"] = client.cookies["tiercards_csrf"]
+        client.post("/login", data={"username": "nobody", "password": "wrong wrong"}, headers=forged)
+    with app.state.db.read_sessions() as session:
+        addresses = session.scalars(select(AuditEvent.address).where(AuditEvent.kind == "sign_in_failed")).all()
+    # Through the trusted proxy: the address it saw. From anyone else: the connection's own.
+    assert sorted(addresses) == ["198.51.100.9", "203.0.113.5"]

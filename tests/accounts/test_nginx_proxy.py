@@ -1,0 +1,217 @@
+"""AUTH_MODE=proxy behind a real nginx with basic auth, configured the way the README says a
+proxy must be: it names the person in Remote-User, their groups in Remote-Groups, and replaces
+whatever a client sent in those headers.
+
+The app believes the header only from TRUSTED_PROXIES, judged by the connecting address. On one
+machine nginx and the test client both connect from 127.0.0.1, so the instance behind nginx
+(TRUSTED_PROXIES=127.0.0.1/32) cannot tell them apart: that is why the README says the app must
+be reachable only through the proxy. The refusal of a client talking straight to the app is
+therefore shown on a second instance whose trusted proxy is another address (192.0.2.1/32), as
+a direct client on another machine would see it.
+"""
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.servers import free_port, start_server
+
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+PASSWORDS = {"alice": "correct horse battery", "root": "admin pass phrase 7"}
+GROUP_ROLES = "tc-admins=admin,tc-leads=lead"
+
+
+@dataclass
+class Deployment:
+    nginx_url: str
+    data_dir: Path
+    access_log: Path
+
+
+def _htpasswd(path: Path) -> None:
+    lines = []
+    for name, password in PASSWORDS.items():
+        hashed = subprocess.run(
+            ["openssl", "passwd", "-apr1", "-stdin"],
+            input=password,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        lines.append(f"{name}:{hashed}\n")
+    path.write_text("".join(lines))
+
+
+def _nginx_conf(folder: Path, port: int, upstream: str) -> str:
+    # As root, nginx's workers would switch to nobody, who cannot read pytest's private tmp folder.
+    user = "user root;" if os.geteuid() == 0 else ""
+    return f"""
+{user}
+worker_processes 1;
+pid {folder}/nginx.pid;
+error_log {folder}/error.log;
+events {{ worker_connections 64; }}
+http {{
+    client_body_temp_path {folder}/client_body;
+    proxy_temp_path {folder}/proxy;
+    fastcgi_temp_path {folder}/fastcgi;
+    uwsgi_temp_path {folder}/uwsgi;
+    scgi_temp_path {folder}/scgi;
+    # "-" as the upstream address means nginx answered without contacting the app.
+    log_format probe '$request_uri $status $upstream_addr';
+    access_log {folder}/access.log probe;
+
+    map $remote_user $groups {{
+        alice "staff,tc-leads";
+        root  "tc-admins";
+        default "";
+    }}
+
+    server {{
+        listen 127.0.0.1:{port};
+        auth_basic "tiercards";
+        auth_basic_user_file {folder}/htpasswd;
+        location / {{
+            proxy_pass {upstream};
+            proxy_set_header Host $host;
+            proxy_set_header X-Forwarded-Proto $scheme;
+            # Setting these replaces anything the client sent under the same names; an empty
+            # $groups drops the header altogether.
+            proxy_set_header Remote-User $remote_user;
+            proxy_set_header Remote-Groups $groups;
+        }}
+    }}
+}}
+"""
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def _wait_listening(process: subprocess.Popen[bytes], url: str, folder: Path) -> None:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(
+                f"nginx exited with {process.returncode}: {(folder / 'error.log').read_text()}"
+            )
+        try:
+            httpx.get(url, timeout=1)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise RuntimeError("nginx did not answer within 10 s")
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    if not Path(NGINX).exists():
+        pytest.fail("nginx is not installed: run scripts/install-system-deps.sh (make test does)")
+    data_dir = tmp_path_factory.mktemp("proxied-app")
+    app, app_url = start_server(
+        data_dir,
+        "--no-worker",
+        env={"AUTH_MODE": "proxy", "TRUSTED_PROXIES": "127.0.0.1/32", "GROUP_ROLES": GROUP_ROLES},
+    )
+    try:
+        folder = tmp_path_factory.mktemp("nginx")
+        _htpasswd(folder / "htpasswd")
+        port = free_port()
+        (folder / "nginx.conf").write_text(_nginx_conf(folder, port, app_url))
+        conf = ["-p", str(folder), "-e", str(folder / "error.log"), "-c", str(folder / "nginx.conf")]
+        nginx = subprocess.Popen([NGINX, *conf, "-g", "daemon off;"])
+        try:
+            nginx_url = f"http://127.0.0.1:{port}"
+            _wait_listening(nginx, nginx_url, folder)
+            yield Deployment(nginx_url, data_dir, folder / "access.log")
+        finally:
+            _stop(nginx)
+    finally:
+        _stop(app)
+
+
+@pytest.fixture(scope="module")
+def unproxied_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """An instance trusting a proxy at 192.0.2.1 only, reached directly from 127.0.0.1."""
+    app, url = start_server(
+        tmp_path_factory.mktemp("direct-app"),
+        "--no-worker",
+        env={"AUTH_MODE": "proxy", "TRUSTED_PROXIES": "192.0.2.1/32", "GROUP_ROLES": GROUP_ROLES},
+    )
+    try:
+        yield url
+    finally:
+        _stop(app)
+
+
+def _people(data_dir: Path) -> set[str]:
+    with sqlite3.connect(data_dir / "tiercards.db") as db:
+        return {name for (name,) in db.execute("SELECT name FROM users")}
+
+
+def _upstream_of(access_log: Path, request_uri: str) -> str:
+    """nginx writes its log line just after answering; wait for it."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        for line in access_log.read_text().splitlines():
+            uri, _status, upstream = line.split(" ", 2)
+            if uri == request_uri:
+                return upstream
+        time.sleep(0.05)
+    raise AssertionError(f"nginx logged no request for {request_uri}")
+
+
+def test_the_right_password_signs_the_person_in_with_their_groups_role(deployment: Deployment) -> None:
+    alice = httpx.Client(base_url=deployment.nginx_url, auth=("alice", PASSWORDS["alice"]))
+    root = httpx.Client(base_url=deployment.nginx_url, auth=("root", PASSWORDS["root"]))
+    with alice, root:
+        assert alice.get("/api/me").json() == {"name": "alice", "role": "lead"}
+        assert root.get("/api/me").json() == {"name": "root", "role": "admin"}
+        page = alice.get("/account")
+        assert page.status_code == 200
+        assert "Signed in as <strong>alice</strong>" in page.text
+
+
+def test_a_wrong_password_stops_at_nginx(deployment: Deployment) -> None:
+    uri = "/api/me?probe=wrong-password"
+    response = httpx.get(deployment.nginx_url + uri, auth=("mallory", "guess"))
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == 'Basic realm="tiercards"'
+    assert _upstream_of(deployment.access_log, uri) == "-"
+    assert "mallory" not in _people(deployment.data_dir)
+
+
+def test_a_client_sent_remote_user_is_replaced_or_refused(deployment: Deployment) -> None:
+    forged = {"Remote-User": "admin", "Remote-Groups": "tc-admins"}
+    uri = "/api/me?probe=forged-without-auth"
+    assert httpx.get(deployment.nginx_url + uri, headers=forged).status_code == 401
+    assert _upstream_of(deployment.access_log, uri) == "-"
+    as_alice = httpx.get(deployment.nginx_url + "/api/me", headers=forged, auth=("alice", PASSWORDS["alice"]))
+    assert as_alice.json() == {"name": "alice", "role": "lead"}
+    assert "admin" not in _people(deployment.data_dir)
+
+
+def test_straight_to_the_app_the_header_is_not_believed(unproxied_url: str) -> None:
+    forged = {"Remote-User": "admin", "Remote-Groups": "tc-admins"}
+    assert httpx.get(unproxied_url + "/api/me", headers=forged).status_code == 401
+    page = httpx.get(unproxied_url + "/practice", headers=forged)
+    assert page.status_code == 401 and "through the proxy" in page.text
+
+
+def test_straight_to_the_app_x_forwarded_for_does_not_make_a_proxy(unproxied_url: str) -> None:
+    forged = {"Remote-User": "admin", "X-Forwarded-For": "192.0.2.1"}
+    assert httpx.get(unproxied_url + "/api/me", headers=forged).status_code == 401
