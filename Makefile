@@ -25,6 +25,7 @@ run: $(VENV)/.run-installed
 
 test: $(VENV)/.dev-installed
 	bash scripts/install-system-deps.sh
+	bash scripts/install-oidc-provider.sh
 	$(BIN)/python -m pytest
 
 lint: $(VENV)/.dev-installed

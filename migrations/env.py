@@ -8,6 +8,7 @@ from app.practice import models as _practice  # noqa: F401
 from app.settings import get_settings
 from app.storage.base import Base
 from app.storage.database import make_engine
+from app.team import models as _team  # noqa: F401
 
 target_metadata = Base.metadata
 

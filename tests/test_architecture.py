@@ -16,7 +16,7 @@ import pytest
 from app import PROJECT_ROOT
 
 APP = PROJECT_ROOT / "app"
-DOMAINS = ("accounts", "content", "practice", "demos")
+DOMAINS = ("accounts", "content", "practice", "demos", "team")
 HTTP_FRAMEWORKS = ("fastapi", "starlette")
 
 

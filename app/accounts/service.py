@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from app.accounts import audit, passwords
 from app.accounts.models import LOCAL_USER_ID, ApiToken, Invite, SignInSession, User
 from app.accounts.roles import ROLES, Role, role_named
-from app.exceptions import Conflict, Invalid, NotFound, TooMany
+from app.exceptions import Conflict, Forbidden, Invalid, NotFound, TooMany
 from app.storage.base import utcnow
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,79}$")
@@ -311,6 +311,42 @@ def ensure_user(session: Session, name: str, role: str | None, how: str, address
         return create_user(session, name, role or "member", address=address)
     if role is not None and role != user.role:
         set_role(session, user, role, address=address, via=how)
+    return user
+
+
+# --- OIDC sign-in: people known by their provider's "issuer|sub" ----------------------------------
+
+
+def user_by_subject(session: Session, subject: str) -> User | None:
+    return session.scalar(select(User).where(User.oidc_subject == subject))
+
+
+def free_name(session: Session, wanted: str) -> str:
+    """`wanted` made into a valid name nobody has: other characters become "-", and a taken name
+    gets "-2", "-3"… (an OIDC "alice" is never signed in as the local alice)."""
+    cleaned = re.sub(r"[^A-Za-z0-9._@+-]", "-", wanted).lstrip("._@+-")[:80] or "user"
+    name, number = cleaned, 1
+    while user_named(session, name) is not None:
+        number += 1
+        suffix = f"-{number}"
+        name = cleaned[: 80 - len(suffix)] + suffix
+    return name
+
+
+def oidc_user(
+    session: Session, subject: str, wanted_name: str, role: str | None, address: str | None = None
+) -> User:
+    """The person the provider vouches for: found by `subject`, else created (as a member unless
+    `role`) under a free name near `wanted_name`. A `role` from their groups replaces the stored
+    one at every sign-in. A disabled person is refused before anything changes. Caller commits."""
+    user = user_by_subject(session, subject)
+    if user is None:
+        user = create_user(session, free_name(session, wanted_name), role or "member", address=address)
+        user.oidc_subject = subject
+    elif user.disabled:
+        raise Forbidden("this account is disabled: ask an admin to enable it")
+    elif role is not None:
+        set_role(session, user, role, address=address, via="oidc")
     return user
 
 

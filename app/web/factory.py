@@ -12,6 +12,7 @@ from fastapi.staticfiles import StaticFiles
 from app import PROJECT_ROOT
 from app.accounts import router as accounts
 from app.accounts.middleware import Authentication
+from app.accounts.routers import oidc
 from app.content import router as content
 from app.content.catalogue import Catalogue
 from app.demos.routers import api as demos_api
@@ -22,6 +23,7 @@ from app.practice.routers import card_page, export, practice_page, progress_page
 from app.practice.views import attempt_result, attempt_what, points_covered
 from app.settings import Settings, get_settings
 from app.storage.database import Database
+from app.team import router as team
 from app.web import docs, health
 from app.web.errors import install_error_pages
 from app.web.guards import RequestGuard
@@ -32,6 +34,7 @@ from app.web.templating import templates
 
 ROUTERS = (
     accounts,
+    oidc,
     content,
     card_page,
     practice_api,
@@ -42,6 +45,7 @@ ROUTERS = (
     export,
     demos_pages,
     demos_api,
+    team,
 )
 
 

@@ -16,10 +16,12 @@ from tests.factories import OWNER_CARD
 
 MARKER = "alice-secret-answer-7f3a"
 # What each route is: public (no sign-in), shared (the same for every signed-in person), own (a
-# person's own data: one person never reaches another's) or admin.
+# person's own data: one person never reaches another's), lead (leads and admins) or admin.
 ROUTES: dict[tuple[str, str], str] = {
     ("GET", "/"): "shared",
     ("GET", "/healthz"): "public",
+    ("GET", "/auth/oidc/login"): "public",
+    ("GET", "/auth/oidc/callback"): "public",
     ("GET", "/login"): "public",
     ("POST", "/login"): "public",
     ("POST", "/logout"): "own",
@@ -70,6 +72,13 @@ ROUTES: dict[tuple[str, str], str] = {
     ("POST", "/practice/reveal"): "own",
     ("POST", "/practice/settings"): "own",
     ("GET", "/progress"): "own",
+    ("GET", "/account/privacy"): "own",
+    ("POST", "/account/privacy"): "own",
+    ("GET", "/team"): "lead",
+    ("GET", "/team/members/{name}"): "lead",
+    ("POST", "/team/assignments"): "lead",
+    ("POST", "/team/assignments/{assignment_id}/delete"): "lead",
+    ("GET", "/admin/audit"): "admin",
 }
 
 
@@ -104,6 +113,7 @@ def alices(signed_in: Callable[[str], TestClient]) -> dict[str, Any]:
         "token_id": token_id + 1,
         "name": "alice",
         "token": "not-an-invite",
+        "assignment_id": 1,
         "client": alice,
     }
 
@@ -136,8 +146,8 @@ def test_bob_never_reaches_alices_things(
     assert alices["client"].get(f"/api/demos/{alices['run_id']}").status_code == 200
 
 
-@pytest.mark.parametrize(("method", "path"), sorted(k for k, v in ROUTES.items() if v == "admin"))
-def test_members_are_refused_admin_routes(
+@pytest.mark.parametrize(("method", "path"), sorted(k for k, v in ROUTES.items() if v in ("admin", "lead")))
+def test_members_are_refused_admin_and_lead_routes(
     alices: dict[str, Any], signed_in: Callable[[str], TestClient], method: str, path: str
 ) -> None:
     assert signed_in("bob").request(method, _url(path, alices)).status_code == 403

@@ -139,6 +139,26 @@ def test_failed_sign_ins_name_the_real_address_and_forged_forwarding_is_ignored(
         client.headers["X-CSRF-Token"] = client.cookies["tiercards_csrf"]
         client.post("/login", data={"username": "nobody", "password": "wrong wrong"}, headers=forged)
     with app.state.db.read_sessions() as session:
-        addresses = session.scalars(select(AuditEvent.address).where(AuditEvent.kind == "sign_in_failed")).all()
+        addresses = session.scalars(
+            select(AuditEvent.address).where(AuditEvent.kind == "sign_in_failed")
+        ).all()
     # Through the trusted proxy: the address it saw. From anyone else: the connection's own.
     assert sorted(addresses) == ["198.51.100.9", "203.0.113.5"]
+
+
+def test_a_password_hashed_with_older_parameters_is_rehashed_at_sign_in(team_app: FastAPI) -> None:
+    from argon2 import PasswordHasher
+
+    from app.accounts.models import User
+
+    old = PasswordHasher(time_cost=1, memory_cost=8192, parallelism=1).hash(PASSWORDS["bob"])
+    with team_app.state.db.write_sessions() as session:
+        user = service.user_named(session, "bob")
+        assert user is not None
+        user.password_hash = old
+        session.commit()
+    sign_in(fresh_client(team_app), "bob")
+    with team_app.state.db.read_sessions() as session:
+        stored = session.scalar(select(User.password_hash).where(User.name == "bob"))
+    assert stored != old and stored is not None and stored.startswith("$argon2id$")
+    assert not service.passwords.needs_rehash(stored)

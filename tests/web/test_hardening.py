@@ -109,7 +109,12 @@ def test_an_import_over_its_own_cap_is_refused_before_it_is_read(settings: Setti
         assert response.status_code == 413 and "64 KB" in response.json()["detail"]
         # Below its cap an import is read, though it is larger than any other body may be.
         small = b'{"format": "nope", "pad": "' + b"x" * 8192 + b'"}'
-        assert client.post("/api/import", content=small, headers={"Content-Type": "application/json"}).status_code == 422
+        assert (
+            client.post(
+                "/api/import", content=small, headers={"Content-Type": "application/json"}
+            ).status_code
+            == 422
+        )
 
 
 def test_a_422_does_not_echo_the_input_back(client: TestClient) -> None:

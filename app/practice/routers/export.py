@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 from starlette.datastructures import UploadFile
 from starlette.responses import HTMLResponse, Response
 
+from app.accounts import audit
 from app.accounts.dependencies import UserIdDep
 from app.content.catalogue import Catalogue
 from app.content.dependencies import CatalogueDep
@@ -23,14 +24,26 @@ from app.web.templating import render
 router = APIRouter(tags=["export"])
 
 
+def _address(request: Request) -> str | None:
+    return request.client.host if request.client else None
+
+
+def _audited_export(session: Session, request: Request, user_id: int, **detail: str) -> None:
+    """Record the export before reading it: a read session may then write without meeting
+    another writer's newer snapshot."""
+    audit.record(session, "export", user_id=user_id, actor_id=user_id, address=_address(request), **detail)
+    session.commit()
+
+
 def _attachment(name: str) -> dict[str, str]:
     # A person's whole history: no browser or proxy cache may keep a copy.
     return {"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"}
 
 
 @router.get("/api/export.json", response_model=ExportDoc)
-def export_json(session: SessionDep, user_id: UserIdDep) -> Response:
+def export_json(request: Request, session: SessionDep, user_id: UserIdDep) -> Response:
     """All of the person's attempts, review states, review logs and settings: what import reads."""
+    _audited_export(session, request, user_id, format="json")
     now = utcnow()
     doc = export_import.export_document(session, user_id, now)
     return Response(
@@ -42,12 +55,14 @@ def export_json(session: SessionDep, user_id: UserIdDep) -> Response:
 
 @router.get("/api/export.csv", response_class=Response)
 def export_csv(
+    request: Request,
     session: SessionDep,
     user_id: UserIdDep,
     catalogue: CatalogueDep,
     table: Annotated[CsvTable, Query()] = "attempts",
 ) -> Response:
     """One table as CSV: `attempts` (default), `schedule` (review states) or `reviews` (the log)."""
+    _audited_export(session, request, user_id, format=f"csv {table}")
     now = utcnow()
     return Response(
         export_import.export_csv(session, user_id, table, now, catalogue.snapshot().cards),
@@ -107,12 +122,14 @@ def _store(session: Session, user_id: int, doc: ExportDoc, catalogue: Catalogue)
     },
 )
 def import_json(
+    request: Request,
     doc: Annotated[ExportDoc, Depends(_body_document)],
     session: WriteSessionDep,
     user_id: UserIdDep,
     catalogue: CatalogueDep,
 ) -> ImportResult:
     """Merge an export back in (idempotent: see docs/scheduling.md). Malformed input: 422, nothing stored."""
+    audit.record(session, "import", user_id=user_id, actor_id=user_id, address=_address(request), via="api")
     return _store(session, user_id, doc, catalogue)
 
 
@@ -127,6 +144,9 @@ def import_upload(
 ) -> HTMLResponse:
     if isinstance(doc, list):
         return render(request, "_progress_import.html", status_code=422, errors=doc)
+    audit.record(
+        session, "import", user_id=user_id, actor_id=user_id, address=_address(request), via="upload"
+    )
     result = _store(session, user_id, doc, catalogue)
     upload = form.get("file")
     filename = upload.filename if isinstance(upload, UploadFile) else None

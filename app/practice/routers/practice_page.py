@@ -23,6 +23,7 @@ from app.practice.schemas import MAX_SECONDS, RATINGS, Assessment, AttemptIn
 from app.practice.stats import plain_title
 from app.storage.base import utcnow
 from app.storage.dependencies import SessionDep, WriteSessionDep
+from app.team import assignments
 from app.web.dependencies import FormDep
 from app.web.errors import error_messages
 from app.web.templating import is_htmx, render
@@ -105,7 +106,9 @@ def _page(
 def practice_page(
     request: Request, session: SessionDep, user_id: UserIdDep, catalogue: CatalogueDep
 ) -> HTMLResponse:
-    return render(request, "practice.html", **_page(session, user_id, catalogue, utcnow()))
+    now = utcnow()
+    assigned = assignments.open_for(session, user_id, catalogue.snapshot(), now)
+    return render(request, "practice.html", **_page(session, user_id, catalogue, now), assignments=assigned)
 
 
 def _seconds(value: object) -> float:

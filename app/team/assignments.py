@@ -1,0 +1,201 @@
+"""Assignments: the rules for making one, and when it is done.
+
+A member has done an assignment when every assigned card has a review at its depth on or after
+the assignment was made. Cards the catalogue no longer serves cannot be reviewed, so they are
+not asked for. "Everyone" is every team member but the person who assigned it.
+"""
+
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+from app.accounts.models import User
+from app.content.catalogue import Snapshot
+from app.exceptions import Invalid, NotFound
+from app.practice.models import ReviewLog
+from app.practice.stats import plain_title
+from app.team.members import name_of
+from app.team.models import Assignment
+from app.team.schemas import AssignmentIn
+
+EVERYONE = "everyone"
+
+
+@dataclass(frozen=True)
+class Choices:
+    """What the assignment form offers: the cards served, by title, and their topics."""
+
+    cards: list[tuple[str, str]]  # (id, plain title)
+    topics: list[str]
+
+
+def choices(snapshot: Snapshot) -> Choices:
+    return Choices(
+        [(card.id, plain_title(card)) for card in snapshot.cards.values()],
+        sorted({topic for card in snapshot.cards.values() for topic in card.topics}),
+    )
+
+
+def create(
+    session: Session, snapshot: Snapshot, data: AssignmentIn, members: list[User], by: int, now: datetime
+) -> Assignment:
+    """Stage a new assignment; the caller commits."""
+    unknown = [card_id for card_id in data.card_ids if card_id not in snapshot.cards]
+    if unknown:
+        raise Invalid("card_ids", f"no card with id {', '.join(unknown[:5])}")
+    from_topic = [card.id for card in snapshot.cards.values() if data.topic in card.topics]
+    if data.topic and not from_topic:
+        raise Invalid("topic", f"no card has the topic '{data.topic}'")
+    card_ids = list(dict.fromkeys([*data.card_ids, *from_topic]))
+    if not card_ids:
+        raise Invalid("card_ids", "choose some cards or a topic")
+    if data.due < now.date():
+        raise Invalid("due", "the due date has passed; choose today or later")
+    user_id = None
+    if data.member:
+        member = next((m for m in members if m.name == data.member), None)
+        if member is None:
+            raise Invalid("member", f"no active member named '{data.member}'")
+        user_id = member.id
+    assignment = Assignment(
+        created_at=now,
+        created_by=by,
+        user_id=user_id,
+        tier=data.tier,
+        topic=data.topic or None,
+        card_ids=card_ids,
+        due=data.due,
+    )
+    session.add(assignment)
+    return assignment
+
+
+def delete(session: Session, assignment_id: int) -> None:
+    """Stage the deletion; the caller commits."""
+    assignment = session.get(Assignment, assignment_id)
+    if assignment is None:
+        raise NotFound(f"no assignment with id {assignment_id}")
+    session.delete(assignment)
+
+
+def _required(assignment: Assignment, snapshot: Snapshot) -> list[str]:
+    return [card_id for card_id in assignment.card_ids if card_id in snapshot.cards]
+
+
+def _reviewed(session: Session, assignment: Assignment, user_ids: list[int]) -> dict[int, set[str]]:
+    """The assigned cards each person has reviewed at its depth since it was assigned."""
+    query = (
+        select(ReviewLog.user_id, ReviewLog.card_id)
+        .where(
+            ReviewLog.user_id.in_(user_ids),
+            ReviewLog.tier == assignment.tier,
+            ReviewLog.card_id.in_(assignment.card_ids),
+            ReviewLog.review_datetime >= assignment.created_at,
+        )
+        .distinct()
+    )
+    done: dict[int, set[str]] = {user_id: set() for user_id in user_ids}
+    for user_id, card_id in session.execute(query):
+        done[user_id].add(card_id)
+    return done
+
+
+def _audience(assignment: Assignment, members: list[User]) -> list[User]:
+    if assignment.user_id is not None:
+        return [m for m in members if m.id == assignment.user_id]
+    return [m for m in members if m.id != assignment.created_by]
+
+
+@dataclass(frozen=True)
+class Status:
+    """One assignment on the dashboard: who has done it."""
+
+    id: int
+    topic: str | None
+    titles: list[str]
+    tier: str
+    due: date
+    assignee: str  # a name, or EVERYONE
+    by: str | None
+    done: list[str]  # the names of those who have done it
+    total: int
+    overdue: bool  # past its date and not everyone is done
+
+
+def statuses(session: Session, snapshot: Snapshot, members: list[User], now: datetime) -> list[Status]:
+    rows = []
+    for assignment in session.scalars(select(Assignment).order_by(Assignment.due, Assignment.id)):
+        audience = _audience(assignment, members)
+        required = set(_required(assignment, snapshot))
+        reviewed = _reviewed(session, assignment, [m.id for m in audience])
+        done = [m.name for m in audience if required <= reviewed[m.id]]
+        rows.append(
+            Status(
+                id=assignment.id,
+                topic=assignment.topic,
+                titles=[
+                    plain_title(snapshot.cards[c]) if c in snapshot.cards else c for c in assignment.card_ids
+                ],
+                tier=assignment.tier,
+                due=assignment.due,
+                assignee=name_of(session, assignment.user_id) or EVERYONE,
+                by=name_of(session, assignment.created_by),
+                done=done,
+                total=len(audience),
+                overdue=now.date() > assignment.due and len(done) < len(audience),
+            )
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class Open:
+    """An assignment a member has yet to finish, with the cards still to review."""
+
+    id: int
+    topic: str | None
+    tier: str
+    due: date
+    overdue: bool
+    by: str | None
+    done: int
+    total: int
+    remaining: list[tuple[str, str]]  # (card id, title as HTML)
+
+
+def open_for(session: Session, user_id: int, snapshot: Snapshot, now: datetime) -> list[Open]:
+    """The person's unfinished assignments, the soonest due first (what /practice shows on top)."""
+    query = (
+        select(Assignment)
+        .where(
+            or_(
+                Assignment.user_id == user_id,
+                Assignment.user_id.is_(None)
+                & or_(Assignment.created_by.is_(None), Assignment.created_by != user_id),
+            )
+        )
+        .order_by(Assignment.due, Assignment.id)
+    )
+    rows = []
+    for assignment in session.scalars(query):
+        required = _required(assignment, snapshot)
+        reviewed = _reviewed(session, assignment, [user_id])[user_id]
+        remaining = [card_id for card_id in required if card_id not in reviewed]
+        if not remaining:
+            continue
+        rows.append(
+            Open(
+                id=assignment.id,
+                topic=assignment.topic,
+                tier=assignment.tier,
+                due=assignment.due,
+                overdue=now.date() > assignment.due,
+                by=name_of(session, assignment.created_by),
+                done=len(required) - len(remaining),
+                total=len(required),
+                remaining=[(card_id, snapshot.cards[card_id].title.html) for card_id in remaining],
+            )
+        )
+    return rows

@@ -1,0 +1,29 @@
+"""What a lead asks of the team: assignments of cards at a depth, by a date."""
+
+from datetime import date, datetime
+from typing import Any
+
+from sqlalchemy import ForeignKey, Index, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.storage.base import Base, utcnow
+
+
+class Assignment(Base):
+    """Cards to review at one depth by `due`, for one person or (user_id None) for everyone.
+
+    A topic is resolved to its cards when assigned, so what counts as done does not change when
+    cards are added to the topic later; `topic` is kept to say where the cards came from.
+    """
+
+    __tablename__ = "assignments"
+    __table_args__ = (Index("ix_assignments_user_due", "user_id", "due"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    tier: Mapped[str] = mapped_column(String(16))
+    topic: Mapped[str | None] = mapped_column(String(80))
+    card_ids: Mapped[list[Any]]
+    due: Mapped[date]

@@ -1,0 +1,146 @@
+"""The team's pages: /team and a member's answers (leads and admins), assignments, the answer
+privacy toggle everyone has (/account/privacy), and the audit log (/admin/audit, admins)."""
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from pydantic import ValidationError
+from sqlalchemy.orm import Session
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from app.accounts import audit
+from app.accounts.dependencies import AdminDep, LeadDep, PrincipalDep
+from app.accounts.models import User
+from app.accounts.service import all_users, user_or_404
+from app.content.catalogue import Catalogue
+from app.content.dependencies import CatalogueDep
+from app.content.tiers import TIERS
+from app.exceptions import DomainError
+from app.storage.base import utcnow
+from app.storage.dependencies import SessionDep, WriteSessionDep
+from app.team import assignments, audit_log, members, service
+from app.team.schemas import AssignmentIn
+from app.web.dependencies import FormDep
+from app.web.errors import error_messages
+from app.web.templating import render
+
+router = APIRouter(tags=["team"])
+
+
+def _dashboard(
+    request: Request, session: Session, catalogue: Catalogue, status_code: int = 200, **extra: Any
+) -> HTMLResponse:
+    snapshot = catalogue.snapshot()
+    team = members.team_members(session)
+    now = utcnow()
+    return render(
+        request,
+        "team.html",
+        status_code=status_code,
+        dashboard=service.dashboard(session, snapshot, team, now),
+        choices=assignments.choices(snapshot),
+        tiers=TIERS,
+        team=[member.name for member in team],
+        now=now,
+        **extra,
+    )
+
+
+@router.get("/team", response_class=HTMLResponse)
+def team_page(request: Request, session: SessionDep, catalogue: CatalogueDep, _lead: LeadDep) -> HTMLResponse:
+    return _dashboard(request, session, catalogue)
+
+
+@router.post("/team/assignments", response_class=HTMLResponse)
+def assign(
+    request: Request, form: FormDep, session: WriteSessionDep, catalogue: CatalogueDep, lead: LeadDep
+) -> Response:
+    submitted = {key: str(form.get(key) or "") for key in ("topic", "tier", "due", "member")}
+    submitted_cards = [str(card_id) for card_id in form.getlist("card_ids")]
+    try:
+        data = AssignmentIn.model_validate(submitted | {"card_ids": submitted_cards}, strict=False)
+        team = members.team_members(session)
+        assignments.create(session, catalogue.snapshot(), data, team, lead.id, utcnow())
+    except (ValidationError, DomainError) as refused:
+        session.rollback()
+        return _dashboard(
+            request,
+            session,
+            catalogue,
+            422,
+            errors=error_messages(refused),
+            form=submitted | {"card_ids": submitted_cards},
+        )
+    session.commit()
+    return RedirectResponse("/team#assignments", status_code=303)
+
+
+@router.post("/team/assignments/{assignment_id}/delete")
+def unassign(assignment_id: int, session: WriteSessionDep, _lead: LeadDep) -> Response:
+    assignments.delete(session, assignment_id)
+    session.commit()
+    return RedirectResponse("/team#assignments", status_code=303)
+
+
+def _member_page(
+    request: Request, session: Session, catalogue: Catalogue, member: User, own: bool, **extra: Any
+) -> HTMLResponse:
+    """What a lead sees of `member`; `own`: the member looking at it, with their privacy toggle."""
+    snapshot = catalogue.snapshot()
+    return render(
+        request,
+        "team_member.html",
+        member=members.numbers(session, [member], snapshot, utcnow())[0],
+        attempts=members.seen_attempts(session, member, snapshot),
+        own=own,
+        **extra,
+    )
+
+
+@router.get("/team/members/{name}", response_class=HTMLResponse)
+def member_page(
+    request: Request, name: str, session: SessionDep, catalogue: CatalogueDep, _lead: LeadDep
+) -> HTMLResponse:
+    return _member_page(request, session, catalogue, user_or_404(session, name), own=False)
+
+
+@router.get("/account/privacy", response_class=HTMLResponse)
+def privacy_page(
+    request: Request, session: SessionDep, catalogue: CatalogueDep, principal: PrincipalDep
+) -> HTMLResponse:
+    """Whether leads may read your answer texts, beside what they see of you (/account loads the
+    toggle from here)."""
+    return _member_page(request, session, catalogue, user_or_404(session, principal.name), own=True)
+
+
+@router.post("/account/privacy", response_class=HTMLResponse)
+def set_privacy(
+    request: Request,
+    form: FormDep,
+    session: WriteSessionDep,
+    catalogue: CatalogueDep,
+    principal: PrincipalDep,
+) -> HTMLResponse:
+    user = members.set_hide_answers(session, principal.id, form.get("hide_answers") == "true")
+    session.commit()
+    return _member_page(request, session, catalogue, user, own=True, saved=True)
+
+
+@router.get("/admin/audit", response_class=HTMLResponse)
+def audit_page(
+    request: Request,
+    session: SessionDep,
+    _admin: AdminDep,
+    kind: Annotated[str, Query(max_length=32)] = "",
+    person: Annotated[str, Query(max_length=80)] = "",
+) -> HTMLResponse:
+    return render(
+        request,
+        "audit.html",
+        entries=audit_log.entries(session, kind, person),
+        kinds=audit.KINDS,
+        people=[user.name for user in all_users(session)],
+        kind=kind,
+        person=person,
+        limit=audit_log.LIMIT,
+    )

@@ -1,0 +1,464 @@
+"""Signing in through a real OpenID provider: panva's oidc-provider (OpenID-certified) on Node.js,
+started from tests/accounts/oidc_provider. A test is a browser: tiercards' TestClient for the app,
+an httpx client for the provider, which signs in on the provider's own login page and consents
+there, then brings the code back to /auth/oidc/callback."""
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
+
+import httpx
+import pytest
+from bs4 import BeautifulSoup
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from joserfc import jwt
+from joserfc.jwk import KeySet, OctKey, RSAKey
+from sqlalchemy import func, select
+
+from app import PROJECT_ROOT
+from app.accounts import oidc, service
+from app.accounts.models import AuditEvent, SignInSession, User
+from app.accounts.routers.oidc import FLOW_COOKIE, FLOW_PATH
+from app.exceptions import Invalid
+from app.settings import Settings
+from app.web.factory import create_app
+from tests.accounts.conftest import PASSWORDS, accounts_settings, fresh_client
+from tests.servers import free_port
+
+PROVIDER_DIR = PROJECT_ROOT / "tests" / "accounts" / "oidc_provider"
+INSTALL = PROJECT_ROOT / "scripts" / "install-oidc-provider.sh"
+CLIENT_ID = "tiercards"
+CLIENT_SECRET = "test-client-secret-that-is-long-enough"
+REDIRECT_URI = "http://testserver/auth/oidc/callback"
+GROUP_ROLES = {"team-leads": "lead", "tiercards-admins": "admin"}
+# The provider's people. Dave would like to be called "alice", a name a local account already has.
+PEOPLE: dict[str, dict[str, Any]] = {
+    "carol": {"password": "carol at the provider 1", "groups": ["staff", "team-leads"]},
+    "dave": {"password": "dave at the provider 2", "groups": ["staff"], "preferred_username": "alice"},
+}
+
+
+@dataclass
+class OpenIdProvider:
+    url: str
+    accounts_file: Path
+
+    def set_people(self, people: dict[str, dict[str, Any]]) -> None:
+        self.accounts_file.write_text(json.dumps(people))
+
+    def set_groups(self, login: str, groups: list[str]) -> None:
+        self.set_people({**PEOPLE, login: {**PEOPLE[login], "groups": groups}})
+
+
+def _install_provider() -> None:
+    if (PROVIDER_DIR / "node_modules" / "oidc-provider").is_dir():
+        return
+    done = subprocess.run(["bash", str(INSTALL)], capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        pytest.fail(f"{INSTALL.name} failed:\n{done.stdout}\n{done.stderr}")
+
+
+def _wait_for_discovery(process: subprocess.Popen[bytes], url: str, log: Path) -> None:
+    for _ in range(150):
+        if process.poll() is not None:
+            pytest.fail(f"the OpenID provider exited with {process.returncode}:\n{log.read_text()}")
+        try:
+            if httpx.get(f"{url}/.well-known/openid-configuration", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    pytest.fail(f"the OpenID provider did not answer within 30 s:\n{log.read_text()}")
+
+
+@pytest.fixture(scope="module")
+def provider(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OpenIdProvider]:
+    if shutil.which("node") is None:
+        pytest.fail("the OIDC tests need Node.js (node) to run their OpenID provider")
+    _install_provider()
+    folder = tmp_path_factory.mktemp("oidc_provider")
+    port = free_port()
+    found = OpenIdProvider(f"http://127.0.0.1:{port}", folder / "accounts.json")
+    found.set_people(PEOPLE)
+    env = {
+        **os.environ,
+        "OIDC_PORT": str(port),
+        "OIDC_ACCOUNTS_FILE": str(found.accounts_file),
+        "OIDC_CLIENT_ID": CLIENT_ID,
+        "OIDC_CLIENT_SECRET": CLIENT_SECRET,
+        "OIDC_REDIRECT_URI": REDIRECT_URI,
+    }
+    log = folder / "provider.log"
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            ["node", "provider.js"], cwd=PROVIDER_DIR, env=env, stdout=output, stderr=subprocess.STDOUT
+        )
+    try:
+        _wait_for_discovery(process, found.url, log)
+        yield found
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def _oidc_app(data_dir: Path, **settings: object) -> FastAPI:
+    app = create_app(accounts_settings(data_dir, group_roles=GROUP_ROLES, **settings))
+    with app.state.db.write_sessions() as session:
+        service.create_user(session, "alice", "member", PASSWORDS["alice"])
+        session.commit()
+    return app
+
+
+@pytest.fixture
+def oidc_app(provider: OpenIdProvider, tmp_path: Path) -> Iterator[FastAPI]:
+    provider.set_people(PEOPLE)
+    app = _oidc_app(
+        tmp_path,
+        oidc_issuer_url=provider.url,
+        oidc_client_id=CLIENT_ID,
+        oidc_client_secret=CLIENT_SECRET,
+    )
+    yield app
+    app.state.db.dispose()
+
+
+@pytest.fixture
+def browser() -> Iterator[httpx.Client]:
+    """The browser's side at the provider: its cookies (the provider's own session) and pages."""
+    with httpx.Client(timeout=10) as client:
+        yield client
+
+
+# --- going through the provider as a browser does ---------------------------------------------------
+
+
+def _answer_page(browser: httpx.Client, page: httpx.Response, login: str, password: str) -> httpx.Response:
+    """Fill in the provider's login form, or consent on its consent page."""
+    assert page.status_code == 200, page.text
+    form = BeautifulSoup(page.text, "html.parser").find("form")
+    assert form is not None, page.text
+    fields = {
+        str(field["name"]): str(field.get("value", ""))
+        for field in form.find_all("input")
+        if field.get("name")
+    }
+    if fields.get("prompt") == "login":
+        fields.update(login=login, password=password)
+    return browser.post(urljoin(str(page.url), str(form["action"])), data=fields)
+
+
+def to_callback(browser: httpx.Client, url: str, login: str, password: str, abort: bool = False) -> str:
+    """Follow the provider's pages from `url` until it sends the browser back to tiercards; with
+    `abort`, sign in but then cancel instead of consenting."""
+    response = browser.get(url)
+    for _ in range(12):
+        if response.is_redirect:
+            url = urljoin(str(response.url), response.headers["location"])
+            if url.startswith(REDIRECT_URI):
+                return url
+            response = browser.get(url)
+        elif abort and 'name="prompt" value="consent"' in response.text:
+            cancel = BeautifulSoup(response.text, "html.parser").select_one('a[href$="/abort"]')
+            assert cancel is not None, response.text
+            response = browser.get(urljoin(str(response.url), str(cancel["href"])))
+        else:
+            response = _answer_page(browser, response, login, password)
+    raise AssertionError(f"the provider never sent the browser back: {response.status_code} {response.text}")
+
+
+def start(client: TestClient, next_path: str = "/") -> str:
+    """Ask tiercards to sign in through the provider; the URL it sends the browser to."""
+    response = client.get("/auth/oidc/login", params={"next": next_path})
+    assert response.status_code == 303, response.text
+    return response.headers["location"]
+
+
+def sign_in_at_provider(
+    client: TestClient, browser: httpx.Client, login: str, next_path: str = "/"
+) -> httpx.Response:
+    callback = to_callback(browser, start(client, next_path), login, str(PEOPLE[login]["password"]))
+    return client.get(callback)
+
+
+def with_query(url: str, **changes: str) -> str:
+    parts = urlsplit(url)
+    query = {key: values[0] for key, values in parse_qs(parts.query).items()} | changes
+    return parts._replace(query=urlencode(query)).geturl()
+
+
+def put_flow_cookie(client: TestClient, value: str) -> None:
+    """What a browser holding this flow cookie would send (TestClient's cookies live on testserver.local)."""
+    client.cookies.set(FLOW_COOKIE, value, domain="testserver.local", path=FLOW_PATH)
+
+
+def stored(app: FastAPI) -> tuple[int, int, int]:
+    """People, sign-in sessions and audit events: what a refused sign-in must leave as it was."""
+    with app.state.db.read_sessions() as session:
+        return tuple(  # type: ignore[return-value]
+            int(session.scalar(select(func.count()).select_from(model)) or 0)
+            for model in (User, SignInSession, AuditEvent)
+        )
+
+
+def person(app: FastAPI, subject: str) -> User:
+    with app.state.db.read_sessions() as session:
+        user = service.user_by_subject(session, subject)
+        assert user is not None
+        session.expunge(user)
+        return user
+
+
+def assert_refused(response: httpx.Response, status: int, says: str) -> None:
+    assert response.status_code == status, response.text
+    page = BeautifulSoup(response.text, "html.parser")
+    assert says in page.select_one(".errors").text  # type: ignore[union-attr]
+    assert page.find("a", href="/login") is not None
+    cookies = response.headers.get_list("set-cookie")
+    assert not any(c.startswith("tiercards_session=") for c in cookies)
+    assert any(c.startswith(f"{FLOW_COOKIE}=") and "Max-Age=0" in c for c in cookies)  # the flow is over
+
+
+# --- the tests ----------------------------------------------------------------------------------------
+
+
+def test_a_person_signs_in_through_the_provider_and_lands_where_they_were_going(
+    oidc_app: FastAPI, browser: httpx.Client, provider: OpenIdProvider
+) -> None:
+    client = fresh_client(oidc_app)
+    login_page = BeautifulSoup(client.get("/login?next=/progress").text, "html.parser")
+    link = login_page.find("a", string="Sign in with your organisation")
+    assert link is not None and link["href"] == "/auth/oidc/login?next=/progress"
+
+    asked = parse_qs(urlsplit(start(client, "/progress")).query)
+    assert asked["code_challenge_method"] == ["S256"] and asked["redirect_uri"] == [REDIRECT_URI]
+    assert {"state", "nonce", "code_challenge"} <= asked.keys()
+    assert "groups" in asked["scope"][0].split()
+    cookie = next(c for c in client.cookies.jar if c.name == FLOW_COOKIE)
+    assert cookie.path == FLOW_PATH and cookie.has_nonstandard_attr("HttpOnly")
+
+    response = sign_in_at_provider(client, browser, "carol", "/progress")
+    assert response.status_code == 303 and response.headers["location"] == "/progress"
+    assert client.get("/api/me").json() == {"name": "carol", "role": "lead"}
+    assert client.get("/progress").status_code == 200
+    assert FLOW_COOKIE not in client.cookies  # spent
+    carol = person(oidc_app, f"{provider.url}|carol")
+    assert carol.name == "carol" and carol.password_hash is None
+    with oidc_app.state.db.read_sessions() as session:
+        sign_in = session.scalar(select(AuditEvent).where(AuditEvent.kind == "sign_in"))
+        assert sign_in is not None and sign_in.user_id == carol.id and sign_in.detail["how"] == "oidc"
+
+
+def test_a_taken_name_is_made_unique_and_the_local_account_is_left_alone(
+    oidc_app: FastAPI, browser: httpx.Client, provider: OpenIdProvider
+) -> None:
+    client = fresh_client(oidc_app)
+    assert sign_in_at_provider(client, browser, "dave").status_code == 303
+    assert client.get("/api/me").json() == {"name": "alice-2", "role": "member"}
+    assert person(oidc_app, f"{provider.url}|dave").name == "alice-2"
+    with oidc_app.state.db.read_sessions() as session:
+        alice = service.user_named(session, "alice")
+        assert alice is not None and alice.oidc_subject is None
+
+
+def test_a_group_change_at_the_provider_changes_the_role_at_the_next_sign_in(
+    oidc_app: FastAPI, browser: httpx.Client, provider: OpenIdProvider
+) -> None:
+    assert sign_in_at_provider(fresh_client(oidc_app), browser, "carol").status_code == 303
+    provider.set_groups("carol", ["staff", "tiercards-admins"])
+    admin = fresh_client(oidc_app)
+    assert sign_in_at_provider(admin, browser, "carol").status_code == 303
+    assert admin.get("/api/me").json() == {"name": "carol", "role": "admin"}
+    # No group that maps to a role: the role is kept, not lowered to member.
+    provider.set_groups("carol", ["staff"])
+    kept = fresh_client(oidc_app)
+    assert sign_in_at_provider(kept, browser, "carol").status_code == 303
+    assert kept.get("/api/me").json() == {"name": "carol", "role": "admin"}
+    with oidc_app.state.db.read_sessions() as session:
+        change = session.scalar(select(AuditEvent).where(AuditEvent.kind == "role_changed"))
+        assert change is not None and change.detail == {"old": "lead", "new": "admin", "via": "oidc"}
+        # The same carol each time, found by her subject.
+        assert [u.name for u in service.all_users(session) if u.oidc_subject] == ["carol"]
+
+
+def test_a_tampered_state_is_refused_and_stores_nothing(oidc_app: FastAPI, browser: httpx.Client) -> None:
+    client = fresh_client(oidc_app)
+    callback = to_callback(browser, start(client), "carol", str(PEOPLE["carol"]["password"]))
+    before = stored(oidc_app)
+    response = client.get(with_query(callback, state="forged-state"))
+    assert_refused(response, 422, "does not belong to the sign-in started in this browser")
+    assert stored(oidc_app) == before
+    # The real answer in another browser (no flow cookie) is refused the same way.
+    assert_refused(fresh_client(oidc_app).get(callback), 422, "no sign-in was started in this browser")
+    assert stored(oidc_app) == before
+
+
+def test_an_answer_naming_another_issuer_is_refused(oidc_app: FastAPI, browser: httpx.Client) -> None:
+    client = fresh_client(oidc_app)
+    callback = to_callback(browser, start(client), "carol", str(PEOPLE["carol"]["password"]))
+    before = stored(oidc_app)
+    mixed_up = with_query(callback, iss="https://attacker.example")
+    assert_refused(client.get(mixed_up), 422, "comes from another sign-in service")
+    assert stored(oidc_app) == before
+
+
+def test_a_replayed_callback_is_refused_and_stores_nothing(oidc_app: FastAPI, browser: httpx.Client) -> None:
+    client = fresh_client(oidc_app)
+    callback = to_callback(browser, start(client), "carol", str(PEOPLE["carol"]["password"]))
+    flow = client.cookies.get(FLOW_COOKIE, path=FLOW_PATH)
+    assert client.get(callback).status_code == 303
+    after_sign_in = stored(oidc_app)
+    # The flow cookie is spent with the sign-in…
+    assert_refused(client.get(callback), 422, "no sign-in was started")
+    # …and with it put back, the provider refuses a code it already traded.
+    replay = fresh_client(oidc_app)
+    put_flow_cookie(replay, str(flow))
+    assert_refused(replay.get(callback), 422, "did not accept this sign-in (invalid_grant)")
+    assert stored(oidc_app) == after_sign_in
+
+
+@pytest.mark.parametrize("changed", ["nonce", "verifier"])
+def test_a_flow_that_does_not_match_the_provider_s_answer_is_refused(
+    oidc_app: FastAPI, browser: httpx.Client, changed: str
+) -> None:
+    """A flow cookie with the right state but another nonce (a replayed ID token) or another code
+    verifier (a stolen code) gets nothing."""
+    client = fresh_client(oidc_app)
+    callback = to_callback(browser, start(client), "carol", str(PEOPLE["carol"]["password"]))
+    settings: Settings = oidc_app.state.settings
+    flow = oidc.unseal(client.cookies.get(FLOW_COOKIE, path=FLOW_PATH), settings.secret_key)
+    altered = replace(flow, **{changed: "x" * 64})
+    put_flow_cookie(client, oidc.seal(altered, settings.secret_key))
+    before = stored(oidc_app)
+    says = "ID token does not check out" if changed == "nonce" else "did not accept this sign-in"
+    assert_refused(client.get(callback), 422, says)
+    assert stored(oidc_app) == before
+
+
+def test_refusing_consent_at_the_provider_is_a_clear_403(oidc_app: FastAPI, browser: httpx.Client) -> None:
+    client = fresh_client(oidc_app)
+    callback = to_callback(browser, start(client), "carol", str(PEOPLE["carol"]["password"]), abort=True)
+    assert parse_qs(urlsplit(callback).query)["error"] == ["access_denied"]
+    before = stored(oidc_app)
+    assert_refused(client.get(callback), 403, "cancelled or refused")
+    assert stored(oidc_app) == before
+
+
+def test_an_unknown_error_from_the_provider_is_a_clear_refusal(
+    oidc_app: FastAPI, browser: httpx.Client
+) -> None:
+    client = fresh_client(oidc_app)
+    callback = to_callback(browser, start(client), "carol", str(PEOPLE["carol"]["password"]))
+    before = stored(oidc_app)
+    odd = with_query(callback, error="something_new", error_description="<script>x</script>")
+    response = client.get(odd)
+    assert_refused(response, 422, "refused the sign-in (something_new)")
+    assert "<script>x" not in response.text  # the provider's words are not echoed into the page
+    assert stored(oidc_app) == before
+
+
+def test_a_disabled_person_cannot_sign_in_through_the_provider(
+    oidc_app: FastAPI, browser: httpx.Client, provider: OpenIdProvider
+) -> None:
+    assert sign_in_at_provider(fresh_client(oidc_app), browser, "carol").status_code == 303
+    with oidc_app.state.db.write_sessions() as session:
+        carol = service.user_by_subject(session, f"{provider.url}|carol")
+        assert carol is not None
+        service.set_disabled(session, carol, True)
+        session.commit()
+    provider.set_groups("carol", ["tiercards-admins"])
+    before = stored(oidc_app)
+    client = fresh_client(oidc_app)
+    assert_refused(sign_in_at_provider(client, browser, "carol"), 403, "this account is disabled")
+    assert client.get("/api/me").status_code == 401
+    assert stored(oidc_app) == before
+    assert person(oidc_app, f"{provider.url}|carol").role == "lead"  # their groups changed nothing
+
+
+def test_a_wrong_password_at_the_provider_never_reaches_tiercards(
+    oidc_app: FastAPI, browser: httpx.Client
+) -> None:
+    with pytest.raises(AssertionError, match="wrong login or password"):
+        to_callback(browser, start(fresh_client(oidc_app)), "carol", "not carol's password")
+
+
+def test_an_unreachable_provider_is_a_clear_503(tmp_path: Path) -> None:
+    app = _oidc_app(
+        tmp_path,
+        oidc_issuer_url=f"http://127.0.0.1:{free_port()}",
+        oidc_client_id=CLIENT_ID,
+        oidc_client_secret=CLIENT_SECRET,
+    )
+    client = fresh_client(app)
+    before = stored(app)
+    assert_refused(client.get("/auth/oidc/login?next=/"), 503, "cannot be reached")
+    assert_refused(client.get("/auth/oidc/callback?code=c&state=s"), 422, "no sign-in was started")
+    assert stored(app) == before
+    app.state.db.dispose()
+
+
+def test_public_url_makes_the_redirect_uri(provider: OpenIdProvider, tmp_path: Path) -> None:
+    app = _oidc_app(
+        tmp_path,
+        oidc_issuer_url=provider.url,
+        oidc_client_id=CLIENT_ID,
+        oidc_client_secret=CLIENT_SECRET,
+        public_url="https://cards.example.org/",
+    )
+    asked = parse_qs(urlsplit(start(fresh_client(app))).query)
+    assert asked["redirect_uri"] == ["https://cards.example.org/auth/oidc/callback"]
+    app.state.db.dispose()
+
+
+def test_without_the_oidc_settings_there_is_no_oidc_sign_in(team_app: FastAPI) -> None:
+    client = fresh_client(team_app)
+    assert client.get("/auth/oidc/login?next=/").status_code == 404
+    assert client.get("/auth/oidc/callback?code=c&state=s").status_code == 404
+    assert "/auth/oidc/" not in client.get("/login").text
+
+
+# --- the ID token's checks, on tokens made here ---------------------------------------------------
+
+ISSUER = "https://id.example.org"
+SIGNING_KEY = RSAKey.generate_key(2048, parameters={"kid": "provider-key"})
+PUBLISHED = oidc.Provider(
+    {"issuer": ISSUER, "jwks_uri": "https://id.example.org/jwks"},
+    KeySet.import_key_set({"keys": [SIGNING_KEY.as_dict(private=False)]}),
+    fresh_until=float("inf"),
+)
+
+
+def id_token(key: Any = SIGNING_KEY, alg: str = "RS256", **changes: object) -> dict[str, str]:
+    now = int(time.time())
+    claims = {"iss": ISSUER, "sub": "carol", "aud": CLIENT_ID, "nonce": "n0nce", "iat": now, "exp": now + 300}
+    header = {"alg": alg, "kid": "provider-key"}
+    return {"id_token": jwt.encode(header, {**claims, **changes}, key), "access_token": "at"}
+
+
+def test_a_good_id_token_gives_its_claims() -> None:
+    claims = oidc.id_token_claims(PUBLISHED, id_token(), "n0nce", CLIENT_ID)
+    assert claims["sub"] == "carol" and claims["iss"] == ISSUER
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        pytest.param(id_token(key=RSAKey.generate_key(2048)), id="signed-by-another-key"),
+        pytest.param(id_token(key=OctKey.import_key(CLIENT_SECRET), alg="HS256"), id="symmetric-alg"),
+        pytest.param(id_token(iss="https://attacker.example"), id="another-issuer"),
+        pytest.param(id_token(aud="another-client"), id="another-audience"),
+        pytest.param(id_token(nonce="replayed"), id="another-nonce"),
+        pytest.param(id_token(exp=int(time.time()) - 3600), id="expired"),
+        pytest.param({"access_token": "at"}, id="no-id-token"),
+    ],
+)
+def test_an_id_token_that_does_not_check_out_is_refused(token: dict[str, str]) -> None:
+    with pytest.raises(Invalid):
+        oidc.id_token_claims(PUBLISHED, token, "n0nce", CLIENT_ID)

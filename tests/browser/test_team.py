@@ -1,0 +1,115 @@
+"""A team in AUTH_MODE=accounts, in chromium: alice answers a card; bob, another member, cannot
+see her answer anywhere; lena, a lead, sees both of them on /team (screenshots at two widths)."""
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from app import PROJECT_ROOT
+from tests.servers import start_server
+
+CARD = "tf-data-prefetch-last"
+MARKER = "alices-answer-3b9e: prefetch overlaps input with compute"
+PEOPLE = {
+    "alice": ("member", "alice pass phrase 1"),
+    "bob": ("member", "bob pass phrase 22"),
+    "lena": ("lead", "lena pass phrase 333"),
+}
+ACCOUNTS = {"AUTH_MODE": "accounts"}
+
+
+@pytest.fixture
+def team_url(tmp_path: Path) -> Iterator[str]:
+    """A server in AUTH_MODE=accounts whose people were added with `tiercards users add`."""
+    env = {**os.environ, "DATA_DIR": str(tmp_path), **ACCOUNTS}
+    for name, (role, password) in PEOPLE.items():
+        subprocess.run(
+            [sys.executable, "-m", "app.cli", "users", "add", name, "--role", role, "--password-stdin"],
+            input=f"{password}\n",
+            text=True,
+            cwd=PROJECT_ROOT,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+    process, url = start_server(tmp_path, "--no-worker", env=ACCOUNTS)
+    yield url
+    process.terminate()
+    process.wait(timeout=15)
+
+
+@pytest.fixture
+def signed_in(browser: Browser, team_url: str) -> Iterator[Callable[[str], Page]]:
+    """A page with cookies of its own per person, signed in through /login."""
+    contexts = []
+    errors: list[str] = []
+
+    def open_as(name: str) -> Page:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(f"{name}: {error}"))
+        page.on("console", lambda m: errors.append(f"{name}: {m.text}") if m.type == "error" else None)
+        page.goto(f"{team_url}/login")
+        page.fill("input[name=username]", name)
+        page.fill("input[name=password]", PEOPLE[name][1])
+        page.click("button[type=submit]")
+        expect(page).not_to_have_url(f"{team_url}/login")
+        return page
+
+    yield open_as
+    for context in contexts:
+        context.close()
+    # bob is refused /team on purpose; anything else the pages report is a bug (a CSP violation).
+    assert [e for e in errors if "status of 403" not in e] == []
+
+
+def test_members_see_only_their_own_answers_and_the_lead_sees_the_team(
+    signed_in: Callable[[str], Page], team_url: str, screenshot_dir: Path
+) -> None:
+    alice = signed_in("alice")
+    alice.goto(f"{team_url}/cards/{CARD}?tier=middle")
+    alice.fill("#answer-text", MARKER)
+    alice.click("text=Submit answer")
+    expect(alice.locator(".model-answer")).to_be_visible()
+    alice.click(".rating button[value=good]")
+    expect(alice.locator(".saved")).to_contain_text("rated good")
+
+    bob = signed_in("bob")
+    bob.goto(f"{team_url}/progress")
+    expect(bob.locator("h1")).to_have_text("Progress")
+    assert MARKER not in bob.content()
+    answers = bob.request.get(f"{team_url}/api/attempts")
+    assert answers.ok and answers.json() == []
+    refused = bob.goto(f"{team_url}/team")
+    assert refused is not None and refused.status == 403
+    # bob hides his answers with the toggle /account loads into place.
+    bob.goto(f"{team_url}/account")
+    toggle = bob.locator("#answer-privacy button")
+    expect(toggle).to_have_text("Hide my answers from leads")
+    toggle.click()
+    expect(bob.locator("#answer-privacy .privacy-state")).to_have_attribute("data-hidden", "true")
+
+    lena = signed_in("lena")
+    lena.goto(f"{team_url}/team")
+    rows = lena.locator("tr.member")
+    expect(rows).to_have_count(3)
+    alices_row = lena.locator('tr.member[data-member="alice"]')
+    expect(alices_row.locator('[data-field="reviews_7d"]')).to_have_text("1")
+    expect(alices_row.locator('[data-field="in_time"]')).to_contain_text("1 of 1")
+    expect(lena.locator('tr.member[data-member="bob"]')).to_contain_text("answers hidden")
+    expect(lena.locator('svg.bars g.bar-row[data-member="alice"]').first).to_have_attribute("data-value", "1")
+    lena.screenshot(path=str(screenshot_dir / "team-1280.png"), full_page=True)
+    lena.set_viewport_size({"width": 390, "height": 844})
+    expect(alices_row).to_be_visible()
+    lena.screenshot(path=str(screenshot_dir / "team-390.png"), full_page=True)
+
+    lena.goto(f"{team_url}/team/members/alice")
+    expect(lena.locator("tr.attempt")).to_have_count(1)
+    lena.locator("tr.attempt summary").click()
+    expect(lena.locator(".their-answer")).to_have_text(MARKER)
