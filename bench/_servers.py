@@ -25,6 +25,24 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _wait_until_up(url: str, attempts: int = 300) -> None:
+    for _ in range(attempts):
+        try:
+            httpx.get(url, timeout=1)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+
+
+@contextmanager
+def _stopped_after(process: subprocess.Popen[bytes]) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+
+
 @contextmanager
 def uvicorn_server(target: str, env: dict[str, str], factory: bool = False) -> Iterator[str]:
     """Serve an ASGI app in its own process (one worker, as `tiercards serve` does)."""
@@ -46,17 +64,9 @@ def uvicorn_server(target: str, env: dict[str, str], factory: bool = False) -> I
         args.append("--factory")
     process = subprocess.Popen(args, cwd=ROOT, env={**os.environ, **env})
     url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):
-            try:
-                httpx.get(url + "/", timeout=1)
-                break
-            except httpx.HTTPError:
-                time.sleep(0.1)
+    with _stopped_after(process):
+        _wait_until_up(url + "/")
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=15)
 
 
 @dataclass
@@ -118,17 +128,9 @@ def tiercards_serve(env: dict[str, str]) -> Iterator[tuple[str, int]]:
         stdout=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):
-            try:
-                httpx.get(url + "/healthz", timeout=1)
-                break
-            except httpx.HTTPError:
-                time.sleep(0.1)
+    with _stopped_after(process):
+        _wait_until_up(url + "/healthz")
         yield url, process.pid
-    finally:
-        process.terminate()
-        process.wait(timeout=15)
 
 
 @dataclass
@@ -171,7 +173,9 @@ def locust(
     ]
     if history:
         args.append("--csv-full-history")
-    subprocess.run(args, cwd=ROOT, env={**os.environ, **(env or {})}, capture_output=True, check=False)
+    # ROOT on the path, so the locustfile can share the answer the other benchmarks post.
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    subprocess.run(args, cwd=ROOT, env=environment, capture_output=True, check=False)
     stats: dict[str, RouteStats] = {}
     with open(f"{csv_prefix}_stats.csv", newline="") as file:
         for row in csv.DictReader(file):

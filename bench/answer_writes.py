@@ -22,16 +22,16 @@ from bench._servers import migrated_data_dir, uvicorn_server
 SCRIPT = Path(__file__).with_name("post_attempts.lua")
 CARD = "tf-data-prefetch-last"
 CONNECTIONS = 50
-BODY = json.dumps(
-    {
-        "tier": "middle",
-        "kind": "solid",
-        "text": "prefetch overlaps input with compute " * 8,
-        "seconds": 41.5,
-        "rating": "good",
-        "points": [0, 1, 4],
-    }
-)
+# One answer, as the load benchmarks' simulated people post it too (bench/locustfile.py).
+ANSWER = {
+    "tier": "middle",
+    "kind": "solid",
+    "text": "prefetch overlaps input with compute " * 8,
+    "seconds": 41.5,
+    "rating": "good",
+    "points": [0, 1, 4],
+}
+BODY = json.dumps(ANSWER)
 
 
 def run_wrk(url: str, seconds: int, token: str = "") -> tuple[float, set[int], int, str]:

@@ -11,11 +11,11 @@ Nobody, on a route that needs somebody: the API answers 401, a page sends the br
 remembered for a second or two, which a sign-out in this process clears at once.
 """
 
-import ipaddress
 import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from urllib.parse import quote
 
 import anyio
@@ -29,6 +29,8 @@ from app.accounts.roles import ROLES, Role
 from app.exceptions import Invalid
 from app.settings import Settings
 from app.storage.database import Database
+from app.web.guards import peer_in
+from app.web.security import cookie_value
 
 Lookup = Callable[[Session, str], tuple[User | None, bool]]
 Remembered = dict[str, tuple[float, "Principal | None"]]
@@ -61,21 +63,9 @@ def is_public(path: str) -> bool:
 
 
 def lifetimes(settings: Settings) -> service.Lifetimes:
-    from datetime import timedelta
-
     return service.Lifetimes(
         timedelta(hours=settings.session_idle_hours), timedelta(days=settings.session_max_days)
     )
-
-
-def cookie(scope: Scope, name: str) -> str | None:
-    for key, value in scope.get("headers", []):
-        if key == b"cookie":
-            for pair in value.decode("latin-1").split(";"):
-                cookie_name, _, cookie_value = pair.strip().partition("=")
-                if cookie_name == name:
-                    return cookie_value
-    return None
 
 
 def _principal(user: User | None, via: str) -> "Principal | None":
@@ -113,7 +103,7 @@ class Authentication:
             return await self._remember("t" + token, token, service.token_user, service.touch_token, "token")
         if mode == "proxy":
             return await self._from_proxy(scope, headers)
-        session_token = cookie(scope, SESSION_COOKIE)
+        session_token = cookie_value(scope, SESSION_COOKIE)
         if not session_token:
             return None
         return await self._remember(
@@ -125,12 +115,7 @@ class Authentication:
         )
 
     async def _from_proxy(self, scope: Scope, headers: Headers) -> Principal | None:
-        client = scope.get("client")
-        try:
-            peer = ipaddress.ip_address(client[0]) if client else None
-        except ValueError:
-            peer = None
-        if peer is None or not any(peer in network for network in self.settings.trusted_proxies):
+        if not peer_in(scope, self.settings.trusted_proxies):
             return None
         name = headers.get(self.settings.proxy_user_header.lower(), "").strip()
         if not name:

@@ -52,7 +52,8 @@ def _peer(scope: Scope) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
         return None
 
 
-def _peer_in(scope: Scope, networks: Iterable[IPNetwork]) -> bool:
+def peer_in(scope: Scope, networks: Iterable[IPNetwork]) -> bool:
+    """Whether the connection itself (never a forwarded address) comes from one of `networks`."""
     address = _peer(scope)
     return address is not None and any(address in network for network in networks)
 
@@ -97,7 +98,7 @@ class RequestGuard:
         state = scope.setdefault("state", {})
         peer = _peer(scope)
         state["client_address"] = str(peer) if peer is not None else None
-        if self.trusted_proxies and _peer_in(scope, self.trusted_proxies):
+        if self.trusted_proxies and peer_in(scope, self.trusted_proxies):
             proto = _header(scope, b"x-forwarded-proto")
             if proto in ("http", "https"):
                 scope["scheme"] = proto

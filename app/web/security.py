@@ -54,13 +54,14 @@ def _valid(secret: str, value: str) -> bool:
     return bool(token) and hmac.compare_digest(signature, _sign(secret, token))
 
 
-def _cookie_value(scope: Scope) -> str | None:
+def cookie_value(scope: Scope, cookie_name: str) -> str | None:
+    """One cookie of the request, by name."""
     # A plain split: http.cookies.SimpleCookie costs more than the rest of a cached page.
     for name, value in scope.get("headers", []):
         if name == b"cookie":
             for pair in value.decode("latin-1").split(";"):
                 key, _, cookie = pair.strip().partition("=")
-                if key == CSRF_COOKIE:
+                if key == cookie_name:
                     return cookie
     return None
 
@@ -85,7 +86,7 @@ class SecurityMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        cookie = _cookie_value(scope)
+        cookie = cookie_value(scope, CSRF_COOKIE)
         new_cookie = None
         if cookie is None or not _valid(self.secret_key, cookie):
             cookie = new_cookie = signed_token(self.secret_key)
