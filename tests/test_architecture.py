@@ -57,7 +57,9 @@ def _imports_any(imports: set[str], prefixes: tuple[str, ...]) -> list[str]:
     return sorted(i for i in imports if any(i == p or i.startswith(p + ".") for p in prefixes))
 
 
-SERVICES = sorted(m for m in MODULES if m != "app.cli" and not _is_http_layer(m))
+# The entry points (the command line, the ASGI factory for other servers) start the whole app.
+ENTRY_POINTS = ("app.cli", "app.main")
+SERVICES = sorted(m for m in MODULES if m not in ENTRY_POINTS and not _is_http_layer(m))
 
 
 def test_the_rules_see_every_domain_and_its_services() -> None:

@@ -73,7 +73,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.catalogue = Catalogue(settings.content_dir, settings.content_poll_seconds)
     # The card page's "Run it live" forms: the same for everyone, so the cached page can hold them.
     templates.env.globals["demo_forms"] = preset_forms
-    templates.env.globals["auth_mode"] = settings.auth_mode
     templates.env.filters.update(
         attempt_what=attempt_what, attempt_result=attempt_result, points_covered=points_covered
     )

@@ -36,6 +36,8 @@ def render(
         context["partial"] = name
         name = "page.html"
     context.setdefault("csrf_token", request.state.csrf_token)
+    # From this app's settings, not a template global: several apps may share one process.
+    context.setdefault("auth_mode", request.app.state.settings.auth_mode)
     response = templates.TemplateResponse(request, name, context, status_code=status_code)
     response.headers["vary"] = "HX-Request"
     return response
