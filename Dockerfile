@@ -1,23 +1,93 @@
-# A container is for serving a team on a network, so it signs people in (AUTH_MODE=accounts);
-# single mode would refuse its 0.0.0.0 address. One image for both roles: `tiercards serve` (web, plus a worker unless --no-worker) and
-# `tiercards worker` (a demo worker host; TensorFlow is only ever imported there).
-FROM python:3.11-slim
+# syntax=docker/dockerfile:1
+# tiercards images, one target each (README, "Docker"; compose.yaml runs them together):
+#   web         the web app, without a demo worker and without TensorFlow installed at all
+#   worker      a demo worker on the CPU (tensorflow-cpu, the `worker` extra)
+#   gpu-worker  a demo worker on NVIDIA GPUs, on TensorFlow's own CUDA image
+# Each runs a start-up script from deploy/, the same scripts the tests run outside Docker.
+#
+# A container serves a team on a network, so the images sign people in (AUTH_MODE=accounts):
+# single mode has no sign-in and refuses the 0.0.0.0 address a container must listen on.
 
+ARG PYTHON_IMAGE=python:3.11-slim-bookworm
+# The same TensorFlow release as the `worker` extra's tensorflow-cpu pin in pyproject.toml.
+ARG TENSORFLOW_VERSION=2.21.0
+
+FROM ${PYTHON_IMAGE} AS builder
+WORKDIR /src
+# The dependency lists on their own, first: the images' dependency layers (TensorFlow is large)
+# are then rebuilt only when pyproject.toml changes, not with every change to the code.
+COPY pyproject.toml .
+RUN python3 - <<'EOF'
+import tomllib
+
+project = tomllib.load(open("pyproject.toml", "rb"))["project"]
+web = project["dependencies"]
+worker = web + project["optional-dependencies"]["worker"]
+open("/requirements-web.txt", "w").write("\n".join(web) + "\n")
+open("/requirements-worker.txt", "w").write("\n".join(worker) + "\n")
+EOF
+COPY . .
+# The wheel carries templates, static files, migrations and the default cards (setup.py).
+RUN python3 -m pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
+
+# What the web and CPU worker images share: the unprivileged user, the data folder, the scripts.
+FROM ${PYTHON_IMAGE} AS runtime
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
     DATA_DIR=/data \
     AUTH_MODE=accounts
-
+RUN useradd --create-home --uid 10001 tiercards && mkdir /data && chown tiercards /data
 WORKDIR /srv/tiercards
-COPY pyproject.toml README.md alembic.ini ./
-COPY app ./app
-RUN pip install '.[worker]' && pip uninstall -y tiercards
-COPY . .
-RUN pip install --no-deps -e . && useradd --create-home tiercards && mkdir -p /data && chown tiercards /data
-
-USER tiercards
+COPY --chmod=755 deploy/*.sh deploy/
 VOLUME ["/data"]
+
+FROM runtime AS web
+COPY --from=builder /requirements-web.txt /tmp/
+RUN pip install -r /tmp/requirements-web.txt
+RUN --mount=type=bind,from=builder,source=/wheels,target=/wheels \
+    pip install /wheels/tiercards-*.whl && pip check \
+    && python3 -c "import importlib.util as u, sys; sys.exit('TensorFlow must not be in the web image' if u.find_spec('tensorflow') else 0)"
+USER tiercards
 EXPOSE 8000
-HEALTHCHECK CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz')"
-CMD ["tiercards", "serve", "--host", "0.0.0.0", "--port", "8000"]
+HEALTHCHECK --interval=30s --timeout=10s --start-period=30s --retries=3 \
+    CMD ["/srv/tiercards/deploy/healthcheck-web.sh"]
+CMD ["/srv/tiercards/deploy/start-web.sh"]
+
+FROM runtime AS worker
+COPY --from=builder /requirements-worker.txt /tmp/
+RUN pip install -r /tmp/requirements-worker.txt
+RUN --mount=type=bind,from=builder,source=/wheels,target=/wheels \
+    pip install "$(echo /wheels/tiercards-*.whl)[worker]" && pip check
+USER tiercards
+# Healthy while this container's worker has beaten recently (it beats before loading TensorFlow).
+HEALTHCHECK --interval=30s --timeout=20s --start-period=60s --retries=3 \
+    CMD ["tiercards", "demo", "workers", "--here"]
+CMD ["/srv/tiercards/deploy/start-worker.sh"]
+
+# TensorFlow, CUDA and cuDNN come from the base image; the app is installed beside them without
+# its `worker` extra, so pip brings no second TensorFlow.
+FROM tensorflow/tensorflow:${TENSORFLOW_VERSION}-gpu AS gpu-worker
+ARG TENSORFLOW_VERSION
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_ROOT_USER_ACTION=ignore \
+    PIP_BREAK_SYSTEM_PACKAGES=1 \
+    DATA_DIR=/data \
+    AUTH_MODE=accounts
+RUN useradd --create-home --uid 10001 tiercards && mkdir /data && chown tiercards /data
+WORKDIR /srv/tiercards
+COPY --chmod=755 deploy/*.sh deploy/
+VOLUME ["/data"]
+COPY --from=builder /requirements-web.txt /tmp/
+RUN python3 -m pip install -r /tmp/requirements-web.txt
+RUN --mount=type=bind,from=builder,source=/wheels,target=/wheels \
+    python3 -m pip install /wheels/tiercards-*.whl \
+    && python3 -c "import sys, tensorflow as tf; sys.exit(0 if tf.__version__ == sys.argv[1] else f'TensorFlow {tf.__version__}, not {sys.argv[1]}')" "$TENSORFLOW_VERSION"
+USER tiercards
+HEALTHCHECK --interval=30s --timeout=20s --start-period=120s --retries=3 \
+    CMD ["tiercards", "demo", "workers", "--here"]
+CMD ["/srv/tiercards/deploy/start-worker.sh"]

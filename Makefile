@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint bench clean
+.PHONY: run test test-postgres lint bench gpu-check images clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,18 +23,43 @@ $(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
 run: $(VENV)/.run-installed
 	$(BIN)/tiercards serve --host $(HOST) --port $(PORT)
 
+# The whole suite on SQLite (the embedded default), then again on a PostgreSQL server that
+# scripts/postgres.sh installs (Debian's postgresql) and starts on a temp folder and a free port.
 test: $(VENV)/.dev-installed
 	bash scripts/install-system-deps.sh
 	bash scripts/install-oidc-provider.sh
 	$(BIN)/python -m pytest
+	TIERCARDS_TEST_DATABASE=postgres $(BIN)/python -m pytest
+
+# Only the PostgreSQL run.
+test-postgres: $(VENV)/.dev-installed
+	bash scripts/install-system-deps.sh
+	bash scripts/install-oidc-provider.sh
+	TIERCARDS_TEST_DATABASE=postgres $(BIN)/python -m pytest
 
 lint: $(VENV)/.dev-installed
-	$(BIN)/ruff check app tests bench migrations
-	$(BIN)/ruff format --check app tests bench migrations
+	$(BIN)/ruff check app tests bench migrations setup.py
+	$(BIN)/ruff format --check app tests bench migrations setup.py
 	$(BIN)/mypy
 
 bench: $(VENV)/.dev-installed
 	bash scripts/run-benchmarks.sh
+
+# On a GPU host: the CUDA build of TensorFlow in place of the CPU one, then every preset on the GPU
+# (bench/gpu_check.py: exit 3 at once where there is no GPU).
+$(VENV)/.gpu-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip uninstall --quiet --yes tensorflow-cpu
+	$(BIN)/pip install --quiet -e '.[gpu]'
+	touch $@
+
+gpu-check: $(VENV)/.gpu-installed
+	$(BIN)/python bench/gpu_check.py
+
+# Needs a Docker engine; without one, tests/deploy/ checks these files and runs their start-up scripts.
+images:
+	docker build --target web -t tiercards:web .
+	docker build --target worker -t tiercards:worker .
+	docker build --target gpu-worker -t tiercards:gpu-worker .
 
 clean:
 	rm -rf $(VENV) *.egg-info

@@ -1,4 +1,4 @@
-"""The `tiercards` command: serve, worker, content check/new, db upgrade, demo run."""
+"""The `tiercards` command: serve, worker, content check/new, db upgrade, demo run/workers."""
 
 import inspect
 import json
@@ -163,14 +163,25 @@ def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
     no_worker: Annotated[bool, typer.Option("--no-worker", help="Do not start a demo worker.")] = False,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Web processes answering on the port (a process that dies is replaced); the demo "
+            "worker stays one.",
+        ),
+    ] = 1,
 ) -> None:
     """Upgrade the database, start a demo worker, and serve the web app."""
+    import logging
+
     import uvicorn
 
+    from app.logs import configure, logging_config
     from app.storage import migrations
-    from app.web.factory import create_app
 
     settings = get_settings()
+    configure(settings.is_production)
     _refuse_open_single(settings, host)
     migrations.upgrade(settings)
     supervisor = None
@@ -180,28 +191,65 @@ def serve(
         supervisor = WorkerSupervisor()
         supervisor.start()
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    typer.echo(f"tiercards is running at http://{shown}:{port}/  (Ctrl+C stops it)")
+    if settings.is_production:  # where every line is JSON, this one too
+        logging.getLogger("tiercards").info("tiercards is running at http://%s:%s/", shown, port)
+    else:
+        typer.echo(f"tiercards is running at http://{shown}:{port}/  (Ctrl+C stops it)")
     # uvicorn shuts down gracefully on SIGTERM/SIGINT, then raises the signal again once its own
     # handlers are gone; with SIGTERM's default action this process would die before stopping its
     # worker below. Turn that second SIGTERM into a normal exit (SIGINT already is one).
     signal.signal(signal.SIGTERM, _exit_normally)
     try:
-        # proxy_headers off: uvicorn would otherwise take the client's address from X-Forwarded-For
-        # whenever the connection comes from loopback, before the app can judge who sent it. The
-        # app reads forwarded headers itself, and only from TRUSTED_PROXIES (app/web/guards.py).
-        uvicorn.run(
-            create_app(settings),
-            host=host,
-            port=port,
-            log_level="warning",
-            loop=SERVER_LOOP,
-            proxy_headers=False,
-        )
+        # By import string, which each web process imports for itself (with the settings the
+        # environment gives it). proxy_headers off: uvicorn would otherwise take the client's
+        # address from X-Forwarded-For whenever the connection comes from loopback, before the app
+        # can judge who sent it. The app reads forwarded headers itself, and only from
+        # TRUSTED_PROXIES (app/web/guards.py).
+        with _metrics_folder():
+            uvicorn.run(
+                "app.main:create_app",
+                factory=True,
+                workers=workers,
+                host=host,
+                port=port,
+                log_config=logging_config(settings.is_production),
+                access_log=False,
+                loop=SERVER_LOOP,
+                proxy_headers=False,
+            )
     except KeyboardInterrupt:
         pass
     finally:
         if supervisor is not None:
             supervisor.stop()
+
+
+@contextmanager
+def _metrics_folder() -> Iterator[None]:
+    """PROMETHEUS_MULTIPROC_DIR for the web processes, which count into files there that /metrics
+    adds up (app/metrics.py); set before the app, and so prometheus_client, is imported. One the
+    operator set is emptied of an earlier run's files, as prometheus_client asks; otherwise a new
+    private folder, deleted when the server stops."""
+    import os
+    import shutil
+    import tempfile
+
+    # Named here, not imported from app.metrics: importing that would load prometheus_client.
+    variable = "PROMETHEUS_MULTIPROC_DIR"
+    chosen = os.environ.get(variable)
+    if chosen:
+        Path(chosen).mkdir(parents=True, exist_ok=True)
+        for stale in Path(chosen).glob("*.db"):
+            stale.unlink()
+        yield
+        return
+    folder = tempfile.mkdtemp(prefix="tiercards-metrics-")
+    os.environ[variable] = folder
+    try:
+        yield
+    finally:
+        del os.environ[variable]
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _refuse_open_single(settings: Any, host: str) -> None:
@@ -228,29 +276,48 @@ def worker(
     parent_pid: Annotated[
         int | None, typer.Option(hidden=True, help="Stop when this process is no longer the parent.")
     ] = None,
+    gpu: Annotated[
+        bool | None,
+        typer.Option(
+            "--gpu/--no-gpu",
+            help="--gpu: take demos that need a GPU whatever TensorFlow finds here. --no-gpu: never "
+            "take them, and keep TensorFlow off this host's GPUs. Neither: a GPU worker when "
+            "TensorFlow lists a GPU.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run live demos from the queue (QUEUE_URL), one at a time, with TensorFlow in a child process."""
     import logging
 
     from app.demos.worker import DemoWorker
+    from app.logs import configure as configure_logging
     from app.storage import migrations
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s: %(message)s")
-    logging.getLogger("huey").setLevel(logging.WARNING)
     settings = get_settings()
+    if settings.is_production:
+        # JSON lines, like the web's, for the same log collector.
+        configure_logging(production=True)
+    else:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s: %(message)s")
+    logging.getLogger("huey").setLevel(logging.WARNING)
     migrations.upgrade(settings)
-    code = DemoWorker(settings, parent_pid=parent_pid).serve()
+    code = DemoWorker(settings, parent_pid=parent_pid, gpu=gpu).serve()
     raise typer.Exit(code=code)
 
 
 @db_cli.command("upgrade")
 def db_upgrade() -> None:
     """Bring the database to the newest migrations."""
+    from sqlalchemy.engine import make_url
+
     from app.storage import migrations
 
     settings = get_settings()
     migrations.upgrade(settings)
-    typer.echo(f"database is up to date: {settings.database_url}")
+    # Printed into container logs: never the password in DATABASE_URL.
+    shown = make_url(settings.database_url).render_as_string(hide_password=True)
+    typer.echo(f"database is up to date: {shown}")
 
 
 @content_cli.command("check")
@@ -375,6 +442,57 @@ def demo_run(
         from app.demos.views.cli_text import result_table_text
 
         typer.echo(result_table_text(doc))
+
+
+@demo_cli.command("workers")
+def demo_workers(
+    here: Annotated[
+        bool,
+        typer.Option(
+            "--here",
+            help="Only workers on this host; exit 1 unless one beat within DEMO_HEARTBEAT_TIMEOUT_SECONDS "
+            "(a container health check).",
+        ),
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print them as JSON, as GET /api/workers does.")
+    ] = False,
+) -> None:
+    """Live demo workers: their capabilities (the queue lanes they read), GPU, device, TensorFlow
+    version and last beat."""
+    import socket
+
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from app.demos import service
+    from app.demos.queue import queue_kind
+    from app.demos.views.cli_text import workers_text
+    from app.demos.views.documents import workers_document
+    from app.storage.base import utcnow
+    from app.storage.database import Database
+
+    settings = get_settings()
+    timeout = settings.demo_heartbeat_timeout_seconds
+    host = socket.gethostname() if here else None
+    db = Database(settings)
+    try:
+        with db.read_sessions() as session:
+            workers = service.alive_workers(session, timeout, host)
+            if as_json:
+                shown = json.dumps(
+                    workers_document(workers, timeout, queue_kind(settings.queue_url)), indent=2
+                )
+            else:
+                shown = workers_text(workers, timeout, utcnow())
+    except SQLAlchemyError as error:
+        typer.echo(f"error: could not read the demo workers from the database: {error}", err=True)
+        raise typer.Exit(code=1) from error
+    finally:
+        db.dispose()
+    if here and not workers:
+        typer.echo(f"no demo worker on {host} has beaten in the last {timeout:.0f} s", err=True)
+        raise typer.Exit(code=1)
+    typer.echo(shown)
 
 
 def main() -> None:

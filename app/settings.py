@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from app import PROJECT_ROOT
+from app import DEFAULT_DATA_DIR, PROJECT_ROOT
 from app.accounts.modes import AuthModeName
 from app.accounts.roles import ROLES
 
@@ -38,7 +38,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
 
     environment: Environment = "development"
-    data_dir: Path = PROJECT_ROOT / "data"
+    data_dir: Path = DEFAULT_DATA_DIR
     database_url: str = ""
     queue_url: str = ""
     content_dir: Path = PROJECT_ROOT / "content"
@@ -47,6 +47,10 @@ class Settings(BaseSettings):
     allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
     # Peers whose X-Forwarded-Proto is believed (comma-separated addresses or CIDRs).
     trusted_proxies: Annotated[list[IPNetwork], NoDecode] = Field(default_factory=list)
+    # Who may read /metrics (comma-separated addresses or CIDRs): loopback unless set.
+    metrics_allowed: Annotated[list[IPNetwork], NoDecode] = Field(
+        default_factory=lambda: [ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128")]
+    )
     # The address people open the app at (invite links printed by the CLI, OIDC redirects).
     public_url: str = ""
     # How people sign in (app/accounts/modes.py): single, accounts or proxy.
@@ -81,7 +85,7 @@ class Settings(BaseSettings):
     # Finished demo runs (and their step data) are deleted after this many days.
     demo_retention_days: float = Field(default=30.0, gt=0)
 
-    @field_validator("allowed_hosts", "trusted_proxies", mode="before")
+    @field_validator("allowed_hosts", "trusted_proxies", "metrics_allowed", mode="before")
     @classmethod
     def _split(cls, value: object) -> object:
         return _comma_list(value)
@@ -105,7 +109,7 @@ class Settings(BaseSettings):
             raise ValueError(f"GROUP_ROLES pairs are group=role with a role among {', '.join(ROLES)}")
         return value
 
-    @field_validator("trusted_proxies", mode="before")
+    @field_validator("trusted_proxies", "metrics_allowed", mode="before")
     @classmethod
     def _networks(cls, value: object) -> object:
         if isinstance(value, list):

@@ -150,12 +150,13 @@ def locust(
     csv_prefix: Path,
     env: dict[str, str] | None = None,
     history: bool = False,
+    locustfile: str = "locustfile.py",
 ) -> dict[str, RouteStats]:
-    """Run bench/locustfile.py headless against `url`; per-route figures (and "Aggregated")."""
+    """Run bench/`locustfile` headless against `url`; per-route figures (and "Aggregated")."""
     args = [
         str(Path(sys.executable).with_name("locust")),
         "-f",
-        str(ROOT / "bench" / "locustfile.py"),
+        str(ROOT / "bench" / locustfile),
         "--headless",
         "--users",
         str(users),

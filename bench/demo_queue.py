@@ -137,7 +137,11 @@ def main() -> int:
         queue_url = f"redis://127.0.0.1:{port}/0"
         time.sleep(0.3)
     settings = Settings(
-        data_dir=folder, secret_key="bench-secret-key-that-is-long-enough-xx", queue_url=queue_url
+        data_dir=folder,
+        secret_key="bench-secret-key-that-is-long-enough-xx",
+        queue_url=queue_url,
+        # The in-process client's own host name.
+        allowed_hosts=["testserver"],
     )
     migrations.upgrade(settings)
     worker = _start_worker(settings, folder / "worker.log")

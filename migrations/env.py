@@ -1,5 +1,5 @@
 from alembic import context
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Engine
 
 # Each domain's models module registers its tables on the shared metadata.
 from app.accounts import models as _accounts  # noqa: F401
@@ -20,15 +20,17 @@ def _configure(connection: Connection) -> None:
 
 
 def run_migrations_online() -> None:
-    # An engine handed in by app.storage.migrations.upgrade (tests, `tiercards db upgrade`) wins over settings.
-    connection = context.config.attributes.get("connection")
-    if connection is not None:
-        _configure(connection)
+    # A connection handed in by app.storage.migrations.upgrade (`tiercards db upgrade`, tests) wins
+    # over settings; pytest-alembic hands in an engine.
+    given = context.config.attributes.get("connection")
+    if isinstance(given, Connection):
+        _configure(given)
         return
-    engine = make_engine(get_settings(), migrating=True)
+    engine = given if isinstance(given, Engine) else make_engine(get_settings(), migrating=True)
     with engine.connect() as connection:
         _configure(connection)
-    engine.dispose()
+    if given is None:
+        engine.dispose()
 
 
 if context.is_offline_mode():

@@ -1,6 +1,15 @@
-"""One temporary database per test session, migrated with Alembic; a client that speaks CSRF."""
+"""One temporary database per test session, migrated with Alembic; a client that speaks CSRF.
 
+`TIERCARDS_TEST_DATABASE=postgres` (make test-postgres) runs the whole suite on a PostgreSQL server
+started here, each data folder with a database of its own (tests/services.py).
+"""
+
+import os
+import secrets
+import tempfile
 from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
 
 import pytest
 from fastapi import FastAPI
@@ -13,6 +22,42 @@ from app.settings import Settings
 from app.storage import migrations
 from app.web.factory import create_app
 from app.web.security import CSRF_COOKIE
+from tests.services import POSTGRES_ENV, RUN_ENV, database_url, postgres_server, redis_server
+
+_servers = ExitStack()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Environment, so that the servers and workers the tests start find the same database server.
+    os.environ.setdefault(RUN_ENV, secrets.token_hex(4))
+    engine = os.environ.get("TIERCARDS_TEST_DATABASE", "sqlite")
+    if engine not in ("sqlite", "postgres"):
+        raise pytest.UsageError("TIERCARDS_TEST_DATABASE is sqlite or postgres")
+    if engine == "postgres" and not os.environ.get(POSTGRES_ENV):
+        folder = Path(tempfile.mkdtemp(prefix="tiercards-test-postgres-"))
+        os.environ[POSTGRES_ENV] = _servers.enter_context(postgres_server(folder))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    _servers.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A PostgreSQL server's admin URL, for tests that need one whatever the suite runs on."""
+    running = os.environ.get(POSTGRES_ENV)
+    if running:
+        yield running
+        return
+    with postgres_server(tmp_path_factory.mktemp("postgres")) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A redis-server's URL, shared by the session: tests use queue names of their own."""
+    with redis_server(tmp_path_factory.mktemp("redis")) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -20,6 +65,7 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     data_dir = tmp_path_factory.mktemp("data")
     settings = Settings(
         data_dir=data_dir,
+        database_url=database_url(data_dir),
         content_dir=PROJECT_ROOT / "content",
         secret_key="test-only-secret-key-that-is-long-enough",
         content_poll_seconds=0,

@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 import httpx
 
@@ -34,16 +35,31 @@ def wait_healthy(process: subprocess.Popen[bytes], url: str, timeout: float = 60
     raise RuntimeError(f"server did not answer /healthz within {timeout:.0f} s")
 
 
+def data_env(data_dir: Path) -> dict[str, str]:
+    """The environment that points a server or worker at `data_dir` (and, when the suite runs on
+    PostgreSQL, at that folder's own database)."""
+    from tests.services import database_url
+
+    url = database_url(data_dir)
+    return {"DATA_DIR": str(data_dir), **({"DATABASE_URL": url} if url else {})}
+
+
 def start_server(
-    data_dir: Path, *extra: str, env: dict[str, str] | None = None, port: int | None = None
+    data_dir: Path,
+    *extra: str,
+    env: dict[str, str] | None = None,
+    port: int | None = None,
+    stderr: IO[bytes] | None = None,
 ) -> tuple[subprocess.Popen[bytes], str]:
-    """`tiercards serve` on 127.0.0.1, answering /healthz; the caller stops it."""
+    """`tiercards serve` on 127.0.0.1, answering /healthz, its log in `stderr` if given; the
+    caller stops it."""
     port = port or free_port()
-    environment = {**os.environ, "DATA_DIR": str(data_dir), **(env or {})}
+    environment = {**os.environ, **data_env(data_dir), **(env or {})}
     process = subprocess.Popen(
         [sys.executable, "-m", "app.cli", "serve", "--port", str(port), *extra],
         cwd=PROJECT_ROOT,
         env=environment,
+        stderr=stderr,
     )
     url = f"http://127.0.0.1:{port}"
     wait_healthy(process, url)
@@ -58,6 +74,18 @@ def running_server(data_dir: Path, *extra: str, env: dict[str, str] | None = Non
     finally:
         process.terminate()
         process.wait(timeout=15)
+
+
+def stop(process: subprocess.Popen[bytes], timeout: float = 20) -> None:
+    """SIGTERM, then SIGKILL if it is still there after `timeout` seconds; nothing if it is gone."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def csrf_client(url: str) -> httpx.Client:

@@ -37,8 +37,19 @@ Remembered = dict[str, tuple[float, "Principal | None"]]
 Touch = Callable[[Session, str], None]
 
 SESSION_COOKIE = "tiercards_session"
-# Reached without signing in: signing in itself, health checks, static files, the API's docs.
-PUBLIC_PREFIXES = ("/login", "/invite/", "/auth/oidc/", "/static/", "/healthz", "/docs", "/openapi.json")
+# Reached without signing in: signing in itself, health checks, static files, the API's docs, and
+# /metrics (Prometheus cannot sign in: METRICS_ALLOWED decides who reads it).
+PUBLIC_PREFIXES = (
+    "/login",
+    "/invite/",
+    "/auth/oidc/",
+    "/static/",
+    "/healthz",
+    "/readyz",
+    "/metrics",
+    "/docs",
+    "/openapi.json",
+)
 REMEMBER_S = 2.0
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.accounts import audit, passwords
@@ -100,8 +101,14 @@ def create_user(
     user = User(
         name=name, role=chosen.name, password_hash=passwords.hash_password(password) if password else None
     )
-    session.add(user)
-    session.flush()
+    try:
+        # A savepoint: on Postgres another transaction may have taken the name since the check
+        # above (two first requests of a proxy-named person, on two replicas); that is a conflict,
+        # not a broken transaction.
+        with session.begin_nested():
+            session.add(user)
+    except IntegrityError as error:
+        raise Conflict(f"the name '{name}' is taken") from error
     audit.record(
         session, "user_created", user_id=user.id, actor_id=actor_id, address=address, role=chosen.name
     )
@@ -308,7 +315,13 @@ def ensure_user(session: Session, name: str, role: str | None, how: str, address
     Caller commits."""
     user = user_named(session, name)
     if user is None:
-        return create_user(session, name, role or "member", address=address)
+        try:
+            return create_user(session, name, role or "member", address=address)
+        except Conflict:
+            # Created by a request that ran at the same time: that one is this person too.
+            user = user_named(session, name)
+            if user is None:
+                raise
     if role is not None and role != user.role:
         set_role(session, user, role, address=address, via=how)
     return user
@@ -375,9 +388,11 @@ def create_invite(
     return token
 
 
-def open_invite(session: Session, token: str) -> Invite:
-    """The invite `token` opens, or NotFound (unknown, used or expired read the same)."""
-    invite = session.get(Invite, digest(token)) if len(token) <= 128 else None
+def open_invite(session: Session, token: str, lock: bool = False) -> Invite:
+    """The invite `token` opens, or NotFound (unknown, used or expired read the same). `lock`: hold
+    the invite's row until commit, so that on Postgres a second redemption waits and then finds it
+    used (SQLite's one writer already does this)."""
+    invite = session.get(Invite, digest(token), with_for_update=lock) if len(token) <= 128 else None
     if invite is None or invite.used_at is not None or invite.expires_at <= utcnow():
         raise NotFound("this invite link is not valid: it was used, it expired, or it never existed")
     return invite
@@ -385,7 +400,7 @@ def open_invite(session: Session, token: str) -> Invite:
 
 def redeem_invite(session: Session, token: str, name: str, password: str, address: str | None) -> User:
     """Create the invited person; the invite cannot be used again. Caller commits."""
-    invite = open_invite(session, token)
+    invite = open_invite(session, token, lock=True)
     user = create_user(session, name, invite.role, password, actor_id=invite.created_by, address=address)
     invite.used_at, invite.used_by = utcnow(), user.id
     audit.record(session, "invite_used", user_id=user.id, actor_id=user.id, address=address, role=invite.role)

@@ -5,6 +5,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
+from starlette.datastructures import State
 
 from app.content.catalogue import Catalogue
 from app.demos import service
@@ -14,13 +15,17 @@ from app.demos.queue import DemoQueue
 from app.exceptions import NotFound
 
 
-def get_demo_queue(request: Request) -> DemoQueue:
+def app_demo_queue(state: State) -> DemoQueue:
     """The app's queue client, built on first use from settings.queue_url."""
-    queue: DemoQueue | None = getattr(request.app.state, "demo_queue", None)
+    queue: DemoQueue | None = getattr(state, "demo_queue", None)
     if queue is None:
-        queue = DemoQueue(request.app.state.settings.queue_url)
-        request.app.state.demo_queue = queue
+        queue = DemoQueue(state.settings.queue_url)
+        state.demo_queue = queue
     return queue
+
+
+def get_demo_queue(request: Request) -> DemoQueue:
+    return app_demo_queue(request.app.state)
 
 
 async def get_heartbeat_timeout(request: Request) -> float:

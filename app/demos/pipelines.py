@@ -104,6 +104,11 @@ def _gpu_name(gpu: Any) -> str:
     return str(details.get("device_name") or gpu.name)
 
 
+def gpu_names() -> list[str]:
+    """The GPUs TensorFlow lists in this process: what makes a worker a GPU worker."""
+    return [_gpu_name(gpu) for gpu in GPUS]
+
+
 # ---------------------------------------------------------------------------------------------
 # Producers
 
@@ -624,8 +629,8 @@ def run_preset(
     full = validate_params(preset, params)
     if spec.gpu_reason is not None and not GPUS:
         raise PresetUnavailable(
-            f"The {preset} preset needs a GPU: {spec.gpu_reason}, "
-            "and this worker has none. Run it on a GPU worker."
+            f"The {preset} preset needs a GPU: {spec.gpu_reason}, and TensorFlow found no GPU on "
+            "this worker (it lists no physical GPU device). Run it on a worker where it does."
         )
     compute, kind, note = _compute(full)
     options, _ = _options(spec, full)

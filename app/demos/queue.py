@@ -1,15 +1,20 @@
-"""The demo job queue: a huey instance built from QUEUE_URL, with the demo task registered on it.
+"""The demo job queue: one huey queue per lane, built from QUEUE_URL, the demo task registered on
+each.
 
 `sqlite:///path` (the default, beside the database) needs nothing installed; `redis://…` lets
 workers on other hosts take jobs. The queue only carries run ids: a run's parameters, progress and
-result live in the database (app/demo_runs.py), so the web stays stateless and jobs survive a web
-restart. Nothing here imports TensorFlow.
+result live in the database (app/demos/service.py), so the web stays stateless and jobs survive a
+web restart. Nothing here imports TensorFlow.
+
+A run goes on the lane of its preset (`lane_for`): presets that need a GPU on their own lane, which
+only GPU workers read, so a worker without a GPU never takes (and never fails) one of them.
 """
 
 from __future__ import annotations
 
 import datetime
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +22,47 @@ from huey import Huey, RedisHuey, SqliteHuey
 from huey.registry import Message
 from huey.serializer import Serializer
 
-QUEUE_NAME = "tiercards"
+from app.demos.presets import PRESETS, get_preset
+
 MESSAGE_KIND = "huey-message"
+
+
+@dataclass(frozen=True)
+class Lane:
+    # The capability a worker advertises when it reads this lane.
+    name: str
+    # huey's name for the queue: the Redis keys' suffix, the SQLite queue column.
+    queue_name: str
+    # Only workers with a GPU read it; its jobs are the presets that need one.
+    needs_gpu: bool
+
+
+# Every lane, in the order a worker that reads several of them looks: GPU jobs first, because
+# only GPU workers can take them while any worker takes the rest.
+LANES: tuple[Lane, ...] = (
+    Lane("gpu", "tiercards-gpu", needs_gpu=True),
+    Lane("cpu", "tiercards", needs_gpu=False),
+)
+
+
+def lane_for(preset: str) -> str:
+    """The lane a run of `preset` is queued on."""
+    needs_gpu = get_preset(preset).needs_gpu
+    return next(lane.name for lane in LANES if lane.needs_gpu == needs_gpu)
+
+
+def presets_on(lane: str) -> list[str]:
+    """The presets whose runs go on `lane`."""
+    return [name for name in PRESETS if lane_for(name) == lane]
+
+
+def lanes_for(gpu: bool) -> tuple[str, ...]:
+    """The lanes a worker reads, in order: a GPU worker reads every lane, others the rest."""
+    return tuple(lane.name for lane in LANES if gpu or not lane.needs_gpu)
+
+
+def queue_kind(queue_url: str) -> str:
+    return "sqlite" if queue_url.startswith("sqlite") else "redis"
 
 
 class JsonSerializer(Serializer):
@@ -26,7 +70,7 @@ class JsonSerializer(Serializer):
     the network) can at most queue a run id, not run code in the worker.
 
     A message is a task name, a run id and a few numbers; anything else, and any payload that is
-    not this JSON, is refused (huey logs it and goes on with the next message).
+    not this JSON, is refused (the worker logs it and goes on with the next message).
     """
 
     def _serialize(self, data: Any) -> bytes:
@@ -49,57 +93,62 @@ class JsonSerializer(Serializer):
         return value
 
 
-def build_huey(queue_url: str) -> Huey:
-    """A huey instance for `queue_url`; results are not kept (the database holds them)."""
+def build_huey(queue_url: str, name: str) -> Huey:
+    """A huey instance for queue `name` at `queue_url`; results are not kept (the database holds
+    them). Reads never block: a worker looks at each of its lanes in turn."""
     if queue_url.startswith("sqlite:///"):
         path = queue_url.removeprefix("sqlite:///")
         if not path or path == ":memory:":
             raise ValueError("QUEUE_URL must name a SQLite file that the web and the worker share")
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        return SqliteHuey(QUEUE_NAME, filename=path, results=False, serializer=JsonSerializer())
+        return SqliteHuey(name, filename=path, results=False, serializer=JsonSerializer())
     if queue_url.startswith(("redis://", "rediss://", "unix://")):
-        return RedisHuey(QUEUE_NAME, url=queue_url, results=False, serializer=JsonSerializer())
+        return RedisHuey(name, url=queue_url, results=False, serializer=JsonSerializer(), blocking=False)
     raise ValueError(f"QUEUE_URL must start with sqlite:/// or redis://, not {queue_url!r}")
 
 
 class DemoQueue:
-    """The huey object for one QUEUE_URL and the `run_demo` task registered on it."""
+    """The huey queue of every lane for one QUEUE_URL, with the `run_demo` task on each."""
 
     def __init__(self, queue_url: str) -> None:
         from app.demos import tasks
 
         self.url = queue_url
-        self.huey = build_huey(queue_url)
-        self.run_demo: Any = tasks.register(self.huey)
+        self.hueys: dict[str, Huey] = {lane.name: build_huey(queue_url, lane.queue_name) for lane in LANES}
+        self._run_demo: dict[str, Any] = {
+            name: tasks.register(huey, name) for name, huey in self.hueys.items()
+        }
 
     @property
     def kind(self) -> str:
-        return "sqlite" if self.url.startswith("sqlite") else "redis"
+        return queue_kind(self.url)
 
-    def enqueue(self, run_id: str, delay: float | None = None) -> None:
-        """Queue a run by id; with `delay`, not before that many seconds."""
+    def enqueue(self, run_id: str, lane: str, delay: float | None = None) -> None:
+        """Queue a run by id on `lane`; with `delay`, not before that many seconds."""
         if delay:
-            self.run_demo.schedule((run_id,), delay=delay)
+            self._run_demo[lane].schedule((run_id,), delay=delay)
         else:
-            self.run_demo(run_id)
+            self._run_demo[lane](run_id)
 
     def run_ids(self) -> set[str]:
-        """Every run id waiting in the queue or its schedule (messages are JSON, so readable)."""
-        storage: Any = self.huey.storage
+        """Every run id waiting on any lane or in its schedule (messages are JSON, so readable)."""
         found: set[str] = set()
-        for raw in [*storage.enqueued_items(), *storage.scheduled_items()]:
-            try:
-                found.update(str(arg) for arg in self.huey.serializer.deserialize(raw).args)
-            except (ValueError, TypeError, AttributeError):
-                continue  # not a demo job: nothing to account for
+        for huey in self.hueys.values():
+            storage: Any = huey.storage
+            for raw in [*storage.enqueued_items(), *storage.scheduled_items()]:
+                try:
+                    found.update(str(arg) for arg in huey.serializer.deserialize(raw).args)
+                except (ValueError, TypeError, AttributeError):
+                    continue  # not a demo job: nothing to account for
         return found
 
     def close(self) -> None:
-        """Close this thread's connection to the queue (SQLite) or the connection pool (Redis)."""
-        storage: Any = self.huey.storage
-        close = getattr(storage, "close", None)
-        if callable(close):
-            close()
-        pool = getattr(getattr(storage, "conn", None), "connection_pool", None)
-        if pool is not None:
-            pool.disconnect()
+        """Close this thread's connection to the queue (SQLite) or the connection pools (Redis)."""
+        for huey in self.hueys.values():
+            storage: Any = huey.storage
+            close = getattr(storage, "close", None)
+            if callable(close):
+                close()
+            pool = getattr(getattr(storage, "conn", None), "connection_pool", None)
+            if pool is not None:
+                pool.disconnect()

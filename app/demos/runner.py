@@ -8,6 +8,7 @@ a fresh one for the next job. This module itself never imports TensorFlow.
 
 Protocol over a Pipe, parent → child: ("job", preset, params), ("ping",), ("stop",).
 Child → parent: ("ready", info), ("progress", dict), ("result", doc), ("error", info), ("pong", pid).
+The ready info names the TensorFlow version and the GPUs TensorFlow lists in the child.
 """
 
 from __future__ import annotations
@@ -80,7 +81,12 @@ def _error_message(exc: BaseException) -> Message:
 def _serve(conn: Connection) -> None:
     from app.demos import pipelines  # the one TensorFlow import, paid once per child
 
-    conn.send(("ready", {"pid": os.getpid(), "tensorflow_version": pipelines.tf.__version__}))
+    ready = {
+        "pid": os.getpid(),
+        "tensorflow_version": pipelines.tf.__version__,
+        "gpus": pipelines.gpu_names(),
+    }
+    conn.send(("ready", ready))
     while True:
         message = conn.recv()
         if message[0] == "stop":
@@ -97,8 +103,11 @@ def _serve(conn: Connection) -> None:
             conn.send(("result", doc))
 
 
-def _child_main(conn: Connection) -> None:
+def _child_main(conn: Connection, hide_gpus: bool = False) -> None:
     """Entry point of the child process."""
+    if hide_gpus:
+        # Before TensorFlow loads: CUDA then shows it no device, so it leaves the GPUs alone.
+        os.environ["CUDA_VISIBLE_DEVICES"] = "-1"
     try:
         _serve(conn)
     except (EOFError, BrokenPipeError, ConnectionResetError):
@@ -120,14 +129,18 @@ def _child_main(conn: Connection) -> None:
 class DemoRunner:
     """Owns one TensorFlow child process and runs one demo at a time in it."""
 
-    def __init__(self, memory_limit_mb: int | None = None) -> None:
+    def __init__(self, memory_limit_mb: int | None = None, hide_gpus: bool = False) -> None:
         self.memory_limit_mb = memory_limit_mb
+        # A worker started with --no-gpu: its child must not touch the host's GPUs.
+        self.hide_gpus = hide_gpus
         self._ctx = mp.get_context("spawn")
         self._process: BaseProcess | None = None
         self._conn: Connection | None = None
         self._ready = False
         self._lock = threading.Lock()
         self.tensorflow_version: str | None = None
+        # The GPUs TensorFlow lists in the child, once it is ready.
+        self.gpus: list[str] | None = None
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -138,7 +151,7 @@ class DemoRunner:
     def _start(self) -> None:
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
         process = self._ctx.Process(
-            target=_child_main, args=(child_conn,), name="tiercards-demo-runner", daemon=True
+            target=_child_main, args=(child_conn, self.hide_gpus), name="tiercards-demo-runner", daemon=True
         )
         process.start()
         child_conn.close()  # only the child holds its end, so its death reads as EOF here
@@ -241,6 +254,7 @@ class DemoRunner:
             if message[0] == "ready":
                 self._ready = True
                 self.tensorflow_version = message[1].get("tensorflow_version")
+                self.gpus = list(message[1].get("gpus") or [])
                 return
 
     def run(

@@ -52,6 +52,15 @@ class VariantOut(VariantSummaryOut):
     steps: list[StepOut]
 
 
+class WaitingOut(BaseModel):
+    """What a queued run waits for."""
+
+    lane: str = Field(description="The queue lane it is on: gpu for presets that need a GPU, else cpu")
+    needs_gpu: bool
+    workers: list[str] = Field(description="Alive workers that read its lane; empty: none can take it now")
+    message: str
+
+
 class DemoRunSummaryOut(BaseModel):
     run_id: str
     preset: str
@@ -66,6 +75,7 @@ class DemoRunSummaryOut(BaseModel):
     reading: str | None
     model: str | None
     error: str | None
+    waiting: WaitingOut | None
     worker: str | None
     rerun_of: str | None
     created_at: datetime

@@ -6,6 +6,8 @@ The one place for the rules both sides share:
   running, so two workers can never both take it, nor run two of one person's demos at once;
 - a running run whose heartbeat is older than DEMO_HEARTBEAT_TIMEOUT_SECONDS was left behind by
   a worker that died: it is marked `interrupted` whenever anyone reads it, and at worker start;
+- a run is queued on its preset's lane (app/demos/queue.py) and claimed only by a worker that
+  reads that lane: a GPU preset waits for a GPU worker, however many others are idle;
 - a re-run is a new run with the same preset, parameters and card.
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -23,7 +26,7 @@ from sqlalchemy.orm import Session, aliased, defer
 from app.accounts.models import User
 from app.demos.models import DemoRun, WorkerBeat
 from app.demos.presets import ParamError, get_preset, validate_params
-from app.demos.queue import DemoQueue
+from app.demos.queue import DemoQueue, lane_for, presets_on
 from app.exceptions import Conflict, TooMany, Unavailable
 from app.storage.base import utcnow
 from app.storage.database import Database
@@ -99,7 +102,7 @@ class Submitter:
         )
         session.commit()
         try:
-            self.queue.enqueue(run.id)
+            self.queue.enqueue(run.id, lane_for(run.preset))
         except Exception as error:
             log.exception("could not enqueue demo run %s", run.id)
             run.status = "failed"
@@ -256,14 +259,15 @@ def requeue_lost(session: Session, queue: DemoQueue, grace_seconds: float = LOST
     """Put back on the queue the queued runs that are no longer in it (their worker took the job
     and died before claiming it). A run queued twice still runs once: claiming is atomic."""
     cutoff = utcnow() - timedelta(seconds=grace_seconds)
-    waiting = session.scalars(
-        select(DemoRun.id).where(DemoRun.status == "queued", DemoRun.created_at < cutoff)
+    waiting = session.execute(
+        select(DemoRun.id, DemoRun.preset).where(DemoRun.status == "queued", DemoRun.created_at < cutoff)
     ).all()
     if not waiting:
         return 0
-    lost = [run_id for run_id in waiting if run_id not in queue.run_ids()]
-    for run_id in lost:
-        queue.enqueue(run_id)
+    present = queue.run_ids()
+    lost = [(run_id, preset) for run_id, preset in waiting if run_id not in present]
+    for run_id, preset in lost:
+        queue.enqueue(run_id, lane_for(preset))
     return len(lost)
 
 
@@ -304,18 +308,25 @@ def runs_for(session: Session, user_id: int, card_id: str | None = None, limit: 
 
 
 def queue_position(session: Session, run: DemoRun) -> int:
-    """1 for the next run a worker will take (runs are taken in the order they were queued)."""
+    """1 for the next run its lane's workers will take (each lane is taken in the order queued)."""
     ahead = session.scalar(
         select(func.count())
         .select_from(DemoRun)
-        .where(DemoRun.status == "queued", DemoRun.created_at < run.created_at)
+        .where(
+            DemoRun.status == "queued",
+            DemoRun.created_at < run.created_at,
+            DemoRun.preset.in_(presets_on(lane_for(run.preset))),
+        )
     )
     return (ahead or 0) + 1
 
 
-def alive_workers(session: Session, timeout_seconds: float) -> list[WorkerBeat]:
+def alive_workers(session: Session, timeout_seconds: float, host: str | None = None) -> list[WorkerBeat]:
+    """Workers that beat within the timeout, oldest first; with `host`, only those on that host."""
     cutoff = stale_cutoff(timeout_seconds)
     query = select(WorkerBeat).where(WorkerBeat.last_seen >= cutoff).order_by(WorkerBeat.started_at)
+    if host is not None:
+        query = query.where(WorkerBeat.name.startswith(f"{host}:", autoescape=True))
     return list(session.scalars(query))
 
 
@@ -331,20 +342,34 @@ class Claimed:
     params: dict[str, Any]
 
 
-ClaimResult = Claimed | Literal["busy", "gone"]
+@dataclass(frozen=True)
+class OtherLane:
+    """The run belongs on a lane this worker does not read (it was queued before lanes existed,
+    or by hand): put it there instead of running it."""
+
+    lane: str
 
 
-def claim(session: Session, run_id: str, worker: str, timeout_seconds: float) -> ClaimResult:
-    """Take a queued run for `worker` atomically, or say why not; commits.
+ClaimResult = Claimed | OtherLane | Literal["busy", "gone"]
+
+
+def claim(
+    session: Session, run_id: str, worker: str, timeout_seconds: float, lanes: Sequence[str]
+) -> ClaimResult:
+    """Take a queued run for `worker`, which reads `lanes`, atomically, or say why not; commits.
 
     "busy": the person has another run running (try again shortly); "gone": the run is no longer
-    queued (cancelled, taken by another worker, or deleted).
+    queued (cancelled, taken by another worker, or deleted); OtherLane: not this worker's to run.
     """
     sweep_stale(session, timeout_seconds)
-    owner = session.scalar(select(DemoRun.user_id).where(DemoRun.id == run_id))
-    if owner is None:
+    found = session.execute(select(DemoRun.user_id, DemoRun.preset).where(DemoRun.id == run_id)).first()
+    if found is None:
         session.commit()
         return "gone"
+    owner, preset = found
+    if lane_for(preset) not in lanes:
+        session.commit()
+        return OtherLane(lane_for(preset))
     _lock_person(session, owner)
     now = utcnow()
     other = aliased(DemoRun)
@@ -426,25 +451,20 @@ def beat(
     tensorflow_version: str | None,
     current_run_id: str | None,
     started_at: datetime,
+    *,
+    capabilities: Sequence[str],
+    gpu_setting: str,
 ) -> None:
-    """Insert or refresh this worker's row. Commits."""
+    """Insert or refresh this worker's row, with the lanes it reads (`capabilities`) and how its
+    GPU capability was decided (`gpu_setting`: auto, on, off). Commits."""
     row = session.get(WorkerBeat, name)
     now = utcnow()
     if row is None:
-        session.add(
-            WorkerBeat(
-                name=name,
-                device=device,
-                compute=compute,
-                tensorflow_version=tensorflow_version,
-                current_run_id=current_run_id,
-                started_at=started_at,
-                last_seen=now,
-            )
-        )
-    else:
-        row.device, row.compute, row.tensorflow_version = device, compute, tensorflow_version
-        row.current_run_id, row.last_seen = current_run_id, now
+        row = WorkerBeat(name=name, started_at=started_at)
+        session.add(row)
+    row.device, row.compute, row.tensorflow_version = device, compute, tensorflow_version
+    row.capabilities, row.gpu_setting = list(capabilities), gpu_setting
+    row.current_run_id, row.last_seen = current_run_id, now
     session.commit()
 
 

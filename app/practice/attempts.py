@@ -5,6 +5,7 @@ from sqlalchemy.orm import Session
 
 from app.content.model import Card
 from app.exceptions import Invalid
+from app.metrics import answer_recorded
 from app.practice import quiz, scheduling
 from app.practice.models import Attempt
 from app.practice.schemas import Assessment, AttemptIn, AttemptOut
@@ -53,6 +54,7 @@ def record(session: Session, card: Card, user_id: int, data: AttemptIn) -> Attem
     session.add(attempt)
     scheduling.review_attempt(session, attempt)  # a rated answer or a quiz feeds the card's schedule
     session.commit()
+    answer_recorded(attempt.kind)
     return attempt
 
 

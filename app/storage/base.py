@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     DateTime,
+    Float,
     MetaData,
     TypeDecorator,
 )
@@ -46,4 +47,6 @@ class UTCDateTime(TypeDecorator[datetime]):
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
-    type_annotation_map = {datetime: UTCDateTime(), dict[str, Any]: JSON, list[Any]: JSON}
+    # float as FLOAT, what the migrations create (double precision on Postgres; SQLAlchemy's own
+    # default, DOUBLE, would differ from the tables on SQLite in name only).
+    type_annotation_map = {datetime: UTCDateTime(), dict[str, Any]: JSON, list[Any]: JSON, float: Float()}

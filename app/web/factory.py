@@ -24,11 +24,12 @@ from app.practice.views import attempt_result, attempt_what, points_covered
 from app.settings import Settings, get_settings
 from app.storage.database import Database
 from app.team import router as team
-from app.web import docs, health
+from app.web import docs, health, metrics
 from app.web.errors import install_error_pages
 from app.web.guards import RequestGuard
 from app.web.openapi import document_api
 from app.web.page_cache import PageCache
+from app.web.request_log import RequestLog
 from app.web.security import SecurityMiddleware, require_csrf
 from app.web.templating import templates
 
@@ -39,6 +40,7 @@ ROUTERS = (
     card_page,
     practice_api,
     health,
+    metrics,
     docs,
     practice_page,
     progress_page,
@@ -76,13 +78,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     templates.env.filters.update(
         attempt_what=attempt_what, attempt_result=attempt_result, points_covered=points_covered
     )
-    # The last added runs first: security headers around everything, then the guards, then who
-    # is asking (so the page cache serves only people allowed to see), then the cache.
+    # The last added runs first: the request's id, access line and metrics around everything,
+    # then security headers, then the guards, then who is asking (so the page cache serves only
+    # people allowed to see), then the cache.
     app.state.signed_in = {}
     app.add_middleware(PageCache, catalogue=app.state.catalogue)
     app.add_middleware(Authentication, settings=settings, db=app.state.db, remembered=app.state.signed_in)
     app.add_middleware(RequestGuard, settings=settings)
     app.add_middleware(SecurityMiddleware, secret_key=settings.secret_key, production=settings.is_production)
+    app.add_middleware(RequestLog)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     for area in ROUTERS:
         app.include_router(area.router)

@@ -1,6 +1,7 @@
 """What the OpenAPI schema says, kept true to what the app does.
 
-- It documents the JSON API (/api/…) and /healthz; pages are for browsers and stay out of it.
+- It documents the JSON API (/api/…), /healthz and /readyz; pages are for browsers and /metrics
+  for Prometheus, so they stay out of it.
 - Every operation lists the errors any request can get from the layers in front of it: 400 (a
   Host not in ALLOWED_HOSTS), 413 (a body over the cap), 422 (input that fails validation), 403
   for writes (CSRF token or Origin), and 404 where the path names something.
@@ -30,7 +31,7 @@ def _error(description: str) -> dict[str, Any]:
 
 
 def _documented(path: str) -> bool:
-    return path.startswith("/api/") or path == "/healthz"
+    return path.startswith("/api/") or path in ("/healthz", "/readyz")
 
 
 def _errors(path: str, method: str) -> dict[str, dict[str, Any]]:

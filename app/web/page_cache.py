@@ -7,7 +7,7 @@ such a page, the CSRF token, is swapped for the requester's own on the way out.
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from starlette.datastructures import Headers
 from starlette.responses import Response
@@ -28,6 +28,8 @@ class _Entry:
     headers: list[tuple[bytes, bytes]]
     # The body split where the CSRF token stood: joining on a token is far cheaper than replacing.
     parts: tuple[bytes, ...]
+    # The route that rendered it, for what is counted and logged per route (app/web/metrics.py).
+    route: Any
 
     @property
     def size(self) -> int:
@@ -60,14 +62,17 @@ class PageCache:
         token = scope.get("state", {}).get("csrf_token", "").encode()
         entry = self.entries.get(key)
         if entry is not None and entry.snapshot is self.catalogue.snapshot():
+            scope["route"] = entry.route
             body = token.join(entry.parts)
             headers = [*entry.headers, (b"content-length", str(len(body)).encode())]
             await send({"type": "http.response.start", "status": entry.status, "headers": headers})
             await send({"type": "http.response.body", "body": body})
             return
-        await self.app(scope, receive, self._capturing(send, key, token, self.catalogue.snapshot()))
+        await self.app(scope, receive, self._capturing(scope, send, key, token, self.catalogue.snapshot()))
 
-    def _capturing(self, send: Send, key: tuple[str, bytes, bool], token: bytes, snapshot: Snapshot) -> Send:
+    def _capturing(
+        self, scope: Scope, send: Send, key: tuple[str, bytes, bool], token: bytes, snapshot: Snapshot
+    ) -> Send:
         start: Message = {}
         chunks: list[bytes] = []
 
@@ -81,13 +86,19 @@ class PageCache:
             elif start and message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
                 if not message.get("more_body", False) and start["status"] == 200:
-                    self._store(key, start, b"".join(chunks), token, snapshot)
+                    self._store(key, start, b"".join(chunks), token, snapshot, scope.get("route"))
             await send(message)
 
         return capture
 
     def _store(
-        self, key: tuple[str, bytes, bool], start: Message, body: bytes, token: bytes, snapshot: Snapshot
+        self,
+        key: tuple[str, bytes, bool],
+        start: Message,
+        body: bytes,
+        token: bytes,
+        snapshot: Snapshot,
+        route: Any,
     ) -> None:
         keep = [
             (name, value)
@@ -95,7 +106,7 @@ class PageCache:
             if name not in (OPT_IN_HEADER, b"content-length", b"set-cookie")
         ]
         parts = tuple(body.split(token)) if token else (body,)
-        entry = _Entry(snapshot, start["status"], keep, parts)
+        entry = _Entry(snapshot, start["status"], keep, parts, route)
         old = self.entries.pop(key, None)
         if old is not None:
             self.bytes -= old.size

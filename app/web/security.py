@@ -11,6 +11,7 @@ import logging
 import secrets
 
 from fastapi import HTTPException, Request
+from sqlalchemy.exc import InterfaceError, OperationalError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 CSRF_COOKIE = "tiercards_csrf"
@@ -68,13 +69,19 @@ def cookie_value(scope: Scope, cookie_name: str) -> str | None:
 
 HSTS = (b"strict-transport-security", b"max-age=31536000")
 SERVER_ERROR = b"Something went wrong on the server; it has been logged. Try again."
+DATABASE_DOWN = b"The database is not answering right now (it may be restarting). Try again in a moment."
+# Errors that say the database cannot be reached or is busy, not that the request was wrong: the
+# pool replaces the broken connections (pool_pre_ping), so the same request soon succeeds.
+DATABASE_DOWN_ERRORS = (OperationalError, InterfaceError)
 
 
 class SecurityMiddleware:
     """Pure ASGI (no per-request task overhead): sets headers and hands each request its token.
 
     Also the last resort for an unexpected error: the person gets a plain 500 with the same
-    headers (never the error's text) and the connection stays usable; the error is logged.
+    headers (never the error's text) and the connection stays usable; the error is logged. A
+    database that cannot be reached is a 503 with Retry-After instead: nothing is wrong with the
+    request, and it will succeed once the database is back.
     """
 
     def __init__(self, app: ASGIApp, secret_key: str, production: bool = False) -> None:
@@ -112,16 +119,20 @@ class SecurityMiddleware:
 
         try:
             await self.app(scope, receive, send_with_headers)
-        except Exception:
+        except Exception as error:
             if started:
                 raise
-            log.exception("unexpected error on %s %s", scope["method"], scope["path"])
-            headers = [
-                (b"content-type", b"text/plain; charset=utf-8"),
-                (b"content-length", str(len(SERVER_ERROR)).encode()),
-            ]
-            await send_with_headers({"type": "http.response.start", "status": 500, "headers": headers})
-            await send({"type": "http.response.body", "body": SERVER_ERROR})
+            status, body = 500, SERVER_ERROR
+            headers = [(b"content-type", b"text/plain; charset=utf-8")]
+            if isinstance(error, DATABASE_DOWN_ERRORS):
+                log.warning("database unavailable on %s %s: %s", scope["method"], scope["path"], error)
+                status, body = 503, DATABASE_DOWN
+                headers.append((b"retry-after", b"5"))
+            else:
+                log.exception("unexpected error on %s %s", scope["method"], scope["path"])
+            headers.append((b"content-length", str(len(body)).encode()))
+            await send_with_headers({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
 
 
 async def require_csrf(request: Request) -> None:

@@ -13,6 +13,7 @@ from app.settings import Settings
 from app.storage import migrations
 from app.web.factory import create_app
 from app.web.security import CSRF_COOKIE
+from tests.services import database_url
 
 PASSWORDS = {
     "alice": "correct horse battery",
@@ -24,6 +25,7 @@ PASSWORDS = {
 def accounts_settings(data_dir: Path, **extra: object) -> Settings:
     values: dict[str, object] = {
         "data_dir": data_dir,
+        "database_url": database_url(data_dir),
         "content_dir": PROJECT_ROOT / "content",
         "secret_key": "test-only-secret-key-that-is-long-enough",
         "content_poll_seconds": 0,

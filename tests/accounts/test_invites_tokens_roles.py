@@ -1,6 +1,7 @@
 """Invites (one use, expiry, password rules), personal API tokens (bearer, no CSRF, revocable),
 roles (admins manage people, never the last admin away), and the CLI that makes the first admin."""
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from app.accounts import service
 from app.accounts.models import Invite, User
 from app.storage.base import utcnow
 from tests.accounts.conftest import accounts_settings, fresh_client, sign_in
+from tests.servers import data_env
 
 ANSWER = {"tier": "middle", "kind": "solid", "text": "an answer", "seconds": 3}
 
@@ -123,13 +125,13 @@ def test_only_admins_manage_people_and_the_last_admin_stays(
 
 def test_the_first_admin_comes_from_the_cli(tmp_path: Path) -> None:
     settings = accounts_settings(tmp_path)
-    env = {"DATA_DIR": str(tmp_path), "AUTH_MODE": "accounts", "SECRET_KEY": settings.secret_key}
+    env = {**data_env(tmp_path), "AUTH_MODE": "accounts", "SECRET_KEY": settings.secret_key}
 
     def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "app.cli", "users", *args],
             cwd=PROJECT_ROOT,
-            env={**__import__("os").environ, **env},
+            env={**os.environ, **env},
             input=stdin,
             capture_output=True,
             text=True,
@@ -162,7 +164,7 @@ def test_serve_refuses_a_network_address_in_single_mode(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "app.cli", "serve", "--host", "0.0.0.0", "--no-worker"],
         cwd=PROJECT_ROOT,
-        env={**__import__("os").environ, "DATA_DIR": str(tmp_path), "AUTH_MODE": "single"},
+        env={**os.environ, **data_env(tmp_path), "AUTH_MODE": "single"},
         capture_output=True,
         text=True,
         timeout=60,

@@ -20,6 +20,9 @@ MARKER = "alice-secret-answer-7f3a"
 ROUTES: dict[tuple[str, str], str] = {
     ("GET", "/"): "shared",
     ("GET", "/healthz"): "public",
+    ("GET", "/readyz"): "public",
+    # No sign-in (Prometheus cannot); METRICS_ALLOWED decides who reads it (tests/web/test_operations.py).
+    ("GET", "/metrics"): "public",
     ("GET", "/auth/oidc/login"): "public",
     ("GET", "/auth/oidc/callback"): "public",
     ("GET", "/login"): "public",

@@ -10,9 +10,6 @@ therefore shown on a second instance whose trusted proxy is another address (192
 a direct client on another machine would see it.
 """
 
-import os
-import shutil
-import sqlite3
 import subprocess
 import time
 from collections.abc import Iterator
@@ -21,10 +18,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy import text
 
-from tests.servers import free_port, start_server
+from tests import nginx
+from tests.servers import free_port, start_server, stop
+from tests.services import engine_for
 
-NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 PASSWORDS = {"alice": "correct horse battery", "root": "admin pass phrase 7"}
 GROUP_ROLES = "tc-admins=admin,tc-leads=lead"
 
@@ -50,23 +49,11 @@ def _htpasswd(path: Path) -> None:
     path.write_text("".join(lines))
 
 
-def _nginx_conf(folder: Path, port: int, upstream: str) -> str:
-    # As root, nginx's workers would switch to nobody, who cannot read pytest's private tmp folder.
-    user = "user root;" if os.geteuid() == 0 else ""
-    return f"""
-{user}
-worker_processes 1;
-pid {folder}/nginx.pid;
-error_log {folder}/error.log;
-events {{ worker_connections 64; }}
-http {{
-    client_body_temp_path {folder}/client_body;
-    proxy_temp_path {folder}/proxy;
-    fastcgi_temp_path {folder}/fastcgi;
-    uwsgi_temp_path {folder}/uwsgi;
-    scgi_temp_path {folder}/scgi;
-    # "-" as the upstream address means nginx answered without contacting the app.
-    log_format probe '$request_uri $status $upstream_addr';
+def _nginx_conf(folder: Path, port: int, upstream: str) -> Path:
+    return nginx.main_conf(
+        folder,
+        f"""
+    {nginx.PROBE_LOG}
     access_log {folder}/access.log probe;
 
     map $remote_user $groups {{
@@ -88,18 +75,8 @@ http {{
             proxy_set_header Remote-User $remote_user;
             proxy_set_header Remote-Groups $groups;
         }}
-    }}
-}}
-"""
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    }}""",
+    )
 
 
 def _wait_listening(process: subprocess.Popen[bytes], url: str, folder: Path) -> None:
@@ -119,8 +96,6 @@ def _wait_listening(process: subprocess.Popen[bytes], url: str, folder: Path) ->
 
 @pytest.fixture(scope="module")
 def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
-    if not Path(NGINX).exists():
-        pytest.fail("nginx is not installed: run scripts/install-system-deps.sh (make test does)")
     data_dir = tmp_path_factory.mktemp("proxied-app")
     app, app_url = start_server(
         data_dir,
@@ -131,17 +106,15 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
         folder = tmp_path_factory.mktemp("nginx")
         _htpasswd(folder / "htpasswd")
         port = free_port()
-        (folder / "nginx.conf").write_text(_nginx_conf(folder, port, app_url))
-        conf = ["-p", str(folder), "-e", str(folder / "error.log"), "-c", str(folder / "nginx.conf")]
-        nginx = subprocess.Popen([NGINX, *conf, "-g", "daemon off;"])
+        proxy = nginx.start(_nginx_conf(folder, port, app_url))
         try:
             nginx_url = f"http://127.0.0.1:{port}"
-            _wait_listening(nginx, nginx_url, folder)
+            _wait_listening(proxy, nginx_url, folder)
             yield Deployment(nginx_url, data_dir, folder / "access.log")
         finally:
-            _stop(nginx)
+            stop(proxy)
     finally:
-        _stop(app)
+        stop(app)
 
 
 @pytest.fixture(scope="module")
@@ -155,12 +128,16 @@ def unproxied_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     try:
         yield url
     finally:
-        _stop(app)
+        stop(app)
 
 
 def _people(data_dir: Path) -> set[str]:
-    with sqlite3.connect(data_dir / "tiercards.db") as db:
-        return {name for (name,) in db.execute("SELECT name FROM users")}
+    engine = engine_for(data_dir)
+    try:
+        with engine.connect() as db:
+            return set(db.scalars(text("SELECT name FROM users")))
+    finally:
+        engine.dispose()
 
 
 def _upstream_of(access_log: Path, request_uri: str) -> str:

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app import PROJECT_ROOT
-from tests.servers import start_server
+from tests.servers import data_env, start_server
 
 CARD = "tf-data-prefetch-last"
 MARKER = "alices-answer-3b9e: prefetch overlaps input with compute"
@@ -26,7 +26,7 @@ ACCOUNTS = {"AUTH_MODE": "accounts"}
 @pytest.fixture
 def team_url(tmp_path: Path) -> Iterator[str]:
     """A server in AUTH_MODE=accounts whose people were added with `tiercards users add`."""
-    env = {**os.environ, "DATA_DIR": str(tmp_path), **ACCOUNTS}
+    env = {**os.environ, **data_env(tmp_path), **ACCOUNTS}
     for name, (role, password) in PEOPLE.items():
         subprocess.run(
             [sys.executable, "-m", "app.cli", "users", "add", name, "--role", role, "--password-stdin"],

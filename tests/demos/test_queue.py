@@ -1,4 +1,5 @@
-"""The demo queue carries JSON only: a run id goes through, a pickled payload never runs."""
+"""The demo queue carries JSON only: a run id goes through, a pickled payload never runs. Runs go
+on their preset's lane: GPU presets on a queue of their own, which only GPU workers read."""
 
 import json
 import pickle
@@ -6,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from app.demos.queue import DemoQueue
+from app.demos.presets import PRESETS
+from app.demos.queue import LANES, DemoQueue, lane_for, lanes_for
 
 MARKER = "pwned"
 
@@ -27,31 +29,48 @@ def queue(tmp_path: Path) -> DemoQueue:
 
 
 def test_a_run_id_goes_through_as_json(queue: DemoQueue) -> None:
-    queue.enqueue("abc123")
-    raw = queue.huey.storage.dequeue()
+    queue.enqueue("abc123", "cpu")
+    raw = queue.hueys["cpu"].storage.dequeue()
     message = json.loads(raw)
     assert message["name"].endswith("run_demo") and message["args"] == ["abc123"]
-    queue.enqueue("def456")
-    task = queue.huey.dequeue()
+    queue.enqueue("def456", "cpu")
+    task = queue.hueys["cpu"].dequeue()
     assert task.args == ("def456",)
 
 
 def test_a_delayed_run_keeps_its_time(queue: DemoQueue) -> None:
-    queue.enqueue("later", delay=60)
-    task = queue.huey.dequeue()
+    queue.enqueue("later", "cpu", delay=60)
+    task = queue.hueys["cpu"].dequeue()
     assert task.args == ("later",)
     assert task.eta is not None
 
 
 def test_a_pickled_payload_is_refused_and_never_runs(queue: DemoQueue, tmp_path: Path) -> None:
-    queue.huey.storage.enqueue(pickle.dumps(Payload(tmp_path)), 0)
+    queue.hueys["cpu"].storage.enqueue(pickle.dumps(Payload(tmp_path)), 0)
     with pytest.raises(ValueError):
-        queue.huey.dequeue()
+        queue.hueys["cpu"].dequeue()
     assert not (tmp_path / MARKER).exists()
 
 
 def test_a_job_that_is_not_one_run_id_is_refused(queue: DemoQueue) -> None:
     forged = {"kind": "huey-message", "name": "run_demo", "args": [{"__class__": "os.system"}]}
-    queue.huey.storage.enqueue(json.dumps(forged).encode(), 0)
+    queue.hueys["gpu"].storage.enqueue(json.dumps(forged).encode(), 0)
     with pytest.raises(ValueError):
-        queue.huey.dequeue()
+        queue.hueys["gpu"].dequeue()
+
+
+def test_gpu_presets_go_on_their_own_lane_and_only_gpu_workers_read_it(queue: DemoQueue) -> None:
+    assert {name: lane_for(name) for name in PRESETS} == {
+        name: "gpu" if spec.needs_gpu else "cpu" for name, spec in PRESETS.items()
+    }
+    assert lane_for("to-device") == "gpu" and lane_for("placement") == "cpu"
+    # A GPU worker reads the GPU lane first, then the rest; a worker without a GPU only the rest.
+    assert lanes_for(gpu=True) == ("gpu", "cpu") and lanes_for(gpu=False) == ("cpu",)
+    assert len({lane.queue_name for lane in LANES}) == len(LANES)
+
+    queue.enqueue("on-gpu", lane_for("to-device"))
+    queue.enqueue("on-cpu", lane_for("placement"))
+    assert queue.hueys["cpu"].dequeue().args == ("on-cpu",)
+    assert queue.hueys["cpu"].dequeue() is None  # the GPU run is not on the lane every worker reads
+    assert queue.run_ids() == {"on-gpu"}
+    assert queue.hueys["gpu"].dequeue().args == ("on-gpu",)

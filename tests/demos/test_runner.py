@@ -156,3 +156,13 @@ def test_a_child_past_the_memory_limit_is_stopped_and_replaced(runner: DemoRunne
         runner.memory_limit_mb = None
     assert not alive(pid)
     assert runner.run("placement", QUICK)["preset"] == "placement"
+
+
+def test_the_child_names_the_gpus_tensorflow_lists_and_a_no_gpu_child_sees_none(runner: DemoRunner) -> None:
+    from app.demos import pipelines  # the same TensorFlow in this process
+
+    assert runner.gpus == pipelines.gpu_names()
+    # `tiercards worker --no-gpu`: CUDA shows its child no device, on a GPU host too.
+    with DemoRunner(hide_gpus=True) as hidden:
+        hidden.warm()
+        assert hidden.gpus == []

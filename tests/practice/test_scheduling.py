@@ -2,25 +2,15 @@
 
 import time
 from datetime import UTC, datetime, timedelta, timezone
-from pathlib import Path
-from typing import Any
 
 import pytest
-from alembic import command
-from alembic.autogenerate import compare_metadata
-from alembic.migration import MigrationContext
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from fsrs import Rating
-from sqlalchemy import inspect
 
 from app.practice import scheduling
 from app.practice.models import Attempt, ReviewState
 from app.practice.preferences import PracticeSettings
-from app.settings import Settings
-from app.storage import migrations
-from app.storage.base import Base
-from app.storage.database import make_engine
 from tests.factories import OWNER_CARD
 from tests.practice.scheduling_helpers import (
     HTMX,
@@ -247,40 +237,3 @@ def test_a_rated_review_stores_the_duration_and_refuses_a_negative_one(app: Fast
     assert logs(app)[0].review_duration_ms == 2_345
     with pytest.raises(ValueError, match="negative"), write_session(app) as session:
         scheduling.review(session, 1, OWNER_CARD, "middle", Rating.Good, -1, T0)
-
-
-OUR_TABLES = {"review_states", "review_logs", "user_settings"}
-
-
-def _table_of(diff: Any) -> str | None:
-    """The table an Alembic autogenerate difference is about (column types are left out: SQLite
-    reports FLOAT where the models say Double, for 0001's tables too)."""
-    if isinstance(diff, list):
-        return None if diff[0][0] == "modify_type" else str(diff[0][2])
-    if diff[0] in ("add_table", "remove_table"):
-        return str(diff[1].name)
-    if diff[0] in ("add_column", "remove_column"):
-        return str(diff[2])
-    table = getattr(diff[1], "table", None)
-    return None if table is None else str(table.name)
-
-
-def test_migration_0002_goes_down_and_up_again_and_matches_the_models(tmp_path: Path) -> None:
-    settings = Settings(data_dir=tmp_path, secret_key="test-only-secret-key-that-is-long-enough")
-    migrations.upgrade(settings, "0002")
-    engine = make_engine(settings)
-    try:
-        with engine.begin() as connection:
-            config = migrations.alembic_config()
-            config.attributes["connection"] = connection
-            command.downgrade(config, "0001")
-            assert not OUR_TABLES & set(inspect(connection).get_table_names())
-            command.upgrade(config, "0002")
-            differences = [
-                d
-                for d in compare_metadata(MigrationContext.configure(connection), Base.metadata)
-                if _table_of(d) in OUR_TABLES
-            ]
-        assert differences == []
-    finally:
-        engine.dispose()

@@ -18,6 +18,7 @@ from app.storage import migrations
 from app.storage.database import make_engine
 from tests.factories import card_text, make_attempt, write_card
 from tests.practice.scheduling_helpers import post_attempt, quiz_ids, write_session
+from tests.services import database_url
 
 SAMPLE = "sample-card"
 POINTS = [
@@ -175,7 +176,10 @@ def test_migration_0005_turns_positions_into_ids_and_back(tmp_path: Path) -> Non
     folder.mkdir()
     card = parse_card(write_card(folder, "sample-card.md", sample(POINTS, PITFALLS, TRUTHS)))
     settings = Settings(
-        data_dir=tmp_path / "data", content_dir=folder, secret_key="test-only-secret-key-that-is-long-enough"
+        data_dir=tmp_path / "data",
+        database_url=database_url(tmp_path / "data"),
+        content_dir=folder,
+        secret_key="test-only-secret-key-that-is-long-enough",
     )
     migrations.upgrade(settings, "0004")
     positional: list[tuple[str, list[Any], list[str] | None]] = [

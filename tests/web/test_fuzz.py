@@ -17,6 +17,7 @@ from app.settings import Settings
 from app.storage import migrations
 from app.web.factory import create_app
 from app.web.security import CSRF_COOKIE, signed_token
+from tests.services import database_url
 
 EXAMPLES = 40
 # Operations whose bodies have rules JSON Schema cannot state, so a schema-valid body can still be
@@ -25,8 +26,10 @@ EXAMPLES = 40
 # the same file. Every other check still runs on them.
 CROSS_FIELD_RULES = {("POST", "/api/demos"), ("POST", "/api/import")}
 
+_data_dir = Path(tempfile.mkdtemp(prefix="tiercards-fuzz-"))
 _settings = Settings(
-    data_dir=Path(tempfile.mkdtemp(prefix="tiercards-fuzz-")),
+    data_dir=_data_dir,
+    database_url=database_url(_data_dir),
     content_dir=PROJECT_ROOT / "content",
     secret_key="fuzz-only-secret-key-that-is-long-enough-0123",
     content_poll_seconds=0,

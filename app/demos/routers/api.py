@@ -25,7 +25,7 @@ from app.demos.dependencies import (
 from app.demos.models import DemoRun
 from app.demos.presets import PRESETS, estimate_seconds
 from app.demos.schemas import CancelOut, DemoAccepted, DemoIn, DemoRunList, DemoRunOut
-from app.demos.views.documents import run_document, worker_document
+from app.demos.views.documents import run_document, workers_document
 from app.storage.dependencies import SessionDep, WriteSessionDep
 
 router = APIRouter(prefix="/api", tags=["demos"])
@@ -68,7 +68,8 @@ def list_demos(
 ) -> DemoRunList:
     """Your runs, newest first (without per-step data), optionally for one card."""
     runs = service.runs_as_seen(session, user_id, card_id, limit, timeout)
-    return DemoRunList.model_validate({"runs": [run_document(r, steps=False) for r in runs]})
+    workers = service.alive_workers(session, timeout)
+    return DemoRunList.model_validate({"runs": [run_document(r, workers, steps=False) for r in runs]})
 
 
 @router.get("/demo-presets")
@@ -86,10 +87,11 @@ def list_presets() -> dict[str, Any]:
 def get_demo(
     run_id: str, session: SessionDep, user_id: UserIdDep, timeout: HeartbeatTimeoutDep
 ) -> DemoRunOut:
-    """The result document: status and progress while it runs; variants, reading and environment
-    when it is done; the error when it failed, was cancelled or interrupted."""
+    """The result document: status and progress while it runs, and what it waits for while it is
+    queued (a GPU preset waits for a GPU worker); variants, reading and environment when it is
+    done; the error when it failed, was cancelled or interrupted."""
     run = visible_run(session, user_id, run_id, timeout)
-    return DemoRunOut.model_validate(run_document(run))
+    return DemoRunOut.model_validate(run_document(run, service.alive_workers(session, timeout)))
 
 
 @router.post("/demos/{run_id}/cancel", responses={409: {"description": "The run has finished"}})
@@ -114,10 +116,6 @@ def rerun_demo(
 
 @router.get("/workers")
 def list_workers(session: SessionDep, timeout: HeartbeatTimeoutDep, queue: QueueDep) -> dict[str, Any]:
-    """Demo workers that sent a heartbeat within the timeout. None: jobs wait in the queue."""
-    workers = service.alive_workers(session, timeout)
-    return {
-        "workers": [worker_document(w) for w in workers],
-        "heartbeat_timeout_seconds": timeout,
-        "queue": queue.kind,
-    }
+    """Demo workers that sent a heartbeat within the timeout, with their capabilities (the queue
+    lanes they read: `gpu` for GPU workers). None: jobs wait in the queue."""
+    return workers_document(service.alive_workers(session, timeout), timeout, queue.kind)

@@ -1,10 +1,12 @@
-"""The table `tiercards demo run` prints without --json."""
+"""The tables `tiercards demo run` and `tiercards demo workers` print without --json."""
 
 from __future__ import annotations
 
 import textwrap
+from datetime import datetime
 from typing import Any
 
+from app.demos.models import WorkerBeat
 from app.demos.presets import (
     PRESETS,
 )
@@ -38,3 +40,36 @@ def result_table_text(doc: dict[str, Any]) -> str:
     if doc.get("reading"):
         lines += ["", *textwrap.wrap(str(doc["reading"]), 100)]
     return "\n".join(lines)
+
+
+def gpu_text(worker: WorkerBeat) -> str:
+    """Whether it takes GPU demos, and who said so: 'yes (TensorFlow lists one)', 'no (--no-gpu)'."""
+    gpu = "gpu" in worker.capabilities
+    said = {"on": "--gpu", "off": "--no-gpu"}.get(
+        worker.gpu_setting, "TensorFlow lists one" if gpu else "TensorFlow lists none"
+    )
+    return f"{'yes' if gpu else 'no'} ({said})"
+
+
+def workers_text(workers: list[WorkerBeat], timeout: float, now: datetime) -> str:
+    """One line per live worker: what it takes, its GPU, device, TensorFlow and last beat."""
+    if not workers:
+        return f"No demo worker has beaten in the last {timeout:.0f} s."
+    header = ("worker", "capabilities", "GPU", "device", "TensorFlow", "last beat", "running")
+    rows = [
+        (
+            w.name,
+            ", ".join(w.capabilities),
+            gpu_text(w),
+            w.device,
+            w.tensorflow_version or "starting",
+            f"{max(0.0, (now - w.last_seen).total_seconds()):.0f} s ago",
+            w.current_run_id or "-",
+        )
+        for w in workers
+    ]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in [header, *rows]
+    )

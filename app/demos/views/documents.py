@@ -1,4 +1,4 @@
-"""The API's JSON documents for a run and a worker."""
+"""The JSON documents for a run and the workers, for the API and `tiercards demo workers --json`."""
 
 from __future__ import annotations
 
@@ -9,16 +9,18 @@ from app.demos.models import DemoRun, WorkerBeat
 from app.demos.presets import (
     PRESETS,
 )
+from app.demos.views.status import waiting_for
 
 
 def _iso(moment: datetime | None) -> str | None:
     return moment.isoformat() if moment is not None else None
 
 
-def run_document(run: DemoRun, steps: bool = True) -> dict[str, Any]:
+def run_document(run: DemoRun, workers: list[WorkerBeat], steps: bool = True) -> dict[str, Any]:
     """The result document of GET /api/demos/{run_id}; without `steps`, from the run's summary
-    (lists never load per-step data)."""
+    (lists never load per-step data). `workers`: the alive ones, for what a queued run waits for."""
     result = (run.result if steps else run.summary) or {}
+    waiting = waiting_for(run, workers)
     spec = PRESETS.get(run.preset)
     variants = list(result.get("variants") or [])
     return {
@@ -35,6 +37,14 @@ def run_document(run: DemoRun, steps: bool = True) -> dict[str, Any]:
         "reading": result.get("reading"),
         "model": spec.model if spec else None,
         "error": run.error,
+        "waiting": None
+        if waiting is None
+        else {
+            "lane": waiting.lane,
+            "needs_gpu": waiting.needs_gpu,
+            "workers": [w.name for w in waiting.able],
+            "message": waiting.message,
+        },
         "worker": run.worker,
         "rerun_of": run.rerun_of,
         "created_at": _iso(run.created_at),
@@ -47,10 +57,21 @@ def run_document(run: DemoRun, steps: bool = True) -> dict[str, Any]:
 def worker_document(beat: WorkerBeat) -> dict[str, Any]:
     return {
         "name": beat.name,
+        "capabilities": list(beat.capabilities),
+        "gpu_setting": beat.gpu_setting,
         "device": beat.device,
         "compute": beat.compute,
         "tensorflow_version": beat.tensorflow_version,
         "current_run_id": beat.current_run_id,
         "started_at": _iso(beat.started_at),
         "last_seen": _iso(beat.last_seen),
+    }
+
+
+def workers_document(workers: list[WorkerBeat], timeout: float, queue_kind: str) -> dict[str, Any]:
+    """GET /api/workers: the workers that beat within the heartbeat timeout."""
+    return {
+        "workers": [worker_document(w) for w in workers],
+        "heartbeat_timeout_seconds": timeout,
+        "queue": queue_kind,
     }

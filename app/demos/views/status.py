@@ -1,4 +1,5 @@
-"""A run's status, progress and queue position, and the history of a person's runs."""
+"""A run's status, progress, queue position and what it waits for, and the history of a person's
+runs."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from app.demos.presets import (
     get_preset,
     measured_step_ms,
 )
+from app.demos.queue import lane_for
 from app.demos.service import ACTIVE
 from app.demos.views.forms import params_text
 
@@ -24,6 +26,45 @@ STATUS_LABELS = {
     "cancelled": "Cancelled",
     "interrupted": "Interrupted",
 }
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """What a queued run waits for: a worker that reads its lane, alive or not."""
+
+    lane: str
+    needs_gpu: bool
+    # Alive workers that read the run's lane: one of them takes it when it is free.
+    able: list[WorkerBeat]
+    # Alive workers that do not (workers without a GPU, for a GPU preset).
+    others: int
+    message: str
+
+
+def _who(workers: list[WorkerBeat]) -> str:
+    if len(workers) == 1:
+        return f"{workers[0].name} ({workers[0].device})"
+    return f"one of {len(workers)} ({', '.join(w.name for w in workers)})"
+
+
+def waiting_for(run: DemoRun, workers: list[WorkerBeat]) -> Waiting | None:
+    """For a queued run: which workers can take it and, in a sentence, what it waits for."""
+    if run.status != "queued":
+        return None
+    lane = lane_for(run.preset)
+    able = [w for w in workers if lane in w.capabilities]
+    needs_gpu = get_preset(run.preset).needs_gpu
+    kind = "GPU worker" if needs_gpu else "worker"
+    if able:
+        message = f"Waiting for a {kind}: {_who(able)} takes it as soon as it is free."
+    elif needs_gpu:
+        message = (
+            "No GPU worker is running: this demo needs a GPU, so it waits in the queue until a "
+            "GPU worker starts. Workers without a GPU leave it alone."
+        )
+    else:
+        message = "No worker is running: the job waits in the queue until one starts."
+    return Waiting(lane, needs_gpu, able, len(workers) - len(able), message)
 
 
 @dataclass(frozen=True)
@@ -42,7 +83,7 @@ class RunView:
     progress_value: float
     progress_text: str
     position: int | None
-    workers: list[WorkerBeat]
+    waiting: Waiting | None
     worker: str | None
     seconds: float | None
 
@@ -86,7 +127,7 @@ def run_view(run: DemoRun, workers: list[WorkerBeat], position: int | None) -> R
         progress_value=round(value, 3),
         progress_text=text,
         position=position,
-        workers=workers,
+        waiting=waiting_for(run, workers),
         worker=run.worker,
         seconds=seconds,
     )

@@ -1,23 +1,33 @@
 """`tiercards worker`: takes demo jobs off the queue and runs them, one at a time, in TensorFlow.
 
 One process holds:
-- a huey consumer with ONE worker thread (demos are timed: two at once would skew each other);
+- ONE consumer loop over the queue lanes it reads (app/demos/queue.py): every worker reads the
+  lane of presets that run anywhere; a GPU worker (TensorFlow lists a GPU in its runner child, or
+  `--gpu` declares one) reads the GPU lane first and then that one, so a single GPU host still
+  runs every preset. One job at a time whatever the lanes: demos are timed, and two at once would
+  skew each other. `--no-gpu` keeps a worker off the GPU lane and hides the GPUs from its child;
 - ONE DemoRunner: a child process with TensorFlow imported once and reused between jobs; cancel,
   a time limit or a crash kill it and start a fresh one (app/demos/runner.py);
 - a heartbeat thread: every second it stores the current run's pending progress, refreshes its
   `heartbeat_at` (at least every HEARTBEAT interval), reads `cancel_requested`, and refreshes this
-  worker's row in `worker_beats` so the web can tell whether any worker is alive.
+  worker's row in `worker_beats`, with its capabilities (the lanes it reads), so the web can tell
+  whether any worker, and any GPU worker, is alive.
+
+Several workers, on one host or many, share one queue (a Redis QUEUE_URL across hosts): a message
+is taken by one of them, and the claim in the database (service.claim) makes a run that was queued
+twice still run once.
 
 SIGTERM or SIGINT stop it cleanly: the job in progress is stopped (its child killed) and marked
 interrupted, the runner child is stopped, the worker's row is removed. SIGKILL cannot be caught:
-then the run's heartbeat goes stale and readers mark it interrupted (app/service.py), and the
-runner child exits on its own when it finds its parent's end of the pipe closed.
+then the run's heartbeat goes stale, readers show it interrupted and the other workers' upkeep
+stores that (app/demos/service.py), as it queues again a job the dead worker had taken but not
+claimed; the runner child exits on its own when it finds its parent's end of the pipe closed.
 
-consumer.py is the process (start-up, the consumer loop, signals, stop), heartbeat.py the
-heartbeat thread, execution.py one job (claim, run, how it ended).
+consumer.py is the process (start-up, the consumer loop, signals, stop), capabilities.py what it
+can take, heartbeat.py the heartbeat thread, execution.py one job (claim, run, how it ended).
 """
 
+from app.demos.worker.capabilities import guess_device
 from app.demos.worker.consumer import DemoWorker, pid_alive
-from app.demos.worker.heartbeat import guess_device
 
 __all__ = ["DemoWorker", "guess_device", "pid_alive"]

@@ -1,5 +1,5 @@
-"""The worker process: start-up, the huey consumer loop that hands jobs to the executor, signals
-and a clean stop."""
+"""The worker process: start-up, the loop that hands queued jobs to the executor one at a time,
+signals and a clean stop."""
 
 from __future__ import annotations
 
@@ -12,19 +12,27 @@ import socket
 import threading
 import time
 from types import FrameType
-
-from huey.consumer import Consumer, ConsumerStopped
+from typing import Any
 
 from app.demos import service, tasks
 from app.demos.presets import DemoCrashed, DemoTimedOut
 from app.demos.queue import DemoQueue
 from app.demos.runner import DemoRunner
+from app.demos.worker.capabilities import decide, mismatch
 from app.demos.worker.execution import JobExecutor
 from app.demos.worker.heartbeat import Heartbeat
 from app.settings import Settings
 from app.storage.database import Database
 
 log = logging.getLogger("tiercards.worker")
+
+# An idle worker looks at its lanes again after IDLE_FIRST_S, waiting longer (x IDLE_BACKOFF) each
+# time it finds nothing, up to IDLE_MAX_S: twice a second when nothing happens.
+IDLE_FIRST_S = 0.1
+IDLE_BACKOFF = 1.15
+IDLE_MAX_S = 0.5
+# How often jobs put off for later (a person's run waiting for their other one) are released.
+SCHEDULE_EVERY_S = 1.0
 
 
 def pid_alive(pid: int) -> bool:
@@ -37,30 +45,31 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-class _Consumer(Consumer):
-    """huey's consumer without its signal handlers: the worker handles SIGTERM/SIGINT itself."""
-
-    def _set_signal_handlers(self) -> None:
-        pass
-
-
 class DemoWorker:
-    def __init__(self, settings: Settings, parent_pid: int | None = None) -> None:
+    def __init__(self, settings: Settings, parent_pid: int | None = None, gpu: bool | None = None) -> None:
         self.settings = settings
+        # --gpu (True), --no-gpu (False) or neither (None: TensorFlow decides).
+        self.gpu_flag = gpu
         self.host = socket.gethostname()
         self.name = f"{self.host}:{os.getpid()}"
         self.db = Database(settings)
         self.queue = DemoQueue(settings.queue_url)
-        self.runner = DemoRunner(settings.demo_memory_limit_mb)
+        self.runner = DemoRunner(settings.demo_memory_limit_mb, hide_gpus=gpu is False)
         self.stopping = threading.Event()
         timeout = settings.demo_heartbeat_timeout_seconds
         self.heartbeat = Heartbeat(
-            self.db, self.name, timeout, self.stopping, parent_pid, self.request_stop, self._upkeep
+            self.db,
+            self.name,
+            timeout,
+            self.stopping,
+            parent_pid,
+            self.request_stop,
+            decide(gpu, None),
+            self._upkeep,
         )
         self.jobs = JobExecutor(
             self.name, timeout, self.db, self.queue, self.runner, self.heartbeat, self.stopping
         )
-        self._consumer: _Consumer | None = None
 
     def serve(self) -> int:
         """Run until SIGTERM/SIGINT (or the parent process is gone); returns the exit code."""
@@ -78,14 +87,20 @@ class DemoWorker:
             log.error("the demo process could not start TensorFlow: %s", error)
             self._shutdown()
             return 1
-        self.heartbeat.tensorflow_version = self.runner.tensorflow_version
+        gpus = self.runner.gpus or []
+        capabilities = decide(self.gpu_flag, gpus)
+        self.heartbeat.started(self.runner.tensorflow_version, gpus, capabilities)
         self.heartbeat.beat()
+        warning = mismatch(self.gpu_flag, gpus)
+        if warning:
+            log.warning("worker %s: %s", self.name, warning)
         log.info(
-            "worker %s ready in %.1f s (TensorFlow %s, %s); queue %s",
+            "worker %s ready in %.1f s (TensorFlow %s, %s); reads the %s lane(s) of the %s queue",
             self.name,
             waited,
             self.heartbeat.tensorflow_version,
             self.heartbeat.device,
+            ", ".join(capabilities.lanes),
             self.queue.kind,
         )
         if not self.stopping.is_set():
@@ -95,8 +110,6 @@ class DemoWorker:
 
     def request_stop(self) -> None:
         self.stopping.set()
-        if self._consumer is not None:
-            self._consumer.stop_flag.set()
 
     def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
         log.info("worker %s: %s received, stopping", self.name, signal.Signals(signum).name)
@@ -122,33 +135,51 @@ class DemoWorker:
             log.info("upkeep: %s", ", ".join(f"{count} {what}" for what, count in done.items() if count))
 
     def _consume(self) -> None:
-        """Hand queued jobs to the executor, one at a time, until stopped."""
+        """Take the next job from the first of this worker's lanes that has one and run it here,
+        in this thread, until stopped: one job at a time, however many lanes. (huey's own Consumer
+        reads one queue; two of them would run a GPU and a CPU demo at once and skew both.)"""
         tasks.bind(self.jobs)
-        consumer = _Consumer(
-            self.queue.huey,
-            workers=1,
-            worker_type="thread",
-            periodic=False,
-            initial_delay=0.1,
-            backoff=1.15,
-            max_delay=0.5,  # an idle worker looks at a SQLite queue twice a second
-        )
-        self._consumer = consumer
-        consumer.start()
-        health_check: float | None = time.monotonic()
-        with contextlib.suppress(ConsumerStopped):
-            while not self.stopping.is_set():
-                health_check = consumer.loop(health_check)
+        hueys = [self.queue.hueys[lane] for lane in self.heartbeat.capabilities.lanes]
+        idle = IDLE_FIRST_S
+        next_release = 0.0
+        while not self.stopping.is_set():
+            if time.monotonic() >= next_release:
+                self._release_due(hueys)
+                next_release = time.monotonic() + SCHEDULE_EVERY_S
+            found = self._next_job(hueys)
+            if found is None:
+                self.stopping.wait(idle)
+                idle = min(idle * IDLE_BACKOFF, IDLE_MAX_S)
+                continue
+            idle = IDLE_FIRST_S
+            huey, job = found
+            # A job put off for later goes to its lane's schedule; any other runs now.
+            huey.execute(job)
+
+    def _next_job(self, hueys: list[Any]) -> tuple[Any, Any] | None:
+        for huey in hueys:
+            try:
+                job = huey.dequeue()
+            except Exception:
+                # A message that is not a demo job (JsonSerializer refuses it), or the queue is
+                # unreachable: either way, on to the next lane and, after a pause, again.
+                log.exception("could not take a job from the %s queue", huey.name)
+                continue
+            if job is not None:
+                return huey, job
+        return None
+
+    def _release_due(self, hueys: list[Any]) -> None:
+        """Put the jobs whose time has come back on their lanes."""
+        for huey in hueys:
+            try:
+                for job in huey.read_schedule():
+                    huey.enqueue(job)
+            except Exception:
+                log.exception("could not read the %s queue's schedule", huey.name)
 
     def _shutdown(self) -> None:
         self.stopping.set()
-        consumer = self._consumer
-        if consumer is not None:
-            consumer.stop_flag.set()
-            # The job in progress sees stopping through should_cancel within 0.2 s.
-            for _, thread in consumer.worker_threads:
-                thread.join(timeout=15)
-            consumer.scheduler.join(timeout=3)
         pid = self.runner.child_pid
         if self.jobs.interrupted and pid is not None:
             # Cancelling replaced the child with one still importing TensorFlow: no use for it.

@@ -97,27 +97,34 @@ class JobExecutor:
         # still importing TensorFlow, which the shutdown then kills instead of waiting for.
         self.interrupted = False
 
-    def execute(self, run_id: str) -> None:
-        """The body of the run_demo task."""
+    def execute(self, run_id: str, lane: str) -> None:
+        """The body of the run_demo task, for a job taken from `lane`."""
         if self.stopping.is_set():
-            self.queue.enqueue(run_id)  # leave it for the next worker
+            self.queue.enqueue(run_id, lane)  # leave it for the next worker
             return
-        claimed = self._claim(run_id)
+        claimed = self._claim(run_id, lane)
         if claimed is not None:
             self._run(claimed)
 
-    def _claim(self, run_id: str) -> service.Claimed | None:
+    def _claim(self, run_id: str, lane: str) -> service.Claimed | None:
         """The run, now this worker's; None when it is not to run now (re-queued if it can later)."""
+        lanes = self.heartbeat.capabilities.lanes
         try:
             with self.db.write_sessions() as session:
-                claimed = service.claim(session, run_id, self.name, self.timeout_s)
+                claimed = service.claim(session, run_id, self.name, self.timeout_s, lanes)
         except Exception:
             log.exception("run %s: could not claim it; trying again shortly", run_id)
-            self.queue.enqueue(run_id, delay=BUSY_RETRY_S)
+            self.queue.enqueue(run_id, lane, delay=BUSY_RETRY_S)
+            return None
+        if isinstance(claimed, service.OtherLane):
+            log.info(
+                "run %s belongs on the %s lane, which this worker does not read; moved", run_id, claimed.lane
+            )
+            self.queue.enqueue(run_id, claimed.lane)
             return None
         if claimed == "busy":
             log.info("run %s waits: its owner has another demo running", run_id)
-            self.queue.enqueue(run_id, delay=BUSY_RETRY_S)
+            self.queue.enqueue(run_id, lane, delay=BUSY_RETRY_S)
             return None
         if claimed == "gone":
             log.info("run %s is no longer queued; skipped", run_id)

@@ -2,14 +2,14 @@
 
 A thread wakes every TICK_S: it stores the current run's pending progress, refreshes the run's
 `heartbeat_at` (at least every `interval`), reads `cancel_requested`, and refreshes this worker's
-row so the web can tell whether any worker is alive. With each beat it runs the demo upkeep
-(stale runs stored as interrupted, lost runs queued again, old runs deleted). It also stops the
-worker when the process that started it is gone.
+row (with its capabilities: the queue lanes it reads) so the web can tell whether any worker, and
+any GPU worker, is alive. With each beat it runs the demo upkeep (stale runs stored as
+interrupted, lost runs queued again, old runs deleted). It also stops the worker when the process
+that started it is gone.
 """
 
 from __future__ import annotations
 
-import glob
 import logging
 import os
 import threading
@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.demos import service
+from app.demos.worker.capabilities import Capabilities, guess_device
 from app.storage.base import utcnow
 from app.storage.database import Database
 
@@ -29,13 +30,6 @@ log = logging.getLogger("tiercards.worker")
 PROGRESS_WRITE_INTERVAL_S = 0.25
 # How often the heartbeat thread wakes: flushes progress, reads cancel_requested.
 TICK_S = 1.0
-
-
-def guess_device() -> tuple[str, str]:
-    """What the worker can say before TensorFlow has run anything; the first result confirms it."""
-    if not glob.glob("/dev/nvidia[0-9]*"):
-        return "CPU (no GPU on this host)", "simulated"
-    return "GPU device present (the first run confirms TensorFlow sees it)", "unknown"
 
 
 @dataclass
@@ -60,9 +54,11 @@ class Heartbeat:
         stopping: threading.Event,
         parent_pid: int | None,
         request_stop: Callable[[], None],
+        capabilities: Capabilities,
         upkeep: Callable[[], None] | None = None,
     ) -> None:
         self.db = db
+        self.capabilities = capabilities
         self.name = name
         self.stopping = stopping
         self.parent_pid = parent_pid
@@ -97,7 +93,15 @@ class Heartbeat:
                 self.tensorflow_version,
                 current.run_id if current else None,
                 self.started_at,
+                capabilities=self.capabilities.lanes,
+                gpu_setting=self.capabilities.setting,
             )
+
+    def started(self, tensorflow_version: str | None, gpus: list[str], capabilities: Capabilities) -> None:
+        """What the runner child reported once TensorFlow loaded replaces the guess."""
+        self.tensorflow_version = tensorflow_version
+        self.device, self.compute = (gpus[0], "real") if gpus else ("CPU", "simulated")
+        self.capabilities = capabilities
 
     def learn(self, environment: dict[str, Any]) -> None:
         """What a result reports of the hardware TensorFlow used replaces the guess."""

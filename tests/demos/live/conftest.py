@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
+import redis
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
@@ -30,6 +31,7 @@ from app.storage import migrations
 from app.storage.database import Database
 from app.web.factory import create_app
 from app.web.security import CSRF_COOKIE
+from tests.services import database_url
 
 HEARTBEAT_TIMEOUT_S = 5.0
 SECRET = "test-only-secret-key-that-is-long-enough"
@@ -43,6 +45,7 @@ def demo_settings_for(data_dir: Path, queue_url: str | None = None) -> Settings:
     """Settings for a fresh data folder, its database migrated."""
     settings = Settings(
         data_dir=data_dir,
+        database_url=database_url(data_dir),
         content_dir=PROJECT_ROOT / "content",
         secret_key=SECRET,
         content_poll_seconds=0,
@@ -64,16 +67,17 @@ def env_for(settings: Settings) -> dict[str, str]:
         "QUEUE_URL": settings.queue_url,
         "CONTENT_DIR": str(settings.content_dir),
         "SECRET_KEY": SECRET,
-        "DEMO_HEARTBEAT_TIMEOUT_SECONDS": str(HEARTBEAT_TIMEOUT_S),
+        "DEMO_HEARTBEAT_TIMEOUT_SECONDS": str(settings.demo_heartbeat_timeout_seconds),
     }
 
 
 @dataclass
 class WorkerProcess:
-    """One `tiercards worker` subprocess, restartable."""
+    """One `tiercards worker` subprocess, restartable; `args` go after `worker` (e.g. --gpu)."""
 
     settings: Settings
     log_path: Path
+    args: tuple[str, ...] = ()
     process: subprocess.Popen[bytes] | None = None
     starts: int = 0
     _db: Database | None = field(default=None, repr=False)
@@ -94,17 +98,21 @@ class WorkerProcess:
         return f"{socket.gethostname()}:{self.pid}"
 
     def start(self, timeout: float = 120.0) -> None:
+        self.launch()
+        self.wait_ready(timeout)
+
+    def launch(self) -> None:
+        """Start the process without waiting for TensorFlow (start several, then wait_ready each)."""
         self.starts += 1
         log = self.log_path.open("ab")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "worker"],
+            [sys.executable, "-m", "app.cli", "worker", *self.args],
             cwd=PROJECT_ROOT,
             env=env_for(self.settings),
             stdout=log,
             stderr=subprocess.STDOUT,
         )
         log.close()
-        self.wait_ready(timeout)
 
     def wait_ready(self, timeout: float) -> None:
         """Until the worker's heartbeat row says TensorFlow is loaded in its runner child."""
@@ -152,6 +160,9 @@ class WorkerProcess:
             self.process.wait(timeout=10)
             raise
 
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
     def log_tail(self, lines: int = 40) -> str:
         try:
             return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
@@ -164,6 +175,28 @@ class WorkerProcess:
         finally:
             if self._db is not None:
                 self._db.dispose()
+
+
+def tiercards(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run the `tiercards` command on `settings`' data, database and queue."""
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args],
+        cwd=PROJECT_ROOT,
+        env=env_for(settings),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def redis_database(redis_url: str, number: int) -> str:
+    """Database `number` of the session's redis-server, emptied: each module that queues through
+    Redis has its own, so no module's jobs reach another's workers."""
+    url = f"{redis_url.rpartition('/')[0]}/{number}"
+    client = redis.Redis.from_url(url)
+    client.flushdb()
+    client.close()
+    return url
 
 
 def running_worker(settings: Settings) -> Iterator[WorkerProcess]:

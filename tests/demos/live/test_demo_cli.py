@@ -1,10 +1,24 @@
-"""`tiercards demo run`: one demo here and now, no queue; bounds exit 2 with the message."""
+"""`tiercards demo run`: one demo here and now, no queue; bounds exit 2 with the message.
+`tiercards demo workers`: the live workers and their capabilities; `--here` as a health check."""
 
 import json
+import socket
 import subprocess
 import sys
+from datetime import timedelta
+from pathlib import Path
+
+from sqlalchemy import update
 
 from app import PROJECT_ROOT
+from app.demos import service
+from app.demos.models import WorkerBeat
+from app.settings import Settings
+from app.storage.base import utcnow
+from app.storage.database import Database
+from tests.demos.live.conftest import demo_settings_for, tiercards
+
+TIMEOUT_S = 120
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -42,3 +56,56 @@ def test_json_prints_the_result_document_and_the_table_reads_plainly() -> None:
     assert table.returncode == 0, table.stderr
     assert "Real pipeline" in table.stdout and "Synthetic input" in table.stdout
     assert "measured" in table.stdout and "model" in table.stdout
+
+
+def _beat(settings: Settings, name: str, capabilities: list[str], gpu_setting: str) -> None:
+    db = Database(settings)
+    with db.write_sessions() as session:
+        service.beat(
+            session,
+            name,
+            "CPU",
+            "simulated",
+            "2.21.0",
+            None,
+            utcnow(),
+            capabilities=capabilities,
+            gpu_setting=gpu_setting,
+        )
+    db.dispose()
+
+
+def test_demo_workers_lists_capabilities_and_here_is_a_health_check(tmp_path: Path) -> None:
+    # Long enough that a beat written here is still fresh when the last command reads it.
+    settings = demo_settings_for(tmp_path).model_copy(update={"demo_heartbeat_timeout_seconds": TIMEOUT_S})
+    host = socket.gethostname()
+    none = tiercards(settings, "demo", "workers", "--here")
+    assert none.returncode == 1
+    assert f"no demo worker on {host} has beaten in the last {TIMEOUT_S} s" in none.stderr
+
+    _beat(settings, "elsewhere:7", ["gpu", "cpu"], "on")
+    listed = tiercards(settings, "demo", "workers", "--json")
+    assert listed.returncode == 0, listed.stderr
+    [worker] = json.loads(listed.stdout)["workers"]
+    assert worker["name"] == "elsewhere:7" and worker["capabilities"] == ["gpu", "cpu"]
+    assert worker["gpu_setting"] == "on" and worker["tensorflow_version"] == "2.21.0" and worker["last_seen"]
+    table = tiercards(settings, "demo", "workers").stdout.splitlines()
+    assert table[0].split()[:2] == ["worker", "capabilities"]
+    assert table[1].startswith("elsewhere:7") and "gpu, cpu" in table[1] and "yes (--gpu)" in table[1]
+    assert tiercards(settings, "demo", "workers", "--here").returncode == 1  # not on this host
+
+    _beat(settings, f"{host}:7", ["cpu"], "off")
+    here = tiercards(settings, "demo", "workers", "--here")
+    assert here.returncode == 0, here.stderr
+    assert f"{host}:7" in here.stdout and "elsewhere:7" not in here.stdout and "no (--no-gpu)" in here.stdout
+
+    db = Database(settings)
+    with db.write_sessions() as session:  # its last beat is now older than the timeout
+        session.execute(update(WorkerBeat).values(last_seen=utcnow() - timedelta(seconds=TIMEOUT_S + 1)))
+        session.commit()
+    db.dispose()
+    assert tiercards(settings, "demo", "workers", "--here").returncode == 1
+    assert (
+        f"No demo worker has beaten in the last {TIMEOUT_S} s"
+        in tiercards(settings, "demo", "workers").stdout
+    )

@@ -18,9 +18,11 @@ from app.demos.models import DemoRun, WorkerBeat
 from app.demos.presets import PRESETS
 from app.demos.worker import pid_alive
 from app.storage.base import utcnow
+from app.storage.database import Database
 from tests.demos.live.conftest import HEARTBEAT_TIMEOUT_S, SMALL, submit
 
 CARD = "tf-data-prefetch-last"
+CPU = ("cpu",)  # the lanes a worker without a GPU reads
 
 
 @pytest.mark.parametrize(
@@ -88,7 +90,17 @@ def test_a_fresh_worker_beat_makes_the_warning_go(idle_client: TestClient, idle_
     run_id = submit(idle_client, params=SMALL)
     db = idle_app.state.db
     with db.write_sessions() as session:
-        service.beat(session, "elsewhere:1", "CPU", "simulated", "2.x", None, utcnow())
+        service.beat(
+            session,
+            "elsewhere:1",
+            "CPU",
+            "simulated",
+            "2.x",
+            None,
+            utcnow(),
+            capabilities=["cpu"],
+            gpu_setting="auto",
+        )
     try:
         page = idle_client.get(f"/demos/{run_id}")
         assert "No worker is running" not in page.text
@@ -109,7 +121,7 @@ def test_a_running_run_without_heartbeat_reads_as_interrupted(
     run_id = submit(idle_client, params=SMALL)
     db = idle_app.state.db
     with db.write_sessions() as session:
-        claimed = service.claim(session, run_id, "gone-host:4242", HEARTBEAT_TIMEOUT_S)
+        claimed = service.claim(session, run_id, "gone-host:4242", HEARTBEAT_TIMEOUT_S, CPU)
     assert isinstance(claimed, service.Claimed)
     assert idle_client.get(f"/api/demos/{run_id}").json()["status"] == "running"
     with db.write_sessions() as session:
@@ -130,7 +142,7 @@ def test_a_new_worker_interrupts_runs_left_by_a_dead_worker_on_its_host_at_once(
     host = socket.gethostname()
     db = idle_app.state.db
     with db.write_sessions() as session:
-        service.claim(session, run_id, f"{host}:{gone.pid}", HEARTBEAT_TIMEOUT_S)
+        service.claim(session, run_id, f"{host}:{gone.pid}", HEARTBEAT_TIMEOUT_S, CPU)
     with db.write_sessions() as session:
         assert service.interrupt_orphans(session, host, pid_alive) == 1
     doc = idle_client.get(f"/api/demos/{run_id}").json()
@@ -141,15 +153,15 @@ def test_claims_are_atomic_and_one_running_per_person(idle_client: TestClient, i
     first, second = submit(idle_client, params=SMALL), submit(idle_client, params=SMALL)
     db = idle_app.state.db
     with db.write_sessions() as session:
-        assert isinstance(service.claim(session, first, "a:1", HEARTBEAT_TIMEOUT_S), service.Claimed)
+        assert isinstance(service.claim(session, first, "a:1", HEARTBEAT_TIMEOUT_S, CPU), service.Claimed)
     with db.write_sessions() as session:
-        assert service.claim(session, first, "b:2", HEARTBEAT_TIMEOUT_S) == "gone"  # taken already
+        assert service.claim(session, first, "b:2", HEARTBEAT_TIMEOUT_S, CPU) == "gone"  # taken already
     with db.write_sessions() as session:
-        assert service.claim(session, second, "b:2", HEARTBEAT_TIMEOUT_S) == "busy"  # one running each
+        assert service.claim(session, second, "b:2", HEARTBEAT_TIMEOUT_S, CPU) == "busy"  # one running each
     with db.write_sessions() as session:
         service.finish(session, first, "a:1", "done", {"variants": []})
     with db.write_sessions() as session:
-        assert isinstance(service.claim(session, second, "b:2", HEARTBEAT_TIMEOUT_S), service.Claimed)
+        assert isinstance(service.claim(session, second, "b:2", HEARTBEAT_TIMEOUT_S, CPU), service.Claimed)
     with db.write_sessions() as session:
         service.finish(session, second, "someone-else:3", "done")  # not its worker: ignored
     with db.read_sessions() as session:
@@ -221,3 +233,75 @@ def test_the_card_history_lists_only_this_persons_runs_on_the_card(idle_client: 
     assert run_id in ids and other not in ids
     assert soup.select_one("#demo-history")["hx-trigger"] == "every 2s"  # a run is still active
     assert idle_client.get(f"/cards/{CARD}/demo-runs").text.startswith("<!doctype html>")
+
+
+def _beat(db: Database, name: str, capabilities: list[str], device: str = "CPU") -> None:
+    """A worker's heartbeat row, as `tiercards worker` writes it."""
+    with db.write_sessions() as session:
+        service.beat(
+            session,
+            name,
+            device,
+            "simulated",
+            "2.x",
+            None,
+            utcnow(),
+            capabilities=capabilities,
+            gpu_setting="auto",
+        )
+
+
+def test_a_gpu_preset_is_accepted_and_its_page_and_api_say_it_waits_for_a_gpu_worker(
+    idle_client: TestClient, idle_app: FastAPI
+) -> None:
+    cpu_run = submit(idle_client, params=SMALL)
+    run_id = submit(idle_client, "to-device", params={"steps": 6, "batch_mb": 1}, card_id=CARD)
+    doc = idle_client.get(f"/api/demos/{run_id}").json()
+    assert doc["status"] == "queued"
+    assert doc["waiting"]["lane"] == "gpu" and doc["waiting"]["needs_gpu"] is True
+    assert doc["waiting"]["workers"] == []
+    assert "No GPU worker is running" in doc["waiting"]["message"]
+    assert idle_client.get(f"/api/demos/{cpu_run}").json()["waiting"]["lane"] == "cpu"
+
+    db = idle_app.state.db
+    try:
+        _beat(db, "cpu-host:1", ["cpu"])  # a worker without a GPU changes nothing for this run
+        soup = BeautifulSoup(idle_client.get(f"/demos/{run_id}").text, "html.parser")
+        status = soup.select_one("#demo-status")
+        # Its own lane: the CPU run queued before it is not ahead of it.
+        assert "Position 1 in the queue for a GPU worker" in status.text
+        warning = status.select_one(".no-worker")
+        assert warning is not None and warning["data-lane"] == "gpu"
+        assert "No GPU worker is running" in warning.text and "needs a GPU" in warning.text
+        assert "pip install '.[gpu]'" in warning.text
+        assert "The 1 worker(s) running now have no GPU" in warning.text
+        assert status["hx-trigger"] == "every 1s"  # it keeps looking
+        listed = {r["run_id"]: r for r in idle_client.get("/api/demos").json()["runs"]}
+        assert listed[run_id]["waiting"]["workers"] == [] and listed[cpu_run]["waiting"]["workers"] == [
+            "cpu-host:1"
+        ]
+
+        _beat(db, "gpu-host:2", ["gpu", "cpu"], "NVIDIA test GPU")
+        doc = idle_client.get(f"/api/demos/{run_id}").json()
+        assert doc["waiting"]["workers"] == ["gpu-host:2"]
+        assert doc["waiting"]["message"].startswith("Waiting for a GPU worker: gpu-host:2 (NVIDIA test GPU)")
+        soup = BeautifulSoup(idle_client.get(f"/demos/{run_id}").text, "html.parser")
+        assert soup.select_one(".no-worker") is None
+        assert "gpu-host:2" in soup.select_one("#demo-status .waiting-for").text
+    finally:
+        with db.write_sessions() as session:
+            service.forget_worker(session, "cpu-host:1")
+            service.forget_worker(session, "gpu-host:2")
+
+
+def test_a_worker_without_a_gpu_never_claims_a_gpu_run(idle_client: TestClient, idle_app: FastAPI) -> None:
+    run_id = submit(idle_client, "to-device", params={"steps": 6, "batch_mb": 1})
+    db = idle_app.state.db
+    with db.write_sessions() as session:
+        assert service.claim(session, run_id, "cpu-host:1", HEARTBEAT_TIMEOUT_S, CPU) == service.OtherLane(
+            "gpu"
+        )
+    assert idle_client.get(f"/api/demos/{run_id}").json()["status"] == "queued"
+    with db.write_sessions() as session:
+        claimed = service.claim(session, run_id, "gpu-host:2", HEARTBEAT_TIMEOUT_S, ("gpu", "cpu"))
+    assert isinstance(claimed, service.Claimed) and claimed.preset == "to-device"

@@ -35,6 +35,11 @@ def _status(app: FastAPI, run_id: str) -> str | None:
         return session.scalar(select(DemoRun.status).where(DemoRun.id == run_id))
 
 
+def _flush(queue: DemoQueue) -> None:
+    for huey in queue.hueys.values():
+        huey.storage.flush_queue()
+
+
 def _set(app: FastAPI, run_id: str, **values: object) -> None:
     with app.state.db.write_sessions() as session:
         session.execute(update(DemoRun).where(DemoRun.id == run_id).values(**values))
@@ -58,21 +63,23 @@ def test_reading_a_run_whose_worker_died_shows_it_interrupted_without_writing(
     assert _status(idle_app, run_id) == "interrupted"
 
 
-def test_upkeep_puts_a_lost_run_back_on_the_queue_once(idle_client: TestClient, idle_app: FastAPI) -> None:
+def test_upkeep_puts_a_lost_run_back_on_its_lane_once(idle_client: TestClient, idle_app: FastAPI) -> None:
     queue = DemoQueue(idle_app.state.settings.queue_url)
-    queue.huey.storage.flush_queue()
+    _flush(queue)
     lost = submit(idle_client, params=SMALL)
+    lost_gpu = submit(idle_client, "to-device", params={"steps": 6, "batch_mb": 1})
     waiting = submit(idle_client, params=SMALL)
-    queue.huey.storage.flush_queue()  # a worker took both jobs and died before claiming them
-    queue.enqueue(waiting)  # ... but one was put back already
+    _flush(queue)  # a worker took the jobs and died before claiming them
+    queue.enqueue(waiting, "cpu")  # ... but one was put back already
     long_ago = utcnow() - timedelta(seconds=service.LOST_AFTER_S + 5)
-    for run_id in (lost, waiting):
+    for run_id in (lost, lost_gpu, waiting):
         _set(idle_app, run_id, created_at=long_ago)
     done = service.upkeep(idle_app.state.db, queue, HEARTBEAT_TIMEOUT_S, 30)
-    assert done["requeued"] == 1
-    assert queue.run_ids() == {lost, waiting}
+    assert done["requeued"] == 2
+    assert queue.run_ids() == {lost, lost_gpu, waiting}
     assert service.upkeep(idle_app.state.db, queue, HEARTBEAT_TIMEOUT_S, 30)["requeued"] == 0
-    queue.huey.storage.flush_queue()
+    assert queue.hueys["gpu"].dequeue().args == (lost_gpu,)  # back on the lane GPU workers read
+    _flush(queue)
 
 
 def test_upkeep_forgets_finished_runs_past_their_retention(
@@ -89,7 +96,7 @@ def test_upkeep_forgets_finished_runs_past_their_retention(
     assert service.upkeep(idle_app.state.db, queue, HEARTBEAT_TIMEOUT_S, 30)["deleted"] == 1
     assert _status(idle_app, old_done) is None
     assert _status(idle_app, old_queued) == "queued" and _status(idle_app, recent_done) == "done"
-    queue.huey.storage.flush_queue()
+    _flush(queue)
 
 
 def test_starting_too_many_runs_a_minute_is_refused_with_retry_after(tmp_path: Path) -> None:

@@ -2,17 +2,12 @@
 redis-server, and a worker stopped with SIGTERM mid-job: the run ends interrupted, not stuck,
 and the worker's TensorFlow child goes with it."""
 
-import shutil
 import signal
-import socket
-import subprocess
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import psutil
 import pytest
-import redis
 from fastapi.testclient import TestClient
 
 from app.settings import Settings
@@ -24,51 +19,12 @@ from tests.demos.live.conftest import (
     csrf_client,
     demo_settings_for,
     get_run,
+    redis_database,
     running_worker,
     submit,
     wait_for,
     wait_status,
 )
-
-REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    if not Path(REDIS_SERVER).exists():
-        pytest.fail("redis-server is not installed: run scripts/install-system-deps.sh (make test does)")
-    port = _free_port()
-    folder = tmp_path_factory.mktemp("redis")
-    process = subprocess.Popen(
-        [
-            REDIS_SERVER,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(folder),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    client = redis.Redis.from_url(url)
-    wait_for(lambda: _pings(client), 10, 0.05, "redis-server to answer")
-    yield url
-    client.close()
-    process.terminate()
-    process.wait(timeout=10)
 
 
 def gone(pid: int) -> bool:
@@ -78,16 +34,9 @@ def gone(pid: int) -> bool:
         return True
 
 
-def _pings(client: "redis.Redis[bytes]") -> bool:
-    try:
-        return bool(client.ping())
-    except redis.ConnectionError:
-        return False
-
-
 @pytest.fixture(scope="module")
 def redis_settings(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> Settings:
-    return demo_settings_for(tmp_path_factory.mktemp("redis-data"), queue_url=redis_url)
+    return demo_settings_for(tmp_path_factory.mktemp("redis-data"), queue_url=redis_database(redis_url, 1))
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +53,8 @@ def redis_client(redis_settings: Settings, redis_worker: WorkerProcess) -> Itera
 
 
 def test_a_demo_runs_end_to_end_through_redis(redis_client: TestClient, redis_settings: Settings) -> None:
-    assert redis_client.get("/api/workers").json()["queue"] == "redis"
+    workers = redis_client.get("/api/workers").json()
+    assert workers["queue"] == "redis" and workers["workers"][0]["capabilities"] == ["cpu"]
     run_id = submit(redis_client, params=SMALL)
     doc = wait_status(redis_client, run_id, ("done", "failed"), timeout=60)
     assert doc["status"] == "done", doc["error"]

@@ -1,0 +1,77 @@
+"""/metrics for Prometheus, and the route a request is counted and logged under.
+
+Prometheus cannot sign in, so /metrics asks for no sign-in; it answers only those METRICS_ALLOWED
+names (loopback unless set), and is a plain 404 to anyone else.
+"""
+
+import asyncio
+import ipaddress
+from collections.abc import Iterable
+
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from prometheus_client import CONTENT_TYPE_LATEST
+from starlette.concurrency import run_in_threadpool
+from starlette.routing import Mount
+from starlette.types import Scope
+
+from app.demos.metrics import DemoCollector
+from app.metrics import exposition
+from app.settings import IPNetwork
+from app.web.guards import peer_in
+from app.web.probes import ProbesDep
+
+# Headers a proxy adds to what it passes on; a scraper asking directly sends none of them.
+FORWARDING_HEADERS = frozenset(
+    {b"forwarded", b"x-forwarded-for", b"x-forwarded-proto", b"x-forwarded-host", b"x-real-ip"}
+)
+UNROUTED = "unrouted"
+
+
+def may_scrape(scope: Scope, allowed: Iterable[IPNetwork], proxies: Iterable[IPNetwork]) -> bool:
+    """Whether the one asking is in `allowed`.
+
+    Asked directly, that is the connection's own address. A request a proxy passed on is judged by
+    the visitor the proxy names in X-Forwarded-For, believed only from TRUSTED_PROXIES (the guard
+    put it in `client_address`); one passed on without such a name is refused, since through a
+    proxy on this machine anyone on the internet would otherwise ask from loopback.
+    """
+    allowed = tuple(allowed)
+    sent = {name for name, _ in scope["headers"]}
+    if sent.isdisjoint(FORWARDING_HEADERS):
+        return peer_in(scope, allowed)
+    if b"x-forwarded-for" not in sent or not peer_in(scope, proxies):
+        return False
+    visitor = scope["state"].get("client_address")
+    return visitor is not None and any(ipaddress.ip_address(visitor) in network for network in allowed)
+
+
+async def require_scraper(request: Request) -> None:
+    settings = request.app.state.settings
+    if not may_scrape(request.scope, settings.metrics_allowed, settings.trusted_proxies):
+        raise HTTPException(status_code=404)  # what any unknown path gets: nothing to learn here
+
+
+router = APIRouter(dependencies=[Depends(require_scraper)])
+
+
+@router.get("/metrics", response_class=Response)
+async def metrics(probes: ProbesDep) -> Response:
+    (figures, _), (depth, _) = await asyncio.gather(
+        probes.demo_figures.outcome(), probes.queue_depth.outcome()
+    )
+    # Adding up every process's files is file work: off the loop.
+    body = await run_in_threadpool(exposition, DemoCollector(figures, depth))
+    return Response(body, media_type=CONTENT_TYPE_LATEST)
+
+
+def route_template(scope: Scope) -> str:
+    """The route a request went to, as declared (`/cards/{card_id}`), never the path asked for, so
+    counts and log lines stay few and carry no ids or invite tokens. The router names it (the page
+    cache too, for pages it kept); a mount such as /static is matched here. "unrouted": no route
+    matched, or the request was answered before routing (refused, or sent to sign in)."""
+    route = scope.get("route")
+    if route is None:
+        path = scope["path"]
+        routes = scope["app"].router.routes
+        route = next((r for r in routes if isinstance(r, Mount) and r.path_regex.match(path)), None)
+    return UNROUTED if route is None else str(route.path)
