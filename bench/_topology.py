@@ -67,6 +67,8 @@ def _nginx_conf(folder: Path, port: int, upstreams: list[str]) -> Path:
     upstream tiercards {{
 {servers}
         keepalive 64;
+        # Shorter than uvicorn's 5 s keep-alive (deploy/nginx/tiercards.conf says why).
+        keepalive_timeout 4s;
     }}
     server {{
         listen 127.0.0.1:{port};

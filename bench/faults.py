@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import httpx
@@ -50,24 +51,30 @@ def _load(deployment: Deployment, users: int, seconds: int, name: str) -> subpro
 
 
 def _errors_by_window(deployment: Deployment, name: str, fault_at: float) -> tuple[int, int, int, int]:
-    """Requests and failures before the fault, and failures during and after it settled."""
-    rows = []
+    """Requests, and failures before the fault (wall clock `fault_at`), in the SETTLE_S after it,
+    and later (locust's history has one row a second, stamped with the wall clock)."""
     with open(deployment.folder / f"{name}_stats_history.csv", newline="") as file:
         rows = [row for row in csv.DictReader(file) if row["Name"] == "Aggregated"]
-    start = int(rows[0]["Timestamp"])
     before = during = after = 0
     previous = 0
     for row in rows:
         failures = int(row["Total Failure Count"])
         new, previous = failures - previous, failures
-        elapsed = int(row["Timestamp"]) - start
-        if elapsed < fault_at:
+        # A row counts what happened in the second before its stamp.
+        stamp = int(row["Timestamp"]) - 1
+        if stamp < fault_at - 1:
             before += new
-        elif elapsed < fault_at + SETTLE_S:
+        elif stamp < fault_at + SETTLE_S:
             during += new
         else:
             after += new
     return int(rows[-1]["Total Request Count"]), before, during, after
+
+
+def _failure_kinds(deployment: Deployment, name: str) -> str:
+    with open(deployment.folder / f"{name}_failures.csv", newline="") as file:
+        kinds = [f"{row['Occurrences']}x {row['Name']}: {row['Error']}" for row in csv.DictReader(file)]
+    return "; ".join(kinds) or "none"
 
 
 def _under_load(
@@ -75,16 +82,18 @@ def _under_load(
 ) -> bool:
     load = _load(deployment, users, seconds, name)
     time.sleep(FAULT_AT_S)
+    fault_at = time.time()
     what = fault()
     load.wait()
-    requests, before, during, after = _errors_by_window(deployment, name, FAULT_AT_S)
+    requests, before, during, after = _errors_by_window(deployment, name, fault_at)
     acknowledged = {int(line) for line in (deployment.folder / f"{name}-acks.txt").read_text().split()}
     missing = len(acknowledged - deployment.attempt_ids())
     ok = before == 0 and after == 0 and missing == 0
     print(
         f"{name}: {what}; {requests} requests; errors before {before}, in the {SETTLE_S:.0f} s after "
         f"{during}, later {after}; acknowledged answers {len(acknowledged)}, missing {missing} "
-        f"-> {'PASS' if ok else 'FAIL'} (targets: 0 errors later, 0 missing)"
+        f"-> {'PASS' if ok else 'FAIL'} (targets: 0 errors before and later, 0 missing)\n"
+        f"  failures: {_failure_kinds(deployment, name)}"
     )
     return ok
 
@@ -126,7 +135,7 @@ def _wait_status(client: httpx.Client, run_id: str, wanted: set[str], timeout: f
 
 
 def kill_a_worker(deployment: Deployment) -> bool:
-    with _client(deployment) as client:
+    with closing(_client(deployment)) as client:
         # Both workers up, TensorFlow loaded: a first small run on each lane warms them.
         _wait_status(client, client.post("/api/demos", json=SHORT_DEMO).json()["run_id"], {"done"}, 180)
         run_id = client.post("/api/demos", json=LONG_DEMO).json()["run_id"]

@@ -13,6 +13,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+import uvicorn
 from sqlalchemy.engine import make_url
 
 from app import PROJECT_ROOT
@@ -233,6 +234,15 @@ def test_nginx_passes_the_forwarded_headers_to_the_web_service() -> None:
     (serve,) = tiercards_invocations(PROJECT_ROOT / "deploy" / "start-web.sh")
     assert servers == [f"web:{serve[serve.index('--port') + 1]}"]
     assert f"{serve[serve.index('--port') + 1]}" in (STAGES["web"].last("EXPOSE") or "")
+
+
+def test_nginx_drops_an_idle_connection_to_a_replica_before_the_replica_does() -> None:
+    # Otherwise nginx may send a request down a connection uvicorn is just closing: a 502 (seen
+    # under load in bench/faults.py before this setting).
+    directives = _nginx_directives()
+    assert any(d.startswith("keepalive ") for d in directives)
+    (timeout,) = [d.split()[1] for d in directives if d.startswith("keepalive_timeout ")]
+    assert float(timeout.removesuffix("s")) < uvicorn.Config("app.main:create_app").timeout_keep_alive
 
 
 def test_nginx_listens_on_the_published_port_with_the_mounted_certificate() -> None:
