@@ -28,6 +28,7 @@ run: $(VENV)/.run-installed
 test: $(VENV)/.dev-installed
 	bash scripts/install-system-deps.sh
 	bash scripts/install-oidc-provider.sh
+	bash scripts/install-axe.sh
 	$(BIN)/python -m pytest
 	TIERCARDS_TEST_DATABASE=postgres $(BIN)/python -m pytest
 
@@ -35,6 +36,7 @@ test: $(VENV)/.dev-installed
 test-postgres: $(VENV)/.dev-installed
 	bash scripts/install-system-deps.sh
 	bash scripts/install-oidc-provider.sh
+	bash scripts/install-axe.sh
 	TIERCARDS_TEST_DATABASE=postgres $(BIN)/python -m pytest
 
 lint: $(VENV)/.dev-installed

@@ -6,7 +6,7 @@ from fastapi import Depends, Path, Query, Request
 
 from app.content.catalogue import Catalogue
 from app.content.model import Card
-from app.content.tiers import TIERS, Tier, parse_tier
+from app.content.tiers import TIERS, Tier, in_words, parse_tier
 from app.exceptions import Invalid, NotFound
 
 
@@ -38,8 +38,9 @@ CardDep = Annotated[Card, Depends(get_card_or_404)]
 TierQuery = Annotated[str | None, Query(json_schema_extra={"enum": list(TIERS)})]
 
 
-def tier_or_422(value: str | None, default: Tier) -> Tier:
+def tier_or_422(value: str | None, default: Tier, label: str = "tier") -> Tier:
+    """`label` names the parameter as the asker knows it: pages label it "Depth"."""
     tier = parse_tier(value, default)
     if tier is None:
-        raise Invalid("tier", f"tier must be one of {', '.join(TIERS)}", location="query")
+        raise Invalid("tier", f"{label} must be {in_words(TIERS)}", location="query")
     return tier

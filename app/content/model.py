@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from app.content.render import inline_html, to_html
+from app.content.render import inline_html, inline_text, to_html
 from app.content.tiers import Tier
 
 
@@ -45,6 +45,11 @@ class Text:
     @cached_property
     def html(self) -> str:
         return inline_html(self.markdown) if self.inline else to_html(self.markdown)
+
+    @cached_property
+    def plain(self) -> str:
+        """A line without its markdown marks, for a browser tab's title or a sentence in a message."""
+        return inline_text(self.markdown)
 
     @cached_property
     def key(self) -> str:

@@ -32,3 +32,20 @@ def to_html(markdown: str) -> str:
 def inline_html(markdown: str) -> str:
     """One line of markdown (a title, an answer point) without the wrapping paragraph."""
     return _markdown().renderInline(markdown)
+
+
+# Inline tokens whose content is text a reader sees: code spans read as their code, images as
+# their alternative text; the marks around emphasis and links carry none.
+_TEXT_TOKENS = frozenset({"text", "code_inline", "image"})
+
+
+def inline_text(markdown: str) -> str:
+    """One line of markdown as plain text, for places that show no markup (a browser tab's title)."""
+    parts: list[str] = []
+    for block in _markdown().parseInline(markdown):
+        for token in block.children or ():
+            if token.type in _TEXT_TOKENS:
+                parts.append(token.content)
+            elif token.type in ("softbreak", "hardbreak"):
+                parts.append(" ")
+    return "".join(parts)

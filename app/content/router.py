@@ -8,10 +8,24 @@ from starlette.responses import HTMLResponse
 from app.content.dependencies import CardDep, CatalogueDep, TierQuery, tier_or_422
 from app.content.model import Card
 from app.content.serializers import card_for_tier, card_summary
-from app.content.tiers import IMPORTANCES, LEVELS
+from app.content.tiers import IMPORTANCES, LEVELS, in_words, parse_tier
+from app.exceptions import Invalid
 from app.web.templating import render
 
 router = APIRouter(tags=["pages"])
+
+
+def _level(value: str) -> str:
+    """The level filter: empty for any level, a level named in any case, or a refusal that says
+    there is no such level (filtering by it would list no card and look like an empty library)."""
+    if not value.strip():
+        return ""
+    level = parse_tier(value)
+    if level is None:
+        raise Invalid(
+            "level", f"there is no level “{value}”: a card's level is {in_words(LEVELS)}", location="query"
+        )
+    return level
 
 
 def _matches(card: Card, level: str, topic: str, words: list[str]) -> bool:
@@ -31,6 +45,7 @@ def library(
     topic: Annotated[str, Query(max_length=80)] = "",
     q: Annotated[str, Query(max_length=200)] = "",
 ) -> HTMLResponse:
+    level = _level(level)
     snapshot = catalogue.snapshot()
     words = q.lower().split()
     cards = [card for card in snapshot.cards.values() if _matches(card, level, topic, words)]

@@ -31,7 +31,14 @@ def default_answer_kind(tier: Tier) -> str:
 
 
 def parse_tier(value: str | None, default: Tier = "middle") -> Tier | None:
-    """The tier named by a query value, the default when absent, None when unknown."""
-    if value is None or value == "":
+    """The tier named by a query value in any case ("Senior" is senior), the default when
+    absent, None when unknown."""
+    name = (value or "").strip().lower()
+    if not name:
         return default
-    return value if value in TIERS else None
+    return next((tier for tier in TIERS if tier == name), None)
+
+
+def in_words(names: tuple[str, ...]) -> str:
+    """'junior, middle, senior or principal': the choices a message offers."""
+    return f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else "".join(names)

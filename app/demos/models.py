@@ -3,7 +3,7 @@
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import CheckConstraint, ForeignKey, Index, String, Text
+from sqlalchemy import CheckConstraint, ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.storage.base import Base, utcnow
@@ -13,7 +13,7 @@ class DemoRun(Base):
     """One live tf.data demo a person asked for: its parameters, where it is, and its result.
 
     The worker claims a queued run, writes progress and a heartbeat while it runs, and stores the
-    result document (app/demos/pipelines.py) when it is done; app/demo_runs.py owns the rules.
+    result document (app/demos/pipelines.py) when it is done; app/demos/service.py owns the rules.
     """
 
     __tablename__ = "demo_runs"
@@ -25,6 +25,8 @@ class DemoRun(Base):
             "status IN ('queued', 'running', 'done', 'failed', 'cancelled', 'interrupted')",
             name="status_known",
         ),
+        # One run per key and person, on every replica: the database refuses a second.
+        UniqueConstraint("user_id", "idempotency_key"),
     )
 
     # uuid4 hex: the run_id in URLs and the API.
@@ -44,6 +46,9 @@ class DemoRun(Base):
     worker: Mapped[str | None] = mapped_column(String(255))
     # The run this one repeats (same preset and parameters), if it is a re-run.
     rerun_of: Mapped[str | None] = mapped_column(String(32))
+    # The key the submit carried (the API's Idempotency-Key, the card page form's field): the same
+    # key sent again names this run instead of starting another (app/demos/service.py).
+    idempotency_key: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]

@@ -2,9 +2,13 @@
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+# A submit's key (the API's Idempotency-Key header, the card page form's field): visible ASCII, so
+# a UUID, a hash or a client's own counter all fit.
+SubmitKey = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[!-~]+$")]
 
 
 class DemoIn(BaseModel):

@@ -8,7 +8,10 @@ The one place for the rules both sides share:
   a worker that died: it is marked `interrupted` whenever anyone reads it, and at worker start;
 - a run is queued on its preset's lane (app/demos/queue.py) and claimed only by a worker that
   reads that lane: a GPU preset waits for a GPU worker, however many others are idle;
-- a re-run is a new run with the same preset, parameters and card.
+- a re-run is a new run with the same preset, parameters and card;
+- a submit may carry a key (a double click, a retried request): the same key from the same person
+  within KEY_WINDOW names the run it started first, under the same person lock as the limits, and
+  a unique constraint on (person, key) backs that on every replica.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from app.accounts.models import User
 from app.demos.models import DemoRun, WorkerBeat
 from app.demos.presets import ParamError, get_preset, validate_params
 from app.demos.queue import DemoQueue, lane_for, presets_on
-from app.exceptions import Conflict, TooMany, Unavailable
+from app.exceptions import Conflict, Invalid, TooMany, Unavailable
 from app.storage.base import utcnow
 from app.storage.database import Database
 
@@ -39,6 +42,9 @@ MAX_SUBMITS_PER_MINUTE = 20
 # A queued run missing from the queue for this long was taken by a worker that died before it
 # could claim it: the upkeep puts it back.
 LOST_AFTER_S = 30.0
+# How long a submit's key names its run: long enough for any retry, short enough that a client
+# reusing its keys starts new runs the next day.
+KEY_WINDOW = timedelta(days=1)
 
 INTERRUPTED_MESSAGE = (
     "The worker running this demo stopped sending heartbeats (it was killed or lost its host), "
@@ -69,6 +75,26 @@ class QueueUnavailable(Unavailable):
     """The job queue could not be reached; the run was stored as failed, nothing ran."""
 
 
+class KeyReused(Invalid):
+    """The submit's key named an earlier run of another preset, parameters or card."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Idempotency-Key",
+            "this key was sent before with another demo; a new demo needs a new key",
+            location="header",
+        )
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """What a submit made: `new` is False when its key named an earlier run, which is `run`
+    (nothing was stored or queued this time)."""
+
+    run: DemoRun
+    new: bool = True
+
+
 def new_run_id() -> str:
     return uuid.uuid4().hex
 
@@ -95,12 +121,16 @@ class Submitter:
         params: dict[str, Any] | None,
         card_id: str | None = None,
         rerun_of: str | None = None,
-    ) -> DemoRun:
-        """ParamError, QueueFull, SubmittingTooFast or QueueUnavailable when it refuses."""
-        run = create_run(
-            session, user_id, preset, params, card_id, rerun_of, self.per_minute, self.memory_limit_mb
+        key: str | None = None,
+    ) -> Submitted:
+        """ParamError, KeyReused, QueueFull, SubmittingTooFast or QueueUnavailable when it refuses."""
+        submitted = create_run(
+            session, user_id, preset, params, card_id, rerun_of, self.per_minute, self.memory_limit_mb, key
         )
         session.commit()
+        if not submitted.new:
+            return submitted
+        run = submitted.run
         try:
             self.queue.enqueue(run.id, lane_for(run.preset))
         except Exception as error:
@@ -108,11 +138,13 @@ class Submitter:
             run.status = "failed"
             run.error = f"Could not reach the job queue ({type(error).__name__}); nothing ran. Try again."
             run.finished_at = utcnow()
+            # Nothing ran, so trying again with the same key must start the run.
+            run.idempotency_key = None
             session.commit()
             raise QueueUnavailable(run.error) from error
-        return run
+        return submitted
 
-    def resubmit(self, session: Session, user_id: int, old: DemoRun) -> DemoRun:
+    def resubmit(self, session: Session, user_id: int, old: DemoRun) -> Submitted:
         """A new run with the same preset, parameters and card as `old`; refused like `submit`."""
         return self.submit(session, user_id, old.preset, dict(old.params), old.card_id, rerun_of=old.id)
 
@@ -136,13 +168,21 @@ def create_run(
     rerun_of: str | None = None,
     per_minute: int = MAX_SUBMITS_PER_MINUTE,
     memory_limit_mb: int | None = None,
-) -> DemoRun:
+    key: str | None = None,
+) -> Submitted:
     """Validate (ParamError) and store a queued run; the caller commits, then enqueues its id.
+    With a key that names a run of the person's within KEY_WINDOW: that run, nothing stored (and
+    no limit applies: it is the same submit again), or KeyReused when it was another demo.
 
     Call inside a write transaction (BEGIN IMMEDIATE), so the count and the insert are one step.
     """
     full = validate_params(preset, params, memory_limit_mb)
     _lock_person(session, user_id)
+    earlier = _run_with_key(session, user_id, key) if key is not None else None
+    if earlier is not None:
+        if (earlier.preset, earlier.params, earlier.card_id) != (preset, full, card_id):
+            raise KeyReused()
+        return Submitted(earlier, new=False)
     _check_rate(session, user_id, per_minute)
     queued = session.scalar(
         select(func.count())
@@ -162,10 +202,26 @@ def create_run(
         progress=initial_progress(spec.variant_names, full["steps"]),
         cancel_requested=False,
         rerun_of=rerun_of,
+        idempotency_key=key,
         created_at=utcnow(),
     )
     session.add(run)
     session.flush()
+    return Submitted(run)
+
+
+def _run_with_key(session: Session, user_id: int, key: str) -> DemoRun | None:
+    """The person's run that `key` names, if it was started within KEY_WINDOW; an older one gives
+    the key up, so that it may name the run about to be stored."""
+    run = session.scalar(
+        select(DemoRun)
+        .options(defer(DemoRun.result, raiseload=True))
+        .where(DemoRun.user_id == user_id, DemoRun.idempotency_key == key)
+    )
+    if run is not None and run.created_at < utcnow() - KEY_WINDOW:
+        run.idempotency_key = None
+        session.flush()
+        return None
     return run
 
 

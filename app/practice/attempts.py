@@ -1,5 +1,7 @@
 """Recording answers: checking an attempt against its card, storing it, rating it, history."""
 
+from datetime import datetime
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -35,7 +37,8 @@ def check_against_card(card: Card, data: AttemptIn | Assessment) -> None:
             raise Invalid("choices", f"unknown quiz items: {', '.join(unknown[:5])}")
 
 
-def record(session: Session, card: Card, user_id: int, data: AttemptIn) -> Attempt:
+def record(session: Session, card: Card, user_id: int, data: AttemptIn, now: datetime) -> Attempt:
+    """Store the attempt as made at `now` and feed it to the card's schedule; commits."""
     check_against_card(card, data)
     score = quiz.score(quiz.mark(card, data.choices)) if data.choices is not None else None
     attempt = Attempt(
@@ -50,6 +53,8 @@ def record(session: Session, card: Card, user_id: int, data: AttemptIn) -> Attem
         seconds=round(data.seconds, 2),
         points=point_ids(card, data.points),
         rating=data.rating,
+        revealed=data.revealed,
+        created_at=now,
     )
     session.add(attempt)
     scheduling.review_attempt(session, attempt)  # a rated answer or a quiz feeds the card's schedule
@@ -59,6 +64,8 @@ def record(session: Session, card: Card, user_id: int, data: AttemptIn) -> Attem
 
 
 def assess(session: Session, card: Card, attempt: Attempt, data: Assessment) -> Attempt:
+    if attempt.revealed:
+        raise Invalid("attempt", "an answer revealed without answering counts as a miss and is not rated")
     check_against_card(card, data)
     attempt.points = point_ids(card, data.points)
     attempt.rating = data.rating

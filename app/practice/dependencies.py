@@ -1,9 +1,14 @@
-"""Loading a person's own attempt, or 404."""
+"""Loading a person's own attempt, or 404; the one "now" a response is computed from."""
 
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import Depends
 from sqlalchemy.orm import Session
 
 from app.exceptions import NotFound
 from app.practice.models import Attempt
+from app.storage.base import utcnow
 
 
 def attempt_or_404(session: Session, user_id: int, attempt_id: int) -> Attempt:
@@ -11,3 +16,13 @@ def attempt_or_404(session: Session, user_id: int, attempt_id: int) -> Attempt:
     if attempt is None or attempt.user_id != user_id:
         raise NotFound(f"no attempt with id {attempt_id}")
     return attempt
+
+
+# Async so FastAPI runs it inline rather than in its thread pool: it never blocks.
+async def get_now() -> datetime:
+    """Read once per request and passed to everything the response shows, so every due time
+    and "ago" on a page agrees with the others."""
+    return utcnow()
+
+
+NowDep = Annotated[datetime, Depends(get_now)]

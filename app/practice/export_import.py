@@ -81,6 +81,7 @@ class AttemptDoc(_Strict):
         default_factory=list, max_length=50, description="ids (version 2) or positions (version 1)"
     )
     rating: Rating | None = None
+    revealed: bool = False
     created_at: Moment
 
     @model_validator(mode="after")
@@ -387,6 +388,7 @@ def export_csv(
                 "follow_up",
                 "seconds",
                 "rating",
+                "revealed",
                 "score",
                 "points",
                 "point_ids",
@@ -403,6 +405,7 @@ def export_csv(
                     _blank(a.follow_up),
                     a.seconds,
                     a.rating or "",
+                    "true" if a.revealed else "false",
                     _blank(a.score),
                     _positions(a, cards),
                     " ".join(a.points),

@@ -3,14 +3,15 @@
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import CheckConstraint, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import CheckConstraint, ForeignKey, Index, Integer, String, Text, UniqueConstraint, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.storage.base import Base, utcnow
 
 
 class Attempt(Base):
-    """One recorded answer: a timed basics/solid answer, a follow-up answer or a pitfall quiz."""
+    """One recorded answer: a timed basics/solid answer, a follow-up answer or a pitfall quiz; or
+    a basics/solid answer revealed without answering (`revealed`: no text, scheduled as a miss)."""
 
     __tablename__ = "attempts"
     __table_args__ = (Index("ix_attempts_user_card_created", "user_id", "card_id", "created_at"),)
@@ -30,6 +31,7 @@ class Attempt(Base):
     seconds: Mapped[float]
     points: Mapped[list[Any]] = mapped_column(default=list)
     rating: Mapped[str | None] = mapped_column(String(8))
+    revealed: Mapped[bool] = mapped_column(default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

@@ -8,6 +8,8 @@ deleted from content/ keeps it too (it shows as retired).
 Where ratings come from (docs/scheduling.md has the same rules for people):
 - A self-rating (again / hard / good / easy) on an answer or a follow-up maps one to one to
   FSRS's Again / Hard / Good / Easy.
+- A basics or solid answer revealed without answering is Again, whatever else it carries: the
+  person saw the model answer instead of recalling it.
 - A pitfall quiz has no self-rating; its score (the share of items judged right) maps by
   `quiz_rating`: 1.0 → easy, ≥ 0.8 → good, ≥ 0.5 → hard, below → again. A self-rating given to a
   quiz attempt afterwards wins over the score.
@@ -70,6 +72,8 @@ def quiz_rating(score: float) -> Rating:
 
 def attempt_rating(attempt: Attempt) -> Rating | None:
     """The rating an attempt feeds the schedule with, or None when it has none (yet)."""
+    if attempt.revealed:
+        return Rating.Again  # seeing the answer first is not recalling it
     if attempt.rating is not None:
         return RATING_BY_NAME[attempt.rating]
     if attempt.kind == "quiz" and attempt.score is not None:

@@ -31,7 +31,9 @@ Points = Annotated[
 
 
 class AttemptIn(BaseModel):
-    """What a person submits. A quiz sends `choices` (the item ids marked as costly), not `text`."""
+    """What a person submits. A quiz sends `choices` (the item ids marked as costly), not `text`.
+    A basics or solid answer `revealed` without answering sends neither text nor a rating: the
+    schedule counts it as a miss."""
 
     # Strict for JSON; forms validate with strict=False (see app/schemas.py).
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
@@ -44,10 +46,13 @@ class AttemptIn(BaseModel):
     points: Points = Field(default_factory=list)
     follow_up: WholeNumber | None = Field(default=None, ge=0, description="index of the follow-up answered")
     choices: list[ChoiceId] | None = Field(default=None, max_length=100)
+    revealed: bool = Field(default=False, description="the model answer was revealed without answering")
 
     @model_validator(mode="after")
     def _fits_kind(self) -> "AttemptIn":
-        if self.kind == "quiz":
+        if self.revealed:
+            self._fits_reveal()
+        elif self.kind == "quiz":
             if self.choices is None:
                 raise ValueError("a quiz attempt sends 'choices' (the item ids marked as costly)")
             if self.text is not None:
@@ -59,6 +64,17 @@ class AttemptIn(BaseModel):
         if self.kind != "follow-up" and self.follow_up is not None:
             raise ValueError("'follow_up' belongs only to follow-up attempts")
         return self
+
+    def _fits_reveal(self) -> None:
+        if self.kind not in ("basics", "solid"):
+            raise ValueError("only a basics or solid answer can be revealed without answering")
+        # An answer typed after the model answer was shown would be a copy, not a recall.
+        if self.text is not None or self.choices is not None:
+            raise ValueError("an attempt revealed without answering has no 'text' or 'choices'")
+        if self.rating is not None or self.points:
+            raise ValueError(
+                "an attempt revealed without answering takes no 'rating' or 'points': it counts as a miss"
+            )
 
 
 class AttemptOut(BaseModel):
@@ -76,6 +92,7 @@ class AttemptOut(BaseModel):
     )
     point_ids: list[str] = Field(description="the ids of the points covered, as stored")
     rating: str | None
+    revealed: bool = Field(description="revealed without answering: no text, scheduled as a miss")
     created_at: datetime
 
 

@@ -27,7 +27,7 @@ LEVEL_LABELS = ("none", "1\u20132", "3\u20135", "6\u20139", "10+")
 
 
 def plain_title(card: Card) -> str:
-    return card.title.markdown.replace("`", "")
+    return card.title.plain
 
 
 @dataclass(frozen=True)

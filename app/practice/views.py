@@ -17,6 +17,8 @@ def attempt_what(attempt: Attempt) -> str:
 
 def attempt_result(attempt: Attempt) -> str:
     """'80 %, good' for a quiz, the self-rating for an answer, or what is missing."""
+    if attempt.revealed:
+        return "revealed without answering"
     if attempt.kind == "quiz":
         score = "no score" if attempt.score is None else f"{round(attempt.score * 100)} %"
         return f"{score}, {attempt.rating}" if attempt.rating else score

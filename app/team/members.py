@@ -74,8 +74,12 @@ def _timed(session: Session, ids: list[int], snapshot: Snapshot, now: datetime) 
     """(answers, answers within the card's budget) per person over the last 30 days; answers on
     retired cards are left out, their budget is gone."""
     counts: dict[int, tuple[int, int]] = defaultdict(lambda: (0, 0))
+    # A reveal without answering is no answer, however quick.
     query = select(Attempt.user_id, Attempt.card_id, Attempt.kind, Attempt.seconds).where(
-        Attempt.user_id.in_(ids), Attempt.kind.in_(TIMED_KINDS), Attempt.created_at >= now - MONTH
+        Attempt.user_id.in_(ids),
+        Attempt.kind.in_(TIMED_KINDS),
+        Attempt.revealed.is_(False),
+        Attempt.created_at >= now - MONTH,
     )
     for user_id, card_id, kind, seconds in session.execute(query):
         card = snapshot.cards.get(card_id)

@@ -1,11 +1,13 @@
 """Errors read as pages in the browser and as JSON from the API."""
 
+from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse, Response
@@ -20,6 +22,7 @@ from app.exceptions import (
     Unavailable,
     field_messages,
 )
+from app.web.messages import describe, sentence
 from app.web.openapi import allowed_methods
 from app.web.templating import is_htmx, render
 
@@ -61,6 +64,23 @@ def as_http(error: DomainError) -> HTTPException:
     return HTTPException(status_code=status, detail=detail, headers=headers)
 
 
+def _says_only_its_status(error: HTTPException) -> bool:
+    """Starlette's own detail is the status phrase ("Not Found"), which the page's heading says."""
+    try:
+        return error.detail == HTTPStatus(error.status_code).phrase
+    except ValueError:
+        return False
+
+
+def _parameter_titles(request: Request) -> dict[str, str]:
+    """The route's parameters that declare a title, by name: what the page calls them."""
+    route = request.scope.get("route")
+    if not isinstance(route, APIRoute):
+        return {}
+    fields = [*route.dependant.query_params, *route.dependant.path_params]
+    return {f.alias: f.field_info.title for f in fields if f.field_info.title}
+
+
 def install_error_pages(app: FastAPI) -> None:
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, error: HTTPException) -> Response:
@@ -72,7 +92,7 @@ def install_error_pages(app: FastAPI) -> None:
                 "error.html",
                 status_code=error.status_code,
                 status=error.status_code,
-                messages=error_messages(error),
+                messages=[] if _says_only_its_status(error) else [sentence(m) for m in error_messages(error)],
             )
         return await http_exception_handler(request, error)
 
@@ -83,9 +103,11 @@ def install_error_pages(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, error: RequestValidationError) -> Response:
         if _wants_html(request):
-            # The first part of `loc` says where the value came from (query, path, body).
-            located = ({**e, "loc": e["loc"][1:]} for e in error.errors())
-            messages = field_messages(located)
+            # The first part of `loc` says where the value came from (query, path, body); a
+            # parameter reads as the page labels it (its `title`), else by its name.
+            labels = _parameter_titles(request)
+            names = [".".join(map(str, e["loc"][1:])) or str(e["loc"][0]) for e in error.errors()]
+            messages = [describe(e, labels.get(n, n)) for e, n in zip(error.errors(), names, strict=True)]
             return render(request, "error.html", status_code=422, status=422, messages=messages)
         # The input is left out: echoing it back would hand a client its whole body again.
         detail = [{k: v for k, v in e.items() if k != "input"} for e in error.errors()]

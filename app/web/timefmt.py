@@ -37,11 +37,15 @@ def span(delta: timedelta) -> str:
 
 
 def until(moment: datetime, now: datetime | None = None) -> str:
-    """'in 3 d' for the future, 'overdue by 2 h' for the past, 'now' within a minute."""
+    """'in 3 d' or 'in 30 s' for the future, 'now' for up to a minute past, 'overdue by 2 h' after.
+
+    A moment still to come never reads "now": it is not due yet, and "due now" beside "nothing
+    due" would contradict it."""
     delta = moment - (now or datetime.now(UTC))
-    if abs(delta.total_seconds()) < 60:
-        return "now"
-    return f"in {span(delta)}" if delta.total_seconds() > 0 else f"overdue by {span(delta)}"
+    seconds = delta.total_seconds()
+    if seconds > 0:
+        return f"in {span(max(delta, timedelta(seconds=1)))}"
+    return "now" if seconds > -60 else f"overdue by {span(delta)}"
 
 
 def utc(moment: datetime) -> str:

@@ -39,12 +39,4 @@
       button.click();
     }
   });
-
-  // After htmx swaps in the next card, move focus to its heading so the keys and screen readers follow.
-  document.addEventListener("htmx:afterSwap", function (event) {
-    var card = document.getElementById("practice-card");
-    if (!card || !(event.detail.target === card || card.contains(event.detail.target) || event.detail.target.id === "practice-card")) return;
-    var heading = card.querySelector("[data-focus]");
-    if (heading) heading.focus({ preventScroll: false });
-  });
 })();

@@ -64,7 +64,7 @@ ROUTES: dict[tuple[str, str], str] = {
     ("GET", "/cards/{card_id}/history"): "own",
     ("GET", "/cards/{card_id}/quiz"): "shared",
     ("POST", "/cards/{card_id}/quiz"): "own",
-    ("GET", "/cards/{card_id}/reveal"): "shared",
+    ("POST", "/cards/{card_id}/reveal"): "own",
     ("POST", "/demos"): "own",
     ("GET", "/demos/{run_id}"): "own",
     ("POST", "/demos/{run_id}/cancel"): "own",

@@ -5,13 +5,14 @@ queue to a real TensorFlow runner child.
 """
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psutil
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import APIRequestContext, Browser, Locator, Page, expect
 
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
 from tests.servers import start_server
 
 CARD = "tf-data-prefetch-last"
@@ -72,5 +73,61 @@ def test_an_out_of_range_value_is_refused_in_place(page: Page, served_with_worke
     form.locator('input[name="input_ms"]').evaluate("el => el.removeAttribute('max')")
     form.locator('input[name="input_ms"]').fill("600")
     form.locator("button[type=submit]").click()
-    expect(page.locator("#demo-form-placement .errors")).to_contain_text("input_ms must be between 0 and 500")
+    expect(page.locator("#demo-form-placement .errors")).to_have_text(
+        "Input per batch must be between 0 and 500."
+    )
     expect(page).to_have_url(re.compile(rf"/cards/{CARD}$"))
+
+
+def _runs_on_card(request: APIRequestContext, base_url: str) -> set[str]:
+    found = request.get(f"{base_url}/api/demos", params={"card_id": CARD}).json()["runs"]
+    return {run["run_id"] for run in found}
+
+
+def _run_it(page: Page, click: Callable[[Locator], None] = Locator.click) -> str:
+    """Press "Run it live" on the card page; the id of the run the browser is taken to."""
+    click(page.locator("#demo-form-placement button[type=submit]"))
+    expect(page).to_have_url(re.compile(r"/demos/[0-9a-f]{32}$"))
+    return page.url.rsplit("/", 1)[1]
+
+
+def _cancel(page: Page, base_url: str, run_ids: set[str]) -> None:
+    """Queued runs cancelled, so that the next test's person has room (three may wait)."""
+    token = page.locator('meta[name="csrf-token"]').get_attribute("content") or ""
+    for run_id in run_ids:
+        assert page.request.post(f"{base_url}/api/demos/{run_id}/cancel", headers={"X-CSRF-Token": token}).ok
+
+
+# base_url's server has no worker: runs stay queued, where they are counted.
+
+
+def test_a_double_click_on_run_starts_one_run(page: Page, base_url: str) -> None:
+    page.goto(f"{base_url}/cards/{CARD}")
+    before = _runs_on_card(page.request, base_url)
+    run_id = _run_it(page, Locator.dblclick)
+    # The second click's request may still be on its way: give it time to land.
+    page.wait_for_timeout(1000)
+    assert _runs_on_card(page.request, base_url) - before == {run_id}
+    _cancel(page, base_url, {run_id})
+
+
+def test_run_again_after_going_back_is_a_new_run(browser: Browser, base_url: str) -> None:
+    # Playwright turns the back-forward cache off; people's browsers have it on, and a page shown
+    # from it keeps the key that started the first run.
+    with_cache = browser.browser_type.launch(
+        executable_path=CHROMIUM, args=CHROMIUM_ARGS, ignore_default_args=["--disable-back-forward-cache"]
+    )
+    try:
+        page = with_cache.new_page()
+        page.goto(f"{base_url}/cards/{CARD}")
+        before = _runs_on_card(page.request, base_url)
+        page.evaluate("addEventListener('pageshow', (event) => { window.fromCache = event.persisted; })")
+        first = _run_it(page)
+        page.go_back(wait_until="commit")  # a page from the cache fires no load event
+        expect(page.locator("#demo-form-placement")).to_be_visible()
+        assert page.evaluate("window.fromCache") is True
+        again = _run_it(page)
+        assert again != first and _runs_on_card(page.request, base_url) - before == {first, again}
+        _cancel(page, base_url, {first, again})
+    finally:
+        with_cache.close()

@@ -29,22 +29,6 @@ def test_switch_tiers_without_reload_and_screenshot_each(
     expect(page.locator(".follow-up")).to_have_count(0)
 
 
-def test_timer_counts_down_into_overtime_without_locking(page: Page, base_url: str) -> None:
-    page.clock.install()
-    page.goto(f"{base_url}/cards/{CARD}?tier=junior")
-    timer = page.locator(".answer-panel [data-timer]")
-    # The page's own clock keeps running between steps, so allow for a second of it.
-    expect(timer).to_have_text(re.compile(r"^0:(20|19) left$"))
-    page.clock.run_for(5_000)
-    expect(timer).to_have_text(re.compile(r"^0:1[45] left$"))
-    page.clock.run_for(20_000)
-    expect(timer).to_have_text(re.compile(r"^\+0:0[56] over$"))
-    expect(timer).to_have_class(re.compile("overtime"))
-    page.fill("#answer-text", "prefetch overlaps input with compute")
-    page.click("text=Submit answer")
-    expect(page.locator(".took")).to_contain_text("over")
-
-
 def test_answer_reveal_tick_rate_quiz_and_history(page: Page, base_url: str, screenshot_dir: Path) -> None:
     page.goto(f"{base_url}/cards/{CARD}?tier=middle")
     expect(page.locator(".model-answer")).to_have_count(0)
@@ -86,13 +70,6 @@ def test_answer_reveal_tick_rate_quiz_and_history(page: Page, base_url: str, scr
     assert {a["kind"] for a in stored[:3]} == {"quiz", "follow-up", "solid"}
 
 
-def test_reveal_without_answering(page: Page, base_url: str) -> None:
-    page.goto(f"{base_url}/cards/{CARD}?tier=senior")
-    page.click("text=Reveal without answering")
-    expect(page.locator("#model-answer-slot .model-answer")).to_contain_text("nothing was recorded")
-    expect(page.locator("#model-answer-slot .deep-dive summary")).to_have_text("Deep dive")
-
-
 def test_library_filters_live(page: Page, base_url: str, screenshot_dir: Path) -> None:
     page.goto(base_url)
     expect(page.locator(".card-item")).to_have_count(3)
@@ -112,7 +89,7 @@ def test_empty_answer_is_refused_in_place(page: Page, base_url: str, tier: str) 
     page.goto(f"{base_url}/cards/{CARD}?tier={tier}")
     page.fill("#answer-text", "   ")
     page.click("text=Submit answer")
-    expect(page.locator(".answer-panel .errors")).to_contain_text("text")
+    expect(page.locator(".answer-panel .errors")).to_have_text("Your answer is empty.")
     expect(page.locator(".model-answer")).to_have_count(0)
 
 

@@ -65,7 +65,7 @@ def test_unknown_card_is_404_and_unknown_tier_422(client: TestClient) -> None:
     assert client.get("/api/cards/no-such-card").status_code == 404
     response = client.get(f"/api/cards/{OWNER_CARD}?tier=wizard")
     assert response.status_code == 422
-    assert "tier must be one of" in response.json()["detail"][0]["msg"]
+    assert response.json()["detail"][0]["msg"] == "tier must be junior, middle, senior or principal"
 
 
 def test_posting_an_attempt_stores_it_and_answers_201(client: TestClient) -> None:

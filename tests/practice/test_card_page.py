@@ -13,6 +13,7 @@ from app.settings import Settings
 from app.web.factory import create_app
 from app.web.security import CSRF_COOKIE
 from tests.factories import OWNER_CARD, card_text, write_card
+from tests.practice.scheduling_helpers import logs
 
 HTMX = {"HX-Request": "true"}
 
@@ -75,8 +76,8 @@ def test_tier_switch_changes_what_the_card_shows(client: TestClient) -> None:
     assert not junior.select(".follow-up") and len(principal.select(".follow-up")) == 4
     assert len(junior.select(".expectations dt")) == 1 and len(principal.select(".expectations dt")) == 4
     # Juniors answer the ~20 s basics, everyone else the ~50 s solid answer.
-    assert junior.select_one("[data-timer][data-limit]")["data-limit"] == "20"
-    assert principal.select_one("[data-timer][data-limit]")["data-limit"] == "50"
+    assert junior.select_one("[data-answer-timer][data-limit]")["data-limit"] == "20"
+    assert principal.select_one("[data-answer-timer][data-limit]")["data-limit"] == "50"
     tier_links = principal.select(".tier-switch a")
     assert tier_links[0]["href"] == f"/cards/{OWNER_CARD}?tier=junior"
     assert all(a.get("hx-push-url") == "true" for a in tier_links)
@@ -93,11 +94,64 @@ def test_model_answer_stays_hidden_until_answered(client: TestClient) -> None:
     assert "strictly serial" not in soup.get_text()
 
 
-def test_reveal_without_answering_shows_the_model_answer_and_records_nothing(client: TestClient) -> None:
-    soup = page(client, f"/cards/{OWNER_CARD}/reveal?tier=senior&kind=solid", headers=HTMX)
-    assert "strictly serial" in soup.get_text() and "nothing was recorded" in soup.get_text()
-    assert soup.select_one(".deep-dive") is not None
-    assert client.get("/api/attempts").json() == []
+def reveal(client: TestClient, status: int = 200, **form: str) -> BeautifulSoup:
+    data = {"tier": "senior", "kind": "solid", "seconds": "7.5", "text": "half an answer"} | form
+    return post_form(client, f"/cards/{OWNER_CARD}/reveal", data, status)
+
+
+def test_reveal_without_answering_is_recorded_as_such_and_ends_the_attempt(
+    app: FastAPI, client: TestClient
+) -> None:
+    panel = reveal(client).select_one("#answer-panel")
+    assert panel is not None and "strictly serial" in panel.select_one(".model-answer").get_text()
+    assert panel.select_one(".deep-dive") is not None  # what a senior sees
+    assert "revealed without answering" in panel.select_one(".note").get_text(" ", strip=True).lower()
+    # Nothing is left to submit for this attempt: no answer box, no submit, no self-rating.
+    assert panel.select("form, textarea, button[type=submit]") == []
+    assert panel.select_one(f'a[href="/cards/{OWNER_CARD}?tier=senior&kind=solid"]') is not None
+    [stored] = client.get("/api/attempts").json()
+    assert (stored["kind"], stored["tier"], stored["revealed"], stored["text"], stored["rating"]) == (
+        "solid",
+        "senior",
+        True,
+        None,
+        None,
+    )
+    assert stored["seconds"] == 7.5
+    # Scheduled as a miss: FSRS Again, never a pass.
+    (log,) = logs(app)
+    assert (log.rating, log.attempt_id, log.tier) == (1, stored["id"], "senior")
+
+
+def test_a_revealed_attempt_reads_so_in_both_histories(client: TestClient) -> None:
+    reveal(client)
+    row = page(client, f"/cards/{OWNER_CARD}/history", headers=HTMX).select_one("#history .attempt")
+    assert row is not None and "revealed without answering" in row.get_text(" ", strip=True)
+    assert row.select_one("details") is None  # no answer text to show
+    row = page(client, "/progress").select_one(".history-table .attempt")
+    assert row is not None and "revealed without answering" in row.get_text(" ", strip=True)
+
+
+def test_a_revealed_attempt_cannot_be_rated_a_pass_afterwards(app: FastAPI, client: TestClient) -> None:
+    reveal(client)
+    attempt_id = client.get("/api/attempts").json()[0]["id"]
+    soup = post_form(client, f"/attempts/{attempt_id}/assessment", {"rating": "easy"}, 422)
+    assert "revealed without answering" in soup.select_one(".errors").get_text()
+    practice = {"card_id": OWNER_CARD, "tier": "senior", "attempt_id": str(attempt_id), "rating": "easy"}
+    assert client.post("/practice/rate", data=practice | {"seconds": "3"}, headers=HTMX).status_code == 422
+    assert [log.rating for log in logs(app)] == [1]
+    assert client.get("/api/attempts").json()[0]["rating"] is None
+
+
+def test_the_api_records_a_reveal_only_without_an_answer(client: TestClient) -> None:
+    body = {"tier": "middle", "kind": "solid", "seconds": 4, "revealed": True}
+    url = f"/api/cards/{OWNER_CARD}/attempts"
+    assert client.post(url, json=body | {"text": "the model answer, pasted"}).status_code == 422
+    assert client.post(url, json=body | {"rating": "good"}).status_code == 422
+    assert client.post(url, json=body | {"kind": "quiz", "choices": []}).status_code == 422
+    created = client.post(url, json=body)
+    assert created.status_code == 201 and created.json()["revealed"] is True
+    assert client.post(url, json=body | {"revealed": False, "text": "typed"}).json()["revealed"] is False
 
 
 def test_answering_records_and_shows_model_answer_with_checklist(client: TestClient) -> None:
@@ -124,8 +178,9 @@ def test_self_assessment_saves_points_and_rating_and_refreshes_history(client: T
 def test_bad_assessment_is_refused_and_changes_nothing(client: TestClient) -> None:
     answer(client)
     attempt_id = client.get("/api/attempts").json()[0]["id"]
+    # The page sends the points it shows; another one means the form could not be read.
     soup = post_form(client, f"/attempts/{attempt_id}/assessment", {"points": ["9"], "rating": "good"}, 422)
-    assert "answer points 0 to 4" in soup.select_one(".errors").get_text()
+    assert soup.select_one(".errors").get_text(strip=True) == "The rating could not be read; send it again."
     assert client.get("/api/attempts").json()[0]["rating"] is None
 
 
@@ -234,7 +289,7 @@ def test_csrf_token_is_accepted_as_a_form_field(anonymous_client: TestClient) ->
 def test_unknown_card_page_is_a_404_page(client: TestClient) -> None:
     response = client.get("/cards/nope", headers={"Accept": "text/html"})
     assert response.status_code == 404
-    assert "no card with id 'nope'" in BeautifulSoup(response.text, "html.parser").get_text()
+    assert "No card with id 'nope'." in BeautifulSoup(response.text, "html.parser").get_text()
 
 
 @pytest.fixture

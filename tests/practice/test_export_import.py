@@ -20,14 +20,15 @@ CACHE = "tf-data-cache-shuffle-order"
 
 
 def populate(app: FastAPI, client: TestClient) -> None:
-    """A bit of everything: rated and unrated answers, a follow-up, a quiz, a practice review without an
-    attempt, a retired card, two tiers, awkward text, and settings."""
+    """A bit of everything: rated and unrated answers, a follow-up, a quiz, a reveal without answering,
+    a practice review without an attempt, a retired card, two tiers, awkward text, and settings."""
     client.put("/api/settings", json={"target_tier": "senior", "desired_retention": 0.85, "new_per_day": 4})
     post_attempt(client, text='Commas, "quotes"\nand a new line; <script>', rating="good", points=[0, 2])
     post_attempt(client, tier="senior", kind="follow-up", follow_up=2, points=[], rating="hard")
     pitfalls, truths = quiz_ids(client)
     post_attempt(client, kind="quiz", text=None, choices=[*pitfalls[:2], truths[3]], points=[], rating=None)
     post_attempt(client, CACHE, rating=None, text="not rated yet")
+    post_attempt(client, CACHE, tier="senior", text=None, rating=None, points=[], revealed=True)
     review(app, "easy", utcnow() - timedelta(days=3), card_id="a-retired-card", tier="junior")
 
 
@@ -61,7 +62,9 @@ def test_export_holds_attempts_schedule_logs_and_settings(app: FastAPI, client: 
     doc = export(client)
     assert (doc["format"], doc["version"]) == ("tiercards-export", 2)
     assert doc["settings"] == {"target_tier": "senior", "desired_retention": 0.85, "new_per_day": 4}
-    assert len(doc["attempts"]) == 4 and len(doc["review_logs"]) == 4 and len(doc["review_states"]) == 3
+    assert len(doc["attempts"]) == 5 and len(doc["review_logs"]) == 5 and len(doc["review_states"]) == 4
+    revealed = doc["attempts"][4]
+    assert (revealed["revealed"], revealed["text"], revealed["rating"]) == (True, None, None)
     assert all(log["review_duration_ms"] is not None for log in doc["review_logs"])
     assert {s["card_id"] for s in doc["review_states"]} >= {"a-retired-card"}
     assert all(a["created_at"].endswith("Z") for a in doc["attempts"])
@@ -75,11 +78,11 @@ def test_round_trip_into_an_empty_database_restores_everything(app: FastAPI, cli
     response = client.post("/api/import", json=before)
     assert response.status_code == 200, response.text
     assert response.json() == {
-        "attempts_added": 4,
+        "attempts_added": 5,
         "attempts_already_present": 0,
-        "review_logs_added": 4,
+        "review_logs_added": 5,
         "review_logs_already_present": 0,
-        "review_states_restored": 3,
+        "review_states_restored": 4,
         "review_states_replayed": 0,
         "review_states_kept": 0,
     }
@@ -95,7 +98,7 @@ def test_importing_the_same_file_twice_changes_nothing(app: FastAPI, client: Tes
     for _ in range(2):
         result = client.post("/api/import", json=doc).json()
         assert result["attempts_added"] == 0 and result["review_logs_added"] == 0
-        assert result["review_states_kept"] == 3
+        assert result["review_states_kept"] == 4
     assert comparable(export(client)) == comparable(doc)
 
 
@@ -159,6 +162,8 @@ def _valid_doc(app: FastAPI, client: TestClient) -> dict[str, Any]:
         lambda d: d["attempts"][0].update(kind="follow-up"),  # a follow-up without its question
         lambda d: d["attempts"][2].update(score=None),  # a quiz without a score
         lambda d: d["attempts"][2].update(choices=None),  # a quiz without choices
+        lambda d: d["attempts"][4].update(text="the model answer, pasted"),  # a reveal with an answer
+        lambda d: d["attempts"][4].update(rating="good"),  # a reveal rated a pass
         lambda d: d["attempts"][0].update(text="   "),
         lambda d: d["attempts"][0].update(text="half a pair \ud800"),
         # Values that used to reach the database and answer 500.
@@ -221,12 +226,12 @@ def test_the_progress_page_imports_an_uploaded_file(app: FastAPI, client: TestCl
     doc = _valid_doc(app, client)
     files = {"file": ("backup.json", json.dumps(doc).encode(), "application/json")}
     response = client.post("/progress/import", files=files, headers=HTMX)
-    assert response.status_code == 200 and "Imported backup.json: 4 attempts" in response.text
-    assert counts(app)["attempts"] == 4
+    assert response.status_code == 200 and "Imported backup.json: 5 attempts" in response.text
+    assert counts(app)["attempts"] == 5
     bad = {"file": ("backup.json", b'{"format": "nope"}', "application/json")}
     response = client.post("/progress/import", files=bad, headers=HTMX)
     assert response.status_code == 422 and "Nothing was imported" in response.text
-    assert counts(app)["attempts"] == 4
+    assert counts(app)["attempts"] == 5
 
 
 def read_csv(client: TestClient, table: str | None = None) -> list[dict[str, str]]:
@@ -238,7 +243,8 @@ def read_csv(client: TestClient, table: str | None = None) -> list[dict[str, str
 def test_csv_exports(app: FastAPI, client: TestClient) -> None:
     populate(app, client)
     attempts = read_csv(client)
-    assert len(attempts) == 4
+    assert len(attempts) == 5
+    assert [a["revealed"] for a in attempts] == ["false"] * 4 + ["true"]
     assert (
         attempts[0]["text"] == 'Commas, "quotes"\nand a new line; <script>' and attempts[0]["points"] == "0 2"
     )
@@ -254,7 +260,8 @@ def test_csv_exports(app: FastAPI, client: TestClient) -> None:
     }
     assert all(r["due"].endswith("Z") and 0 <= float(r["retrievability_now"]) <= 1 for r in schedule)
     reviews = read_csv(client, "reviews")
-    assert [r["rating_name"] for r in reviews].count("good") >= 1 and len(reviews) == 4
+    assert [r["rating_name"] for r in reviews].count("good") >= 1 and len(reviews) == 5
+    assert [r["rating_name"] for r in reviews if r["card_id"] == CACHE and r["tier"] == "senior"] == ["again"]
     assert client.get("/api/export.csv?table=passwords").status_code == 422
 
 

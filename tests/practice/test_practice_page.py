@@ -154,14 +154,14 @@ def test_a_too_long_typed_answer_is_refused_and_nothing_is_stored(app: FastAPI, 
 @pytest.mark.parametrize(
     ("field", "value", "message"),
     [
-        ("target_tier", "expert", "target_tier"),
-        ("desired_retention", "1.5", "desired_retention"),
-        ("desired_retention", "0.5", "desired_retention"),
-        ("desired_retention", "ninety", "desired_retention"),
-        ("new_per_day", "-1", "new_per_day"),
-        ("new_per_day", "101", "new_per_day"),
-        ("new_per_day", "2.5", "new_per_day"),
-        ("new_per_day", "", "new_per_day"),
+        ("target_tier", "expert", "Target depth must be junior, middle, senior or principal."),
+        ("desired_retention", "1.5", "Desired retention must be at most 0.99."),
+        ("desired_retention", "0.5", "Desired retention must be at least 0.7."),
+        ("desired_retention", "ninety", "Desired retention must be a number."),
+        ("new_per_day", "-1", "New cards per day must be at least 0."),
+        ("new_per_day", "101", "New cards per day must be at most 100."),
+        ("new_per_day", "2.5", "New cards per day must be a whole number."),
+        ("new_per_day", "", "New cards per day must be a whole number."),
     ],
 )
 def test_bad_settings_get_422_and_a_message_and_nothing_is_saved(
@@ -169,8 +169,11 @@ def test_bad_settings_get_422_and_a_message_and_nothing_is_saved(
 ) -> None:
     good = {"target_tier": "senior", "desired_retention": "0.85", "new_per_day": "5"}
     soup = soup_of(client.post("/practice/settings", headers=HTMX, data=good | {field: value}), status=422)
-    errors = soup.select_one(".errors").get_text(" ", strip=True)
-    assert message in errors and "Nothing was saved" in soup.get_text()
+    # One sentence naming the field as the form labels it; what was typed stays in the form.
+    assert [li.get_text() for li in soup.select(".errors li")] == [message]
+    assert "Nothing was saved" in soup.get_text()
+    kept = {field.get("name"): field.get("value") for field in soup.select("input[name]")}
+    assert field == "target_tier" or kept[field] == value
     assert client.get("/api/settings").json() == {
         "target_tier": "middle",
         "desired_retention": 0.9,
@@ -213,7 +216,9 @@ def test_the_settings_api_validates_too(client: TestClient) -> None:
 def test_rating_an_unknown_rating_or_card_is_refused(app: FastAPI, client: TestClient) -> None:
     data = {"card_id": OWNER_CARD, "tier": "middle", "seconds": "3", "token": "", "rating": "perfect"}
     soup = soup_of(client.post("/practice/rate", headers=HTMX, data=data), status=422)
-    assert "rating must be one of" in soup.select_one(".errors").get_text()
+    assert soup.select_one(".errors").get_text(strip=True) == (
+        "Choose how well you recalled it: again, hard, good or easy."
+    )
     assert client.post("/practice/rate", headers=HTMX, data=data | {"card_id": "nope"}).status_code == 404
     assert (
         client.post(

@@ -7,7 +7,7 @@ from typing import Any
 from alembic import command
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import delete, select
+from sqlalchemy import Column, MetaData, Table, delete, insert, select
 from sqlalchemy.orm import Session
 
 from app.content.parser import parse_card
@@ -15,6 +15,7 @@ from app.practice import quiz
 from app.practice.models import Attempt
 from app.settings import Settings
 from app.storage import migrations
+from app.storage.base import utcnow
 from app.storage.database import make_engine
 from tests.factories import card_text, make_attempt, write_card
 from tests.practice.scheduling_helpers import post_attempt, quiz_ids, write_session
@@ -162,11 +163,20 @@ def test_a_version_1_export_imports_into_ids(app: FastAPI, client: TestClient, c
     assert without_ids(client.get("/api/export.json").json()) == without_ids(exported)
 
 
+# The attempts table as revision 0004 made it: the model has gained columns since.
+ATTEMPTS_0004 = Table(
+    "attempts",
+    MetaData(),
+    *(Column(c.name, c.type) for c in Attempt.__table__.c if c.name not in ("id", "revealed")),
+)
+
+
 def _stored(settings: Settings) -> list[tuple[list[Any], list[str] | None]]:
     engine = make_engine(settings)
     try:
         with Session(engine) as session:
-            return [(a.points, a.choices) for a in session.scalars(select(Attempt).order_by(Attempt.id))]
+            query = select(Attempt.points, Attempt.choices).order_by(Attempt.id)
+            return [(points, choices) for points, choices in session.execute(query)]
     finally:
         engine.dispose()
 
@@ -189,9 +199,15 @@ def test_migration_0005_turns_positions_into_ids_and_back(tmp_path: Path) -> Non
         (SAMPLE, [], None),
     ]
     engine = make_engine(settings)
-    with Session(engine) as session:
-        session.add_all(make_attempt(card_id=c, points=p, choices=ch) for c, p, ch in positional)
-        session.commit()
+    with engine.begin() as connection:
+        rows = [make_attempt(card_id=c, points=p, choices=ch) for c, p, ch in positional]
+        connection.execute(
+            insert(ATTEMPTS_0004),
+            [
+                {c.name: getattr(row, c.name) for c in ATTEMPTS_0004.c} | {"created_at": utcnow()}
+                for row in rows
+            ],
+        )
     engine.dispose()
 
     migrations.upgrade(settings)

@@ -8,7 +8,7 @@ by app/web/errors.py.
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, Header, Query, status
 from fastapi.responses import JSONResponse
 
 from app.accounts.dependencies import UserIdDep
@@ -22,18 +22,19 @@ from app.demos.dependencies import (
     demo_run_or_404,
     visible_run,
 )
-from app.demos.models import DemoRun
 from app.demos.presets import PRESETS, estimate_seconds
-from app.demos.schemas import CancelOut, DemoAccepted, DemoIn, DemoRunList, DemoRunOut
+from app.demos.schemas import CancelOut, DemoAccepted, DemoIn, DemoRunList, DemoRunOut, SubmitKey
 from app.demos.views.documents import run_document, workers_document
 from app.storage.dependencies import SessionDep, WriteSessionDep
 
 router = APIRouter(prefix="/api", tags=["demos"])
 
 
-def _accepted(run: DemoRun) -> JSONResponse:
+def _accepted(submitted: service.Submitted) -> JSONResponse:
+    run = submitted.run
     body = DemoAccepted(run_id=run.id, status=run.status, url=f"/demos/{run.id}", rerun_of=run.rerun_of)
-    return JSONResponse(body.model_dump(), status_code=status.HTTP_202_ACCEPTED)
+    code = status.HTTP_202_ACCEPTED if submitted.new else status.HTTP_200_OK
+    return JSONResponse(body.model_dump(), status_code=code)
 
 
 _SUBMIT_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -44,18 +45,42 @@ _SUBMIT_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-@router.post("/demos", status_code=status.HTTP_202_ACCEPTED, responses=_SUBMIT_RESPONSES)
+@router.post(
+    "/demos",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses={
+        **_SUBMIT_RESPONSES,
+        200: {
+            "model": DemoAccepted,
+            "description": "The Idempotency-Key named a run already started: that run",
+        },
+        422: {
+            "description": "A parameter is out of bounds (the detail names it and its range), or the "
+            "Idempotency-Key was sent before with another demo"
+        },
+    },
+)
 def create_demo(
     data: DemoIn,
     session: WriteSessionDep,
     user_id: UserIdDep,
     catalogue: CatalogueDep,
     submitter: SubmitterDep,
+    idempotency_key: Annotated[
+        SubmitKey | None,
+        Header(
+            alias="Idempotency-Key",
+            description="Any value unique to this submit (a UUID). Sent again within a day, with "
+            "the same demo, it answers 200 with the run it started instead of starting another; "
+            "different people's keys never meet.",
+        ),
+    ] = None,
 ) -> JSONResponse:
     """Queue a demo run; poll GET /api/demos/{run_id} (or open /demos/{run_id}) for its result."""
     check_card(catalogue, data.card_id)
-    run = submitter.submit(session, user_id, data.preset, data.params, data.card_id)
-    return _accepted(run)
+    return _accepted(
+        submitter.submit(session, user_id, data.preset, data.params, data.card_id, key=idempotency_key)
+    )
 
 
 @router.get("/demos")

@@ -5,9 +5,11 @@ everyone, and the person's runs on the card load by htmx from /cards/{card_id}/d
 """
 
 import contextlib
+import re
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
+from pydantic import TypeAdapter, ValidationError
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from app.accounts.dependencies import UserIdDep
@@ -21,7 +23,8 @@ from app.demos.dependencies import (
     visible_run,
 )
 from app.demos.models import DemoRun
-from app.demos.presets import ParamError, get_preset
+from app.demos.presets import ParamError, Preset, get_preset
+from app.demos.schemas import SubmitKey
 from app.demos.views.comparison import comparisons, environment_view, memory_rows, reading_parts
 from app.demos.views.forms import preset_form
 from app.demos.views.status import history_rows, run_view
@@ -29,9 +32,21 @@ from app.demos.views.timeline import timelines
 from app.exceptions import TooMany
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep
+from app.web.messages import sentence
 from app.web.templating import is_htmx, render
 
 router = APIRouter(tags=["pages"])
+_SUBMIT_KEY: TypeAdapter[str] = TypeAdapter(SubmitKey)
+# The form's key field, which the page's script fills once per page view (static/js/demo_form.js).
+KEY_FIELD = "idempotency_key"
+
+
+def _as_labelled(spec: Preset, message: str) -> str:
+    """A refusal as the form reads: the API's parameter names ("input_ms") become the labels the
+    form shows ("input per batch"), in a sentence."""
+    for param in spec.params:
+        message = re.sub(rf"\b{re.escape(param.name)}\b", param.label.lower(), message)
+    return sentence(message)
 
 
 def _go_to(request: Request, url: str) -> Response:
@@ -114,10 +129,18 @@ def submit_demo_form(
         )
 
     try:
+        key = _SUBMIT_KEY.validate_python(form[KEY_FIELD]) if form.get(KEY_FIELD) else None
+    except ValidationError:
+        return form_again("This form is damaged: reload the page and run it again.", 422)
+    try:
         check_card(catalogue, card_id)
-        run = submitter.submit(session, user_id, preset, values, card_id)
+        run = submitter.submit(session, user_id, preset, values, card_id, key=key).run
+    except service.KeyReused:
+        return form_again(
+            "This form was already sent with other values: reload the page to start another run.", 422
+        )
     except ParamError as error:
-        return form_again(error.message, 422)
+        return form_again(_as_labelled(spec, error.message), 422)
     except TooMany as error:
         return form_again(f"Not queued: {error.message}.", 429)
     except service.QueueUnavailable as error:
@@ -180,7 +203,7 @@ def rerun_demo_form(
 ) -> Response:
     old = demo_run_or_404(session, user_id, run_id)
     try:
-        run = submitter.resubmit(session, user_id, old)
+        run = submitter.resubmit(session, user_id, old).run
     except service.SUBMIT_REFUSALS as error:
         if not is_htmx(request):
             raise

@@ -23,8 +23,7 @@ class Bar:
     x: float
     width: float
     step: int
-    ms: float
-    warmup: bool
+    label: str  # what a tap, a hover or focus on the bar shows, and its accessible name
 
 
 @dataclass(frozen=True)
@@ -110,14 +109,14 @@ def timelines(result: dict[str, Any]) -> list[Timeline]:
             wait = float(step["input_ms"])
             compute = float(step["compute_ms"])
             warm = bool(step.get("warmup", k < warmup_steps))
+            of = f"Step {k + 1} of {len(steps)}{' (warm-up)' if warm else ''}"
             if wait >= HIDDEN_BELOW_MS:
                 inputs.append(
                     Bar(
                         round(GUTTER + start * scale, 2),
                         round(max(wait * scale, MIN_BAR), 2),
                         k + 1,
-                        wait,
-                        warm,
+                        f"{of}: {wait:.1f} ms waiting for input, then {compute:.1f} ms computing",
                     )
                 )
             computes.append(
@@ -125,8 +124,7 @@ def timelines(result: dict[str, Any]) -> list[Timeline]:
                     round(GUTTER + (start + wait) * scale, 2),
                     round(max(compute * scale, MIN_BAR), 2),
                     k + 1,
-                    compute,
-                    warm,
+                    f"{of}: {compute:.1f} ms computing, after {wait:.1f} ms waiting for input",
                 )
             )
         warm_count = sum(1 for s in steps if s.get("warmup"))

@@ -7,6 +7,7 @@ from fastapi import APIRouter, Query, status
 from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CardDep, CatalogueDep
 from app.practice import attempts
+from app.practice.dependencies import NowDep
 from app.practice.schemas import AttemptIn, AttemptOut
 from app.storage.dependencies import SessionDep, WriteSessionDep
 
@@ -15,9 +16,9 @@ router = APIRouter(prefix="/api", tags=["api"])
 
 @router.post("/cards/{card_id}/attempts", status_code=status.HTTP_201_CREATED)
 def create_attempt(
-    card: CardDep, data: AttemptIn, session: WriteSessionDep, user_id: UserIdDep
+    card: CardDep, data: AttemptIn, session: WriteSessionDep, user_id: UserIdDep, now: NowDep
 ) -> AttemptOut:
-    return attempts.as_out(attempts.record(session, card, user_id, data), card)
+    return attempts.as_out(attempts.record(session, card, user_id, data, now), card)
 
 
 @router.get("/attempts")

@@ -1,29 +1,40 @@
 """The card page and what a person does on it: answer, reveal, self-assess, follow-ups, quiz."""
 
-from typing import Annotated, Any
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from pydantic import ValidationError
+from sqlalchemy.orm import Session
 from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse
 
 from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CardDep, CatalogueDep, tier_or_422
 from app.content.model import Card
-from app.content.tiers import TIERS, Tier, default_answer_kind, go_deeper_tiers, sees
+from app.content.tiers import TIERS, Tier, default_answer_kind, go_deeper_tiers, parse_tier, sees
 from app.exceptions import Invalid
 from app.practice import attempts, quiz
-from app.practice.dependencies import attempt_or_404
+from app.practice.dependencies import NowDep, attempt_or_404
+from app.practice.routers.forms import ANSWER_LABELS, ANSWER_UNREADABLE, RATING_CHOICES, rating_messages
 from app.practice.schemas import RATINGS, Assessment, AttemptIn
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep
-from app.web.errors import error_messages
+from app.web.messages import form_messages
 from app.web.page_cache import cacheable
 from app.web.templating import render
 
 router = APIRouter(tags=["pages"])
 
-AnswerKind = Annotated[str | None, Query(pattern="^(basics|solid)$")]
+# The page labels the tier "Depth" and the answer kind "Answer length".
+DEPTH = "Depth"
+ANSWER_KINDS = ("basics", "solid")
+AnswerKind = Annotated[Literal["basics", "solid"] | None, Query(title="Answer length")]
+TierParam = Annotated[str | None, Query(max_length=20, title=DEPTH)]
+
+RATING_CHOICE = f"Choose how it went: {RATING_CHOICES}"
+QUIZ_UNREADABLE = "The quiz could not be read; send it again"
+HISTORY_LIMIT = 20
 
 
 def _visible(card: Card, tier: Tier) -> dict[str, Any]:
@@ -45,11 +56,11 @@ def _answer_kind(tier: Tier, requested: str | None) -> str:
 
 @router.get("/cards/{card_id}", response_class=HTMLResponse)
 async def card_page(
-    request: Request, card: CardDep, tier: Annotated[str | None, Query()] = None, kind: AnswerKind = None
+    request: Request, card: CardDep, tier: TierParam = None, kind: AnswerKind = None
 ) -> HTMLResponse:
     """Depends only on the URL and the card, so it is served from the page cache; the person's
     history and a freshly shuffled quiz load into it by htmx."""
-    chosen = tier_or_422(tier, card.level)
+    chosen = tier_or_422(tier, card.level, DEPTH)
     return cacheable(
         render(
             request,
@@ -61,61 +72,75 @@ async def card_page(
     )
 
 
+def _history(session: Session, user_id: int, card: Card, now: datetime) -> dict[str, Any]:
+    """What _history.html shows. `owner` keys the drafts the browser keeps (static/js/card.js),
+    so people taking turns in one browser never see each other's."""
+    return {
+        "card": card,
+        "history": attempts.history(session, user_id, card.id, limit=HISTORY_LIMIT),
+        "now": now,
+        "owner": user_id,
+    }
+
+
 @router.get("/cards/{card_id}/history", response_class=HTMLResponse)
-def card_history(request: Request, card: CardDep, session: SessionDep, user_id: UserIdDep) -> HTMLResponse:
-    return render(
-        request, "_history.html", card=card, history=attempts.history(session, user_id, card.id, limit=20)
-    )
-
-
-@router.get("/cards/{card_id}/reveal", response_class=HTMLResponse)
-def reveal_model_answer(
-    request: Request, card: CardDep, tier: Annotated[str | None, Query()] = None, kind: AnswerKind = None
+def card_history(
+    request: Request, card: CardDep, session: SessionDep, user_id: UserIdDep, now: NowDep
 ) -> HTMLResponse:
-    chosen = tier_or_422(tier, card.level)
-    return render(
-        request,
-        "_model_answer.html",
-        **_visible(card, chosen),
-        answer_kind=_answer_kind(chosen, kind),
-        revealed=True,
-    )
+    return render(request, "_history.html", **_history(session, user_id, card, now))
 
 
-def _attempt_from_form(form: FormData, kind: str) -> AttemptIn:
+def _form_tier(form: FormData, card: Card) -> tuple[Tier, str]:
+    """The tier to show the form at, and the value to validate: a tier in any case, or the raw
+    value when it names none (validation then says the form could not be read)."""
+    raw = str(form.get("tier") or "")
+    tier = parse_tier(raw, card.level)
+    return (tier, tier) if tier is not None else (card.level, raw)
+
+
+def _attempt_from_form(form: FormData, tier: str, kind: str, revealed: bool = False) -> AttemptIn:
     follow_up = form.get("follow_up")
     return AttemptIn.model_validate(
         {
-            "tier": form.get("tier"),
+            "tier": tier,
             "kind": kind,
-            "text": form.get("text"),
+            # A reveal keeps nothing typed: an answer finished after seeing the model one is a copy.
+            "text": None if revealed or kind == "quiz" else form.get("text"),
             "seconds": form.get("seconds") or 0,
             "follow_up": follow_up if follow_up not in (None, "") else None,
             "choices": form.getlist("choices") if kind == "quiz" else None,
+            "revealed": revealed,
         },
         strict=False,
     )
 
 
-def _validated(form: FormData, card: Card, kind: str) -> AttemptIn | list[str]:
-    """The attempt the form describes, or the messages that say what is wrong with it."""
+def _validated(
+    form: FormData, card: Card, tier: str, kind: str, unreadable: str, revealed: bool = False
+) -> AttemptIn | list[str]:
+    """The attempt the form describes, or the sentences that say what is wrong with it."""
     try:
-        data = _attempt_from_form(form, kind)
+        data = _attempt_from_form(form, tier, kind, revealed)
         attempts.check_against_card(card, data)
     except (ValidationError, Invalid) as error:
-        return error_messages(error, whole="answer")
+        return form_messages(error, ANSWER_LABELS, unreadable)
     return data
+
+
+def _kept(form: FormData, errors: list[str]) -> dict[str, Any]:
+    """A refused form comes back with what the person typed and the time they had taken, so
+    neither the answer nor the countdown starts over."""
+    return {"errors": errors, "text": form.get("text") or "", "seconds": form.get("seconds") or ""}
 
 
 @router.post("/cards/{card_id}/answers", response_class=HTMLResponse)
 def submit_answer(
-    request: Request, form: FormDep, card: CardDep, session: WriteSessionDep, user_id: UserIdDep
+    request: Request, form: FormDep, card: CardDep, session: WriteSessionDep, user_id: UserIdDep, now: NowDep
 ) -> HTMLResponse:
     kind = str(form.get("kind") or "")
     if kind not in ("basics", "solid", "follow-up"):
-        raise HTTPException(status_code=422, detail="kind must be basics, solid or follow-up")
-    data = _validated(form, card, kind)
-    tier = tier_or_422(str(form.get("tier") or ""), card.level)
+        raise Invalid("kind", ANSWER_UNREADABLE)
+    tier, checked_tier = _form_tier(form, card)
     context = _visible(card, tier)
     if kind == "follow-up":
         index = _follow_up_index(card, form.get("follow_up"))
@@ -124,18 +149,30 @@ def submit_answer(
     else:
         context |= {"answer_kind": kind}
         template = "_answer_panel.html"
+    data = _validated(form, card, checked_tier, kind, ANSWER_UNREADABLE)
     if isinstance(data, list):
-        return render(
-            request,
-            template,
-            status_code=422,
-            errors=data,
-            text=form.get("text") or "",
-            seconds=form.get("seconds") or "",
-            **context,
-        )
-    attempt = attempts.record(session, card, user_id, data)
+        return render(request, template, status_code=422, **context, **_kept(form, data))
+    attempt = attempts.record(session, card, user_id, data, now)
     return render(request, template, attempt=attempt, **context)
+
+
+@router.post("/cards/{card_id}/reveal", response_class=HTMLResponse)
+def reveal_without_answering(
+    request: Request, form: FormDep, card: CardDep, session: WriteSessionDep, user_id: UserIdDep, now: NowDep
+) -> HTMLResponse:
+    """Show the model answer before any answer: recorded as such, and scheduled as a miss."""
+    tier, checked_tier = _form_tier(form, card)
+    kind = str(form.get("kind") or "")
+    shown_kind = kind if kind in ANSWER_KINDS else default_answer_kind(tier)
+    context = _visible(card, tier) | {"answer_kind": shown_kind}
+    data = _validated(form, card, checked_tier, kind, ANSWER_UNREADABLE, revealed=True)
+    if isinstance(data, list):
+        return render(request, "_answer_panel.html", status_code=422, **context, **_kept(form, data))
+    attempt = attempts.record(session, card, user_id, data, now)
+    # The reveal is final, so the history beside it shows it at once.
+    return render(
+        request, "_answer_panel.html", attempt=attempt, **context | _history(session, user_id, card, now)
+    )
 
 
 def _follow_up_index(card: Card, value: object) -> int:
@@ -144,7 +181,7 @@ def _follow_up_index(card: Card, value: object) -> int:
     except ValueError:
         index = -1
     if not 0 <= index < len(card.follow_ups):
-        raise HTTPException(status_code=422, detail=f"follow_up must be 0 to {len(card.follow_ups) - 1}")
+        raise Invalid("follow_up", ANSWER_UNREADABLE)
     return index
 
 
@@ -155,6 +192,7 @@ def assess_attempt(
     catalogue: CatalogueDep,
     session: WriteSessionDep,
     user_id: UserIdDep,
+    now: NowDep,
     attempt_id: int,
 ) -> HTMLResponse:
     attempt = attempt_or_404(session, user_id, attempt_id)
@@ -171,7 +209,7 @@ def assess_attempt(
             request,
             "_assessment.html",
             status_code=422,
-            errors=error_messages(error, whole="answer"),
+            errors=rating_messages(error, RATING_CHOICE),
             attempt=attempt,
             card=card,
             ratings=RATINGS,
@@ -180,43 +218,46 @@ def assess_attempt(
         request,
         "_assessment.html",
         attempt=attempt,
-        card=card,
         ratings=RATINGS,
         saved=True,
-        history=attempts.history(session, user_id, card.id, limit=20),
+        **_history(session, user_id, card, now),
     )
 
 
 @router.post("/cards/{card_id}/quiz", response_class=HTMLResponse)
 def submit_quiz(
-    request: Request, form: FormDep, card: CardDep, session: WriteSessionDep, user_id: UserIdDep
+    request: Request, form: FormDep, card: CardDep, session: WriteSessionDep, user_id: UserIdDep, now: NowDep
 ) -> HTMLResponse:
-    data = _validated(form, card, "quiz")
+    tier, checked_tier = _form_tier(form, card)
     order = [str(item) for item in form.getlist("order")]
+    data = _validated(form, card, checked_tier, "quiz", QUIZ_UNREADABLE)
     if isinstance(data, list):
+        # Shown again as the person saw it, with their ticks.
+        shown = quiz.mark(card, [str(c) for c in form.getlist("choices")], order)
         return render(
             request,
             "_quiz.html",
             status_code=422,
             errors=data,
             card=card,
-            tier=form.get("tier"),
-            quiz_items=quiz.quiz_items(card),
+            tier=tier,
+            quiz_items=[m.item for m in shown],
+            ticked={m.item.id for m in shown if m.marked},
+            seconds=form.get("seconds") or "",
         )
-    attempt = attempts.record(session, card, user_id, data)
+    attempt = attempts.record(session, card, user_id, data, now)
     return render(
         request,
         "_quiz.html",
-        card=card,
         tier=data.tier,
         attempt=attempt,
         marked=quiz.mark(card, data.choices or [], order),
-        history=attempts.history(session, user_id, card.id, limit=20),
+        **_history(session, user_id, card, now),
     )
 
 
 @router.get("/cards/{card_id}/quiz", response_class=HTMLResponse)
-def quiz_form(request: Request, card: CardDep, tier: Annotated[str | None, Query()] = None) -> HTMLResponse:
+def quiz_form(request: Request, card: CardDep, tier: TierParam = None) -> HTMLResponse:
     """A freshly shuffled quiz; the card page loads it into place."""
-    chosen = tier_or_422(tier, card.level)
+    chosen = tier_or_422(tier, card.level, DEPTH)
     return render(request, "_quiz.html", **_visible(card, chosen), quiz_items=quiz.quiz_items(card))

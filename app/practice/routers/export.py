@@ -1,7 +1,7 @@
 """Export (JSON, CSV) and import (the JSON) of a person's attempts, schedule and review log."""
 
 import json
-from typing import Annotated
+from typing import Annotated, Any, cast
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from pydantic import ValidationError
@@ -13,12 +13,12 @@ from app.accounts import audit
 from app.accounts.dependencies import UserIdDep
 from app.content.catalogue import Catalogue
 from app.content.dependencies import CatalogueDep
-from app.exceptions import field_messages
 from app.practice import export_import
 from app.practice.export_import import CsvTable, ExportDoc, ImportResult
 from app.storage.base import utcnow
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep
+from app.web.messages import describe, sentence
 from app.web.templating import render
 
 router = APIRouter(tags=["export"])
@@ -90,16 +90,23 @@ def _body_document(raw: Annotated[bytes, Depends(_read_body)]) -> ExportDoc:
     return _parse(raw)
 
 
+def _file_problem(error: dict[str, Any]) -> str:
+    """One problem of an uploaded file, in a sentence that says where in the file it is."""
+    if error.get("type") == "json_invalid":
+        return "The file is not JSON: choose a file that tiercards exported."
+    where = ".".join(map(str, error.get("loc") or ()))
+    return describe(error, f"In the file, “{where}”") if where else sentence(str(error.get("msg")))
+
+
 def _uploaded_document(form: FormDep) -> ExportDoc | list[str]:
     """The uploaded export, or what the form should say is wrong with it."""
     upload = form.get("file")
     if not isinstance(upload, UploadFile):
-        return ["choose a JSON export file"]
+        return ["Choose a JSON export file to import."]
     try:
         return _parse(upload.file.read())
     except HTTPException as error:
-        detail = error.detail if isinstance(error.detail, list) else [{"msg": str(error.detail)}]
-        return field_messages(detail[:10])
+        return [_file_problem(problem) for problem in cast(list[dict[str, Any]], error.detail)[:10]]
 
 
 def _store(session: Session, user_id: int, doc: ExportDoc, catalogue: Catalogue) -> ImportResult:

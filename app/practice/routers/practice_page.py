@@ -15,17 +15,18 @@ from app.content.catalogue import Catalogue
 from app.content.dependencies import CatalogueDep, TierQuery, card_or_404, tier_or_422
 from app.content.model import Card
 from app.content.tiers import IMPORTANCES, TIERS, Tier, default_answer_kind, sees
+from app.exceptions import Invalid
 from app.practice import attempts, preferences, scheduling
-from app.practice.dependencies import attempt_or_404
+from app.practice.dependencies import NowDep, attempt_or_404
 from app.practice.models import Attempt, ReviewState
 from app.practice.preferences import PracticeSettings
+from app.practice.routers.forms import ANSWER_LABELS, ANSWER_UNREADABLE, RATING_CHOICES, rating_messages
 from app.practice.schemas import MAX_SECONDS, RATINGS, Assessment, AttemptIn
 from app.practice.stats import plain_title
-from app.storage.base import utcnow
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.team import assignments
 from app.web.dependencies import FormDep
-from app.web.errors import error_messages
+from app.web.messages import form_messages, sentence
 from app.web.templating import is_htmx, render
 from app.web.timefmt import until
 
@@ -102,33 +103,41 @@ def _page(
     return context
 
 
+RATING_CHOICE = f"Choose how well you recalled it: {RATING_CHOICES}"
+SETTINGS_LABELS = {
+    "target_tier": "Target depth",
+    "desired_retention": "Desired retention",
+    "new_per_day": "New cards per day",
+}
+SETTINGS_UNREADABLE = "The settings could not be read; send them again"
+
+
 @router.get("/practice", response_class=HTMLResponse)
 def practice_page(
-    request: Request, session: SessionDep, user_id: UserIdDep, catalogue: CatalogueDep
+    request: Request, session: SessionDep, user_id: UserIdDep, catalogue: CatalogueDep, now: NowDep
 ) -> HTMLResponse:
-    now = utcnow()
     assigned = assignments.open_for(session, user_id, catalogue.snapshot(), now)
     return render(request, "practice.html", **_page(session, user_id, catalogue, now), assignments=assigned)
 
 
-def _seconds(value: object) -> float:
+def _seconds(value: object) -> float | None:
+    """The time the page's timer sent, or None when it is not one."""
     try:
         seconds = float(str(value)) if value not in (None, "") else 0.0
     except ValueError:
-        seconds = -1.0
-    if not 0 <= seconds <= MAX_SECONDS:
-        raise HTTPException(status_code=422, detail=f"seconds must be between 0 and {MAX_SECONDS}")
-    return seconds
+        return None
+    return seconds if 0 <= seconds <= MAX_SECONDS else None
 
 
 class _Submitted(NamedTuple):
-    """What the reveal and rate forms both send, checked: the card, at which tier, how long it took."""
+    """What the reveal and rate forms both send, checked: the card, at which tier, how long it
+    took (None when the timer's value could not be read)."""
 
     form: FormData
     card: Card
     settings: PracticeSettings
     tier: Tier
-    seconds: float
+    seconds: float | None
 
 
 def _submitted(form: FormData, session: Session, user_id: int, catalogue: Catalogue) -> _Submitted:
@@ -147,89 +156,109 @@ def _revealed(
     return _card_context(card, tier, row) | {
         "answer_shown": True,
         "attempt": attempt,
-        "seconds": submitted.seconds,
+        "seconds": submitted.seconds or 0.0,
         "previews": scheduling.preview(row, sched, now),
     }
 
 
 @router.post("/practice/reveal", response_class=HTMLResponse)
 def reveal(
-    request: Request, form: FormDep, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep
+    request: Request,
+    form: FormDep,
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+    catalogue: CatalogueDep,
+    now: NowDep,
 ) -> HTMLResponse:
     """Show the model answer; a typed answer is recorded as an attempt (rated on the next step)."""
     submitted = _submitted(form, session, user_id, catalogue)
     card, tier, seconds = submitted.card, submitted.tier, submitted.seconds
     text = str(submitted.form.get("text") or "")
-    now = utcnow()
     page = _page(session, user_id, catalogue, now, submitted.settings, next_card=False)
     attempt = None
-    if text.strip():
+    errors = [sentence(ANSWER_UNREADABLE)] if seconds is None else []
+    if text.strip() and not errors:
         try:
             data = AttemptIn.model_validate(
                 {"tier": tier, "kind": default_answer_kind(tier), "text": text, "seconds": seconds},
                 strict=False,
             )
+            attempt = attempts.record(session, card, user_id, data, now)
         except ValidationError as error:
-            row = scheduling.get_state(session, user_id, card.id, tier)
-            return render(
-                request,
-                "practice.html",
-                "_practice_card.html",
-                status_code=422,
-                **page | _card_context(card, tier, row),
-                errors=error_messages(error),
-                text=text,
-            )
-        attempt = attempts.record(session, card, user_id, data)
-    context = page | _revealed(session, user_id, submitted, now, attempt)
-    return render(request, "practice.html", "_practice_card.html", **context)
-
-
-@router.post("/practice/rate", response_class=HTMLResponse)
-def rate(
-    request: Request, form: FormDep, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep
-) -> HTMLResponse:
-    """Rate the card just revealed and move on to the next one."""
-    submitted = _submitted(form, session, user_id, catalogue)
-    form, card, settings, tier, seconds = submitted
-    rating = str(form.get("rating") or "")
-    attempt_id = str(form.get("attempt_id") or "")
-    now = utcnow()
-    attempt = attempt_or_404(session, user_id, int(attempt_id)) if attempt_id.isdigit() else None
-    if attempt is not None and attempt.card_id != card.id:
-        raise HTTPException(status_code=422, detail="that attempt is for another card")
-    if rating not in RATINGS:
-        context = _page(session, user_id, catalogue, now, settings, next_card=False)
-        context |= _revealed(session, user_id, submitted, now, attempt)
+            errors = form_messages(error, ANSWER_LABELS, ANSWER_UNREADABLE)
+    if errors:
+        row = scheduling.get_state(session, user_id, card.id, tier)
         return render(
             request,
             "practice.html",
             "_practice_card.html",
             status_code=422,
-            **context,
-            errors=[f"rating must be one of {', '.join(RATINGS)}"],
+            **page | _card_context(card, tier, row),
+            errors=errors,
+            text=text,
         )
+    context = page | _revealed(session, user_id, submitted, now, attempt)
+    return render(request, "practice.html", "_practice_card.html", **context)
+
+
+def _rated(
+    session: Session, user_id: int, submitted: _Submitted, attempt: Attempt | None, now: datetime
+) -> str:
+    """Record the rating the form sends and say how it went; refusals raise Invalid."""
+    form, card, _settings, tier, seconds = submitted
+    rating = str(form.get("rating") or "")
+    if rating not in RATINGS:
+        raise Invalid("rating", RATING_CHOICE)
+    if seconds is None:
+        raise Invalid("seconds", f"seconds must be between 0 and {MAX_SECONDS}")
+    if attempt is not None and attempt.card_id != card.id:
+        raise Invalid("attempt_id", "that attempt is for another card")
     if attempt is not None:
         assessment = Assessment.model_validate(
             {"points": form.getlist("points"), "rating": rating}, strict=False
         )
         attempts.assess(session, card, attempt, assessment)
-        flash = f"Rated {rating}."
-    elif str(form.get("token") or "") == _token(scheduling.get_state(session, user_id, card.id, tier)):
-        scheduling.review(
-            session,
-            user_id,
-            card.id,
-            tier,
-            scheduling.RATING_BY_NAME[rating],
-            scheduling.duration_ms(seconds),
-            now,
-        )
-        session.commit()
-        flash = f"Rated {rating}."
-    else:
+        return f"Rated {rating}."
+    if str(form.get("token") or "") != _token(scheduling.get_state(session, user_id, card.id, tier)):
         # A second submit of the same card (double click, reload): it counted once already.
-        flash = "That card was already rated; it counted once."
+        return "That card was already rated; it counted once."
+    scheduling.review(
+        session,
+        user_id,
+        card.id,
+        tier,
+        scheduling.RATING_BY_NAME[rating],
+        scheduling.duration_ms(seconds),
+        now,
+    )
+    session.commit()
+    return f"Rated {rating}."
+
+
+@router.post("/practice/rate", response_class=HTMLResponse)
+def rate(
+    request: Request,
+    form: FormDep,
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+    catalogue: CatalogueDep,
+    now: NowDep,
+) -> HTMLResponse:
+    """Rate the card just revealed and move on to the next one."""
+    submitted = _submitted(form, session, user_id, catalogue)
+    card, settings, tier = submitted.card, submitted.settings, submitted.tier
+    attempt_id = str(form.get("attempt_id") or "")
+    attempt = attempt_or_404(session, user_id, int(attempt_id)) if attempt_id.isdigit() else None
+    try:
+        flash = _rated(session, user_id, submitted, attempt, now)
+    except (Invalid, ValidationError) as error:
+        session.rollback()
+        context = _page(session, user_id, catalogue, now, settings, next_card=False)
+        context |= _revealed(session, user_id, submitted, now, attempt)
+        errors = rating_messages(error, RATING_CHOICE)
+        return render(
+            request, "practice.html", "_practice_card.html", status_code=422, **context, errors=errors
+        )
     row = scheduling.get_state(session, user_id, card.id, tier)
     if row is not None:
         flash += f" “{plain_title(card)}” is due again {until(row.due, now)}."
@@ -241,10 +270,14 @@ def rate(
 
 @router.post("/practice/settings", response_class=HTMLResponse)
 def save_settings(
-    request: Request, form: FormDep, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep
+    request: Request,
+    form: FormDep,
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+    catalogue: CatalogueDep,
+    now: NowDep,
 ) -> HTMLResponse:
     submitted = {key: str(form.get(key) or "") for key in ("target_tier", "desired_retention", "new_per_day")}
-    now = utcnow()
     try:
         settings = PracticeSettings.model_validate(submitted, strict=False)
     except ValidationError as error:
@@ -255,7 +288,7 @@ def save_settings(
             "_practice_settings.html",
             status_code=422,
             **context | {"form": submitted},
-            settings_errors=error_messages(error),
+            settings_errors=form_messages(error, SETTINGS_LABELS, SETTINGS_UNREADABLE),
         )
     preferences.save(session, user_id, settings)
     session.commit()
@@ -302,13 +335,13 @@ def api_due(
     session: SessionDep,
     user_id: UserIdDep,
     catalogue: CatalogueDep,
+    now: NowDep,
     tier: TierQuery = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> DueOut:
     """Cards due now at the person's target tier (or `tier`), most overdue first, then new ones."""
     settings = preferences.load(session, user_id)
     settings = settings.model_copy(update={"target_tier": tier_or_422(tier, settings.target_tier)})
-    now = utcnow()
     queue = _queue(session, user_id, catalogue, settings, now)
     shown = [d.card_id for d in queue.due[:limit]]
     states = {
@@ -378,6 +411,7 @@ def api_schedule(
     session: SessionDep,
     user_id: UserIdDep,
     catalogue: CatalogueDep,
+    now: NowDep,
     tier: TierQuery = None,
 ) -> ScheduleOut:
     """The card's FSRS schedule at `tier` (default: the target tier), and at every tier in `tiers`.
@@ -390,7 +424,6 @@ def api_schedule(
     if card is None and not rows:
         raise HTTPException(status_code=404, detail=f"no card with id '{card_id}'")
     chosen = tier_or_422(tier, preferences.load(session, user_id).target_tier)
-    now = utcnow()
     return ScheduleOut(
         card_id=card_id,
         retired=card is None,

@@ -1,7 +1,7 @@
 """/progress: recall per card and topic, activity heatmap and streak, missed pitfalls, history search."""
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel
@@ -13,8 +13,8 @@ from app.accounts.dependencies import UserIdDep
 from app.content.catalogue import Snapshot
 from app.content.dependencies import CatalogueDep
 from app.practice import preferences, scheduling, stats
+from app.practice.dependencies import NowDep
 from app.practice.models import ReviewLog
-from app.storage.base import utcnow
 from app.storage.dependencies import SessionDep
 from app.web.templating import render
 
@@ -63,8 +63,9 @@ def progress_page(
     session: SessionDep,
     user_id: UserIdDep,
     catalogue: CatalogueDep,
+    now: NowDep,
     q: SearchText = "",
-    kind: Annotated[str, Query(pattern="^(|basics|solid|follow-up|quiz)$")] = "",
+    kind: Annotated[Literal["", "basics", "solid", "follow-up", "quiz"], Query(title="Kind")] = "",
 ) -> HTMLResponse:
     """The dashboard; an htmx request (the history search) gets only the history table."""
     snapshot = catalogue.snapshot()
@@ -75,9 +76,10 @@ def progress_page(
         "q": q,
         "kind": kind,
         "cards": snapshot.cards,
+        "now": now,
     }
     if request.headers.get("hx-target") != "answer-history":
-        context |= _overview(session, user_id, snapshot, utcnow())
+        context |= _overview(session, user_id, snapshot, now)
     return render(request, "progress.html", "_progress_history.html", **context)
 
 
@@ -92,10 +94,11 @@ class ProgressOut(BaseModel):
 
 
 @router.get("/api/progress", tags=["api"])
-def api_progress(session: SessionDep, user_id: UserIdDep, catalogue: CatalogueDep) -> ProgressOut:
+def api_progress(
+    session: SessionDep, user_id: UserIdDep, catalogue: CatalogueDep, now: NowDep
+) -> ProgressOut:
     """Recall probability now, stability and lapses per card (per tier) and per topic; daily
     activity over the heatmap's window; streaks; the quiz items most often judged wrong."""
-    now = utcnow()
     overview = _overview(session, user_id, catalogue.snapshot(), now)
     return ProgressOut(
         now=now,

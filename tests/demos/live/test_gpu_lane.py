@@ -137,7 +137,7 @@ def test_a_gpu_worker_alone_runs_every_preset_one_demo_at_a_time(
         session.commit()
     for person, (preset, params) in zip(people, wanted, strict=True):
         with db.write_sessions() as session:
-            run_ids.append(submitter.submit(session, person, preset, params).id)
+            run_ids.append(submitter.submit(session, person, preset, params).run.id)
 
     def runs() -> list[DemoRun]:
         with db.read_sessions() as session:

@@ -107,7 +107,7 @@ def test_two_workers_on_one_redis_queue_run_each_job_exactly_once(
     run_ids = []
     for person in people:
         with db.write_sessions() as session:
-            run_ids.append(submitter.submit(session, person, "placement", SMALL).id)
+            run_ids.append(submitter.submit(session, person, "placement", SMALL).run.id)
     # Each job a second time, as the upkeep does for a job it takes for lost: still one run each.
     for run_id in run_ids:
         queue.enqueue(run_id, "cpu")

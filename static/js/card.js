@@ -1,0 +1,222 @@
+// The card page's answers (the timed answer and the follow-ups), fair to the person timing them:
+// - the clock starts with the first keystroke in the answer, or "Start the clock", not when the
+//   page loads, so reading what is expected costs no time;
+// - a refused submit keeps its clock running, and a reload keeps the typed answer and the time
+//   taken (in this browser's storage, per person, card, depth and question) until it is sent;
+// - leaving the page with an unsent answer asks first;
+// - a reveal without answering sends the time taken, and the attempt is over.
+// Forms opt in with data-draft="<card>:<tier>:<question>"; their clock is [data-answer-timer].
+(function () {
+  "use strict";
+
+  var PREFIX = "tiercards:draft:";
+  var SAVE_EVERY_MS = 1000;
+  // The person the drafts belong to: the history the page loads names them, so people taking
+  // turns in one browser never see each other's answers. Drafts wait until it is known.
+  var owner = null;
+  // Clocks by draft key. They outlive their form, so a refused form swapped back in carries on.
+  var clocks = {};
+
+  function format(seconds) {
+    var whole = Math.floor(Math.abs(seconds));
+    var m = Math.floor(whole / 60), s = whole % 60;
+    return m + ":" + (s < 10 ? "0" : "") + s;
+  }
+
+  function elapsed(clock) {
+    return clock.before + (clock.since === null ? 0 : (performance.now() - clock.since) / 1000);
+  }
+
+  function storageKey(form) {
+    return owner === null ? null : PREFIX + owner + ":" + form.dataset.draft;
+  }
+
+  function readDraft(form) {
+    var key = storageKey(form);
+    try {
+      return key ? JSON.parse(window.localStorage.getItem(key) || "null") : null;
+    } catch (error) {
+      return null;  // storage turned off, or a draft from an older page: start afresh
+    }
+  }
+
+  function saveDraft(form) {
+    var key = storageKey(form), clock = clocks[form.dataset.draft];
+    if (!key || !clock || clock.done) return;
+    var text = form.querySelector("textarea").value;
+    clock.savedAt = performance.now();
+    try {
+      if (text || elapsed(clock) > 0) {
+        window.localStorage.setItem(key, JSON.stringify({ text: text, elapsed: elapsed(clock) }));
+      } else {
+        window.localStorage.removeItem(key);
+      }
+    } catch (error) {
+      // Storage full or turned off: the answer is still on the page.
+    }
+  }
+
+  function dropDraft(form) {
+    var key = storageKey(form);
+    try {
+      if (key) window.localStorage.removeItem(key);
+    } catch (error) {
+      // Nothing was kept.
+    }
+  }
+
+  function show(form) {
+    var clock = clocks[form.dataset.draft];
+    var el = form.querySelector("[data-answer-timer]");
+    if (!clock || !el) return;
+    var taken = elapsed(clock);
+    var limit = parseFloat(el.dataset.limit || "");
+    if (isNaN(limit)) {
+      el.textContent = format(taken);
+    } else if (taken <= limit) {
+      // Round the time left up, as a countdown does: "0:20" for the whole first second.
+      el.textContent = format(Math.ceil(limit - taken)) + " left";
+      el.classList.remove("overtime");
+    } else {
+      el.classList.add("overtime");
+      el.textContent = "+" + format(taken - limit) + " over";
+    }
+  }
+
+  function start(form) {
+    var clock = clocks[form.dataset.draft];
+    if (!clock || clock.since !== null) return;
+    clock.since = performance.now();
+    var row = form.querySelector("[data-timer-start-row]");
+    if (row) row.hidden = true;
+    tick(form);
+  }
+
+  // Runs while the clock does. A form swapped out stops its own ticking; the clock pauses only
+  // when no form took it over (the answer was sent, or the person moved to another depth).
+  function tick(form) {
+    var clock = clocks[form.dataset.draft];
+    if (!clock || clock.form !== form || clock.since === null) return;
+    if (!document.body.contains(form)) {
+      clock.before = elapsed(clock);
+      clock.since = null;
+      saveDraft(form);
+      return;
+    }
+    show(form);
+    if (performance.now() - (clock.savedAt || 0) >= SAVE_EVERY_MS) saveDraft(form);
+    setTimeout(function () { tick(form); }, 250);
+  }
+
+  // A kept draft fills an empty answer box once the owner is known; the clock shows the time it
+  // had taken and carries on with the next keystroke or "Start the clock".
+  function restore(form) {
+    var clock = clocks[form.dataset.draft];
+    var box = form.querySelector("textarea");
+    if (clock.since !== null || box.value) return;
+    var draft = readDraft(form);
+    if (!draft || (!draft.text && !draft.elapsed)) return;
+    box.value = draft.text || "";
+    clock.before = Math.max(clock.before, Number(draft.elapsed) || 0);
+    var note = form.querySelector("[data-draft-note]");
+    if (note) note.hidden = false;
+    var button = form.querySelector("[data-timer-start]");
+    if (button) button.textContent = "Continue the clock";
+    show(form);
+  }
+
+  function setUp(form) {
+    var key = form.dataset.draft;
+    var field = form.querySelector("[data-timer-seconds]");
+    var clock = clocks[key];
+    if (!clock || clock.done) {
+      // The time a refused form was sent with, when the page was reloaded since.
+      clock = clocks[key] = { before: parseFloat(field && field.value) || 0, since: null, done: false };
+    }
+    clock.form = form;
+    var row = form.querySelector("[data-timer-start-row]");
+    if (row) row.hidden = clock.since !== null;
+    var button = form.querySelector("[data-timer-start]");
+    if (button) {
+      button.addEventListener("click", function () {
+        start(form);
+        form.querySelector("textarea").focus();
+      });
+    }
+    form.querySelector("textarea").addEventListener("input", function () {
+      start(form);
+      saveDraft(form);
+    });
+    form.addEventListener("submit", function () {
+      // Without htmx the form posts itself: the seconds go in the field.
+      if (field) field.value = elapsed(clock).toFixed(1);
+    });
+    if (owner !== null) restore(form);
+    show(form);
+    if (clock.since !== null) tick(form);
+  }
+
+  function forms(root) {
+    var found = root.matches && root.matches("form[data-draft]") ? [root] : [];
+    return found.concat(Array.prototype.slice.call(root.querySelectorAll("form[data-draft]")));
+  }
+
+  function learnOwner() {
+    if (owner !== null) return;
+    var named = document.querySelector("[data-draft-owner]");
+    if (!named || !named.dataset.draftOwner) return;
+    owner = named.dataset.draftOwner;
+    forms(document).forEach(restore);
+  }
+
+  function draftForm(event) {
+    // The element that made the request: the request's config names it once there is one
+    // (a swap's own `elt` is where it lands); before that, `elt` does.
+    var config = event.detail.requestConfig;
+    var elt = (config && config.elt) || event.detail.elt;
+    var form = elt && elt.closest ? elt.closest("form[data-draft]") : null;
+    return form && clocks[form.dataset.draft] ? form : null;
+  }
+
+  // htmx sends the time taken with the answer (or with the reveal).
+  document.addEventListener("htmx:configRequest", function (event) {
+    var form = draftForm(event);
+    if (form) event.detail.parameters.seconds = elapsed(clocks[form.dataset.draft]).toFixed(1);
+  });
+
+  // Sent and accepted: that attempt is over, so its clock and its draft go. A refused one (422)
+  // comes back with its text, and its clock keeps running. Before the swap: the form is still
+  // on the page to say which draft it was.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var form = draftForm(event);
+    var status = event.detail.xhr ? event.detail.xhr.status : 0;
+    if (!form || status < 200 || status >= 300) return;
+    clocks[form.dataset.draft].done = true;
+    dropDraft(form);
+    delete clocks[form.dataset.draft];
+  });
+
+  function unsent() {
+    return forms(document).some(function (form) {
+      var box = form.querySelector("textarea");
+      return box && box.value.trim() !== "";
+    });
+  }
+
+  window.addEventListener("beforeunload", function (event) {
+    forms(document).forEach(saveDraft);
+    if (!unsent()) return;
+    event.preventDefault();
+    event.returnValue = "";  // older browsers show their own question only when this is set
+  });
+
+  document.addEventListener("DOMContentLoaded", function () {
+    forms(document).forEach(setUp);
+    learnOwner();
+    document.body.addEventListener("htmx:load", function (event) {
+      if (event.detail.elt === document.body) return;
+      forms(event.detail.elt).forEach(setUp);
+      learnOwner();
+    });
+  });
+})();

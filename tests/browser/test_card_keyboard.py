@@ -1,0 +1,112 @@
+"""The whole card flow from the keyboard alone, counting the keys it takes.
+
+Answer, submit (which reveals the model answer), tick the points covered, rate, answer a
+follow-up and rate it, then take the pitfall quiz: no mouse, and focus follows each part of the
+page as it is swapped in (to the new part's heading), so the next control is a few Tabs away
+instead of a walk from the top of the page. Before focus followed the swaps it took 71 Tabs just
+to reach the rating buttons after submitting an answer.
+"""
+
+from dataclasses import dataclass, field
+
+from playwright.sync_api import Page, expect
+
+from tests.factories import OWNER_CARD
+
+# Keys that move or act (Tab, Enter, Space), not the characters of the answers typed. Measured at
+# the middle depth: 61 for the whole flow (48 of them Tab; the quiz's ten statements take 15), and
+# 24 from the top of the page to the rating buttons, the skip link's Tab and Enter included.
+MOST_KEYS = 66
+MOST_KEYS_TO_RATING = 26
+# No step after an update may need more than this many Tabs: a longer walk means focus was lost.
+MOST_TABS_A_STEP = 14
+
+
+@dataclass
+class Keyboard:
+    page: Page
+    presses: list[str] = field(default_factory=list)
+
+    def press(self, key: str) -> None:
+        self.presses.append(key)
+        self.page.keyboard.press(key)
+
+    def type(self, text: str) -> None:
+        self.page.keyboard.type(text)  # typing is the answer itself, not counted
+
+    def focused(self, selector: str) -> bool:
+        return bool(
+            self.page.evaluate("s => !!document.activeElement && document.activeElement.matches(s)", selector)
+        )
+
+    def tab_to(self, selector: str, most: int = MOST_TABS_A_STEP) -> int:
+        """Tab forward until the focused element matches `selector`; how many Tabs it took."""
+        for tabs in range(most + 1):
+            if self.focused(selector):
+                return tabs
+            self.press("Tab")
+        where = self.page.evaluate("document.activeElement && document.activeElement.outerHTML.slice(0, 120)")
+        raise AssertionError(f"{most} Tabs did not reach {selector}; focus is on {where}")
+
+
+def test_the_card_flow_from_the_keyboard_alone(page: Page, base_url: str) -> None:
+    page.goto(f"{base_url}/cards/{OWNER_CARD}?tier=middle")
+    expect(page.locator("#quiz input[name=choices]").first).to_be_attached()  # loaded into place
+    keys = Keyboard(page)
+
+    # Past the site's links by the skip link, then to the answer box.
+    keys.tab_to(".skip-link", 1)
+    keys.press("Enter")
+    keys.tab_to("#answer-text")
+
+    # Answer, and submit: the model answer and the self-rating come in, and focus goes with them.
+    keys.type("Prefetch overlaps preparing the next batch with the training step on this one.")
+    keys.tab_to(".answer-form button[type=submit]:not([formaction])")
+    keys.press("Enter")
+    expect(page.locator("#answer-panel .model-answer")).to_be_visible()
+    expect(page.locator("#answer-heading")).to_be_focused()
+
+    # Tick the first two points covered, then rate "good".
+    keys.tab_to("#answer-panel .checklist input[type=checkbox]")
+    keys.press("Space")
+    keys.press("Tab")
+    keys.press("Space")
+    keys.tab_to('#answer-panel .rating button[value="good"]')
+    to_rating = len(keys.presses)
+    keys.press("Enter")
+    expect(page.locator("#answer-panel .saved")).to_contain_text("rated good, 2 of 5 points covered")
+
+    # The first follow-up: answer it, then rate it "easy".
+    keys.tab_to("#follow-up-0 textarea")
+    keys.type("Measure with a synthetic input: from_tensors(batch).repeat().")
+    keys.tab_to("#follow-up-0 button[type=submit]")
+    keys.press("Enter")
+    expect(page.locator("#follow-up-0 .model-answer")).to_be_visible()
+    expect(page.locator("#follow-up-0 h3")).to_be_focused()
+    keys.tab_to('#follow-up-0 .rating button[value="easy"]')
+    keys.press("Enter")
+    expect(page.locator("#follow-up-0 .saved")).to_contain_text("rated easy")
+
+    # The quiz: tick every statement that would cost the question, and check the picks.
+    keys.tab_to("#quiz input[name=choices]")
+    boxes = page.locator("#quiz input[name=choices]")
+    for index in range(boxes.count()):
+        if index:
+            keys.press("Tab")
+        expect(boxes.nth(index)).to_be_focused()
+        if (boxes.nth(index).get_attribute("value") or "").startswith("p-"):
+            keys.press("Space")
+            expect(boxes.nth(index)).to_be_checked()
+    keys.tab_to("#quiz button[type=submit]")
+    keys.press("Enter")
+    expect(page.locator("#quiz .score")).to_contain_text("100 %")
+    expect(page.locator("#quiz-heading")).to_be_focused()
+
+    count = len(keys.presses)
+    print(
+        f"keyboard-only card flow: {count} keys ({keys.presses.count('Tab')} Tab), {to_rating} to the rating"
+    )
+    assert to_rating <= MOST_KEYS_TO_RATING, (
+        f"{to_rating} keys to the rating: {' '.join(keys.presses[:to_rating])}"
+    )
+    assert count <= MOST_KEYS, f"{count} keys: {' '.join(keys.presses)}"
