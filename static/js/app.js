@@ -39,26 +39,34 @@
     return m + ":" + (s < 10 ? "0" : "") + s;
   }
 
-  // A countdown from data-limit seconds that runs into overtime and never locks anyone out;
-  // without data-limit it counts up. data-start="load" starts at once, "focus" on first focus.
+  // A clock's text after `taken` seconds: a countdown from data-limit seconds that runs into
+  // overtime and never locks anyone out; without data-limit it counts up. (card.js shows its
+  // answer clocks with it too.)
+  function showTime(el, taken) {
+    var limit = parseFloat(el.dataset.limit || "");
+    if (isNaN(limit)) {
+      el.textContent = format(taken);
+    } else if (taken <= limit) {
+      // Round the time left up, as a countdown does: "0:20" for the whole first second.
+      el.textContent = format(Math.ceil(limit - taken)) + " left";
+      el.classList.remove("overtime");
+    } else {
+      el.classList.add("overtime");
+      el.textContent = "+" + format(taken - limit) + " over";
+    }
+  }
+  window.tiercards = { showTime: showTime };
+
+  // data-start="load" starts the clock at once, "focus" on first focus.
+  // data-elapsed: seconds already taken (a refused submit sent back with its answer).
   function startTimer(el) {
     if (el._started) return;
     el._started = true;
-    var limit = parseFloat(el.dataset.limit || "");
-    var begin = performance.now();
+    var begin = performance.now() - 1000 * (parseFloat(el.dataset.elapsed) || 0);
     el._elapsed = function () { return (performance.now() - begin) / 1000; };
     function tick() {
       if (!document.body.contains(el)) return;
-      var elapsed = el._elapsed();
-      if (isNaN(limit)) {
-        el.textContent = format(elapsed);
-      } else if (elapsed <= limit) {
-        // Round the time left up, as a countdown does: "0:20" for the whole first second.
-        el.textContent = format(Math.ceil(limit - elapsed)) + " left";
-      } else {
-        el.classList.add("overtime");
-        el.textContent = "+" + format(elapsed - limit) + " over";
-      }
+      showTime(el, el._elapsed());
       setTimeout(tick, 250);
     }
     tick();

@@ -17,12 +17,6 @@
   // Clocks by draft key. They outlive their form, so a refused form swapped back in carries on.
   var clocks = {};
 
-  function format(seconds) {
-    var whole = Math.floor(Math.abs(seconds));
-    var m = Math.floor(whole / 60), s = whole % 60;
-    return m + ":" + (s < 10 ? "0" : "") + s;
-  }
-
   function elapsed(clock) {
     return clock.before + (clock.since === null ? 0 : (performance.now() - clock.since) / 1000);
   }
@@ -69,18 +63,7 @@
     var clock = clocks[form.dataset.draft];
     var el = form.querySelector("[data-answer-timer]");
     if (!clock || !el) return;
-    var taken = elapsed(clock);
-    var limit = parseFloat(el.dataset.limit || "");
-    if (isNaN(limit)) {
-      el.textContent = format(taken);
-    } else if (taken <= limit) {
-      // Round the time left up, as a countdown does: "0:20" for the whole first second.
-      el.textContent = format(Math.ceil(limit - taken)) + " left";
-      el.classList.remove("overtime");
-    } else {
-      el.classList.add("overtime");
-      el.textContent = "+" + format(taken - limit) + " over";
-    }
+    window.tiercards.showTime(el, elapsed(clock));
   }
 
   function start(form) {

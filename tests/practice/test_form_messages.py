@@ -71,6 +71,8 @@ def test_a_too_long_answer_on_practice_names_the_limit(client: TestClient) -> No
     data = {"card_id": OWNER_CARD, "tier": "middle", "seconds": "3", "text": "x" * 20_001}
     soup = refused(client, "/practice/reveal", data=data)
     assert errors(soup) == ["Your answer must be at most 20000 characters."]
+    # The clock goes on from the 3 s already taken.
+    assert soup.select_one("[data-timer]")["data-elapsed"] == "3.0"
 
 
 def test_a_practice_timer_value_that_cannot_be_read_is_shown_in_place(client: TestClient) -> None:

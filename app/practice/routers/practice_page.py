@@ -196,6 +196,8 @@ def reveal(
             **page | _card_context(card, tier, row),
             errors=errors,
             text=text,
+            # The clock goes on from the time already taken, not from zero.
+            elapsed=seconds or 0,
         )
     context = page | _revealed(session, user_id, submitted, now, attempt)
     return render(request, "practice.html", "_practice_card.html", **context)
