@@ -80,6 +80,16 @@ def all_users(session: Session) -> list[User]:
     return list(session.scalars(select(User).order_by(User.name)))
 
 
+def lock_person(session: Session, user_id: int) -> None:
+    """Serialise one person's writes that check before they insert (their schedule, their demo
+    limits) until the caller commits: a no-op on SQLite (BEGIN IMMEDIATE already holds the one
+    write lock), a row lock on the person on PostgreSQL, where two transactions could otherwise
+    both find nothing and both insert. FOR NO KEY UPDATE: an insert that points at the person
+    (an attempt, a run) holds FOR KEY SHARE on their row, which a plain FOR UPDATE would then
+    wait on from both sides, a deadlock."""
+    session.execute(select(User.id).where(User.id == user_id).with_for_update(key_share=True))
+
+
 def create_user(
     session: Session,
     name: str,

@@ -26,7 +26,7 @@ from typing import Any, Literal
 from sqlalchemy import and_, delete, exists, func, or_, select, update
 from sqlalchemy.orm import Session, aliased, defer
 
-from app.accounts.models import User
+from app.accounts.service import lock_person
 from app.demos.models import DemoRun, WorkerBeat
 from app.demos.presets import ParamError, get_preset, validate_params
 from app.demos.queue import DemoQueue, lane_for, presets_on
@@ -152,13 +152,6 @@ class Submitter:
 SUBMIT_REFUSALS = (ParamError, TooMany, QueueUnavailable)
 
 
-def _lock_person(session: Session, user_id: int) -> None:
-    """Serialise the per-person limits: a no-op on SQLite (BEGIN IMMEDIATE already holds the one
-    write lock), a row lock on the person on Postgres, where two transactions could otherwise
-    both count zero running runs and both claim one."""
-    session.execute(select(User.id).where(User.id == user_id).with_for_update())
-
-
 def create_run(
     session: Session,
     user_id: int,
@@ -177,7 +170,7 @@ def create_run(
     Call inside a write transaction (BEGIN IMMEDIATE), so the count and the insert are one step.
     """
     full = validate_params(preset, params, memory_limit_mb)
-    _lock_person(session, user_id)
+    lock_person(session, user_id)
     earlier = _run_with_key(session, user_id, key) if key is not None else None
     if earlier is not None:
         if (earlier.preset, earlier.params, earlier.card_id) != (preset, full, card_id):
@@ -426,7 +419,7 @@ def claim(
     if lane_for(preset) not in lanes:
         session.commit()
         return OtherLane(lane_for(preset))
-    _lock_person(session, owner)
+    lock_person(session, owner)
     now = utcnow()
     other = aliased(DemoRun)
     someone_running = exists().where(other.user_id == DemoRun.user_id, other.status == "running")

@@ -5,6 +5,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.accounts.service import lock_person
 from app.content.model import Card
 from app.exceptions import Invalid
 from app.metrics import answer_recorded
@@ -40,6 +41,8 @@ def check_against_card(card: Card, data: AttemptIn | Assessment) -> None:
 def record(session: Session, card: Card, user_id: int, data: AttemptIn, now: datetime) -> Attempt:
     """Store the attempt as made at `now` and feed it to the card's schedule; commits."""
     check_against_card(card, data)
+    # First, before anything is written: the schedule this attempt feeds is the person's own.
+    lock_person(session, user_id)
     score = quiz.score(quiz.mark(card, data.choices)) if data.choices is not None else None
     attempt = Attempt(
         user_id=user_id,

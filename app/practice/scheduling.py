@@ -36,6 +36,7 @@ from fsrs import Rating, Scheduler, State
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from app.accounts.service import lock_person
 from app.content.tiers import Tier
 from app.practice import preferences
 from app.practice.models import Attempt, ReviewLog, ReviewState
@@ -172,6 +173,8 @@ def review(
     rating = Rating(int(rating))
     if duration_ms is not None and duration_ms < 0:
         raise ValueError("review duration must not be negative")
+    # Two answers of one person at once (two tabs, two replicas) must not both create the state.
+    lock_person(session, user_id)
     row = get_state(session, user_id, card_id, tier)
     session.add(
         ReviewLog(
