@@ -27,16 +27,14 @@ run: $(VENV)/.run-installed
 # scripts/postgres.sh installs (Debian's postgresql) and starts on a temp folder and a free port.
 test: $(VENV)/.dev-installed
 	bash scripts/install-system-deps.sh
-	bash scripts/install-oidc-provider.sh
-	bash scripts/install-axe.sh
+	bash scripts/install-npm-packages.sh
 	$(BIN)/python -m pytest
 	TIERCARDS_TEST_DATABASE=postgres $(BIN)/python -m pytest
 
 # Only the PostgreSQL run.
 test-postgres: $(VENV)/.dev-installed
 	bash scripts/install-system-deps.sh
-	bash scripts/install-oidc-provider.sh
-	bash scripts/install-axe.sh
+	bash scripts/install-npm-packages.sh
 	TIERCARDS_TEST_DATABASE=postgres $(BIN)/python -m pytest
 
 lint: $(VENV)/.dev-installed

@@ -9,7 +9,7 @@ command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 # nginx lives in /usr/sbin, which is not on a non-root PATH.
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || missing+=(nginx)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
-# Node.js runs the OpenID provider the OIDC tests sign in through (scripts/install-oidc-provider.sh).
+# Node.js runs the OpenID provider the OIDC tests sign in through (scripts/install-npm-packages.sh).
 command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 [ ${#missing[@]} -eq 0 ] && exit 0

@@ -34,7 +34,7 @@ from tests.accounts.conftest import PASSWORDS, accounts_settings, fresh_client
 from tests.servers import free_port
 
 PROVIDER_DIR = PROJECT_ROOT / "tests" / "accounts" / "oidc_provider"
-INSTALL = PROJECT_ROOT / "scripts" / "install-oidc-provider.sh"
+INSTALL = PROJECT_ROOT / "scripts" / "install-npm-packages.sh"
 CLIENT_ID = "tiercards"
 CLIENT_SECRET = "test-client-secret-that-is-long-enough"
 REDIRECT_URI = "http://testserver/auth/oidc/callback"

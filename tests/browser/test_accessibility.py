@@ -2,7 +2,7 @@
 focus rings; after an in-page update focus lands on the new content's heading and a live region
 says what changed; demo timelines answer a tap and the keyboard.
 
-axe-core is the npm package scripts/install-axe.sh puts in tests/browser/axe/node_modules."""
+axe-core is the npm package scripts/install-npm-packages.sh puts in tests/browser/axe/node_modules."""
 
 import re
 from pathlib import Path
@@ -20,7 +20,7 @@ BLOCKING = ("serious", "critical")
 
 def _violations(page: Page) -> list[dict[str, Any]]:
     if not AXE.exists():
-        pytest.fail("axe-core is missing: run scripts/install-axe.sh")
+        pytest.fail("axe-core is missing: run scripts/install-npm-packages.sh")
     # Evaluated through the browser's debugging protocol, which the page's CSP does not govern.
     page.evaluate(AXE.read_text(encoding="utf-8"))
     result = page.evaluate(
