@@ -326,12 +326,20 @@ def content_check(
         Path | None, typer.Argument(help="A card file or a folder (default: CONTENT_DIR).")
     ] = None,
 ) -> None:
-    """Validate cards; exit 1 with one `path:line: message` per problem."""
+    """Validate cards; exit 1 with one `path:line: message` per problem. Edits since git's HEAD that
+    would orphan recorded answers are warned about the same way, without failing."""
     from app.content.catalogue import load
+    from app.content.history_check import orphaning_edits
 
     snapshot = load(path or get_settings().content_dir)
-    for problem in snapshot.problems:
-        typer.echo(str(problem))
+    warnings = orphaning_edits(snapshot.cards.values())
+    for line in [*snapshot.problems, *warnings]:
+        typer.echo(str(line))
+    if warnings:
+        guide = '"Editing a published card" in content/README.md'
+        typer.echo(
+            f"{len(warnings)} warning(s): the history of those items starts over (see {guide})", err=True
+        )
     if snapshot.problems:
         files = len(snapshot.broken)
         typer.echo(f"{len(snapshot.problems)} problem(s) in {files} file(s)", err=True)

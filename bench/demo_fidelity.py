@@ -1,12 +1,14 @@
 """Demo fidelity: measured / model per variant for several input/compute pairs, with the strict
-checks from the demo issue; submit-to-first-progress on a warm runner against its cold start;
-the runner child's memory.
+checks; submit-to-first-progress on a warm runner against its cold start; the runner child's
+memory.
 
-    .venv/bin/python bench/demo_fidelity.py [--steps 30]
+    .venv/bin/python -m bench.demo_fidelity [--steps 30]
 
 Everything runs through DemoRunner, the path the worker uses. Exit status 1 if a strict check
 fails (placement 30/30: no-prefetch and prefetch-last-autotune within 10 % of 60 and 30 ms;
-deficit 60/20: prefetch-only within 10 % of 60 ms and parallel-map at least 2x faster).
+deficit 60/20: prefetch-only within 10 % of 60 ms and parallel-map at least 2x faster; cache,
+shuffle, interleave and vectorize at their defaults: every variant's step, and shuffle's first
+batch, within 10 % of the model).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from app.demos.runner import DemoRunner
 
 PLACEMENT_PAIRS = [(30, 30), (20, 40), (40, 20), (10, 50)]
 DEFICIT_PAIRS = [(60, 20), (80, 20), (40, 10)]
+# Presets whose every modelled figure must hold within STRICT at their defaults.
+MODELLED_PRESETS = ("cache", "shuffle", "interleave", "vectorize")
 STRICT = 0.10
 
 
@@ -40,6 +44,35 @@ def table(title: str, doc: dict[str, Any]) -> None:
             f"  {v['name']:26s} {measured(v):9.1f} {v['model_step_ms']:8.1f} {ratio:6.3f}  "
             f"{v['model_basis']:6s}  {ok:10s}  {v['stalled_steps']}"
         )
+
+
+def figures_table(doc: dict[str, Any]) -> None:
+    """The first batch and the memory held, for the variants that report them."""
+    for v in doc["variants"]:
+        if "first_batch_ms" in v:
+            ratio = v["first_batch_ms"] / v["model_first_batch_ms"]
+            print(
+                f"    {v['name']}: first batch {v['first_batch_ms']:.1f} ms, model "
+                f"{v['model_first_batch_ms']:.1f} ms, ratio {ratio:.3f}"
+            )
+        if "peak_buffered_examples" in v:
+            print(
+                f"    {v['name']}: held {v['peak_buffered_examples']} examples = {v['peak_host_mb']:g} MB, "
+                f"model {v['model_buffer_mb']:g} MB, RSS peak {v['rss_peak_mb']:.0f} MB"
+            )
+
+
+def model_checks(doc: dict[str, Any]) -> list[tuple[str, bool]]:
+    """Every variant's step, and its first batch where modelled, within 10 % of the model."""
+    checks = []
+    for v in doc["variants"]:
+        figures = [("step", measured(v), v["model_step_ms"])]
+        if "first_batch_ms" in v:
+            figures.append(("first batch", v["first_batch_ms"], v["model_first_batch_ms"]))
+        for what, value, model in figures:
+            text = f"{doc['preset']} {v['name']} {what} {value:.1f} ms within 10% of {model:.1f}"
+            checks.append((text, within(value, model)))
+    return checks
 
 
 def by_name(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -148,12 +181,16 @@ def main() -> int:
             doc = runner.run("deficit", {"input_ms": i, "compute_ms": c, "steps": args.steps})
             docs[("deficit", i, c)] = doc
             table(f"deficit input {i} ms, compute {c} ms, 4 workers", doc)
-        for preset in ("jitter", "synthetic", "memory"):
+        modelled: list[dict[str, Any]] = []
+        for preset in ("jitter", "synthetic", "memory", *MODELLED_PRESETS):
             doc = runner.run(preset, {})
             table(f"{preset} (defaults {doc['params']})", doc)
             if preset == "memory":
                 for v in doc["variants"]:
                     print(f"    {v['name']}: {v['buffer_note']}")
+            figures_table(doc)
+            if preset in MODELLED_PRESETS:
+                modelled.append(doc)
         rss_after = child_rss_mb(runner)
         print("\nplacement no-prefetch, input 30 ms, compute 30 ms (textbook 60, with overlap 30):")
         for label, ms in tf_defaults_evidence(min(args.steps, 20)):
@@ -175,6 +212,7 @@ def main() -> int:
         )
         print(f"runner child RSS: {rss_idle:.0f} MB after warm-up, {rss_after:.0f} MB after the table")
         checks = strict_checks(docs[("placement", 30, 30)], docs[("deficit", 60, 20)])
+        checks += [check for doc in modelled for check in model_checks(doc)]
         warm = lat["warm_step"]
         checks.append((f"warm runner: submit to first measured step {warm:.3f} s < 2 s", warm < 2.0))
         print("\nstrict checks:")

@@ -3,8 +3,10 @@
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
+from app.content.library import Library
 from app.content.model import Card, Problem
 from app.content.parser import CardParseError, parse_card
 
@@ -20,6 +22,11 @@ class Snapshot:
     @property
     def problems(self) -> list[Problem]:
         return [problem for problems in self.broken.values() for problem in problems]
+
+    @cached_property
+    def library(self) -> Library:
+        """Built on first use and kept while this snapshot is served, not rebuilt per request."""
+        return Library(self.cards.values())
 
 
 def card_files(path: Path) -> list[Path]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from app.content.render import inline_html, inline_text, to_html
+from app.content.render import inline_html, inline_text, to_html, to_plain
 from app.content.tiers import Tier
 
 
@@ -76,6 +76,60 @@ def quiz_item_id(entry: Entry, costly: bool) -> str:
 
 
 @dataclass(frozen=True)
+class NoteDemo:
+    """The live demo that measures a version note's claim: one variant of a preset, optionally
+    against another, with the parameters that show the effect (the rest stay at their defaults)."""
+
+    preset: str
+    variant: str
+    against: str | None
+    params: tuple[tuple[str, int], ...]
+
+
+# A note's summary is its first sentence: up to the first full stop followed by a space.
+_FIRST_SENTENCE = re.compile(r"^(.+?[.!?])(?:\s|$)", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class VersionNote:
+    """What a TensorFlow release does to one sentence of the card, shown beside that sentence.
+
+    The card's own words stay as written; the note quotes them (`quote`, markdown as written in
+    the card) and says what was checked, against which version, where, and what measures it."""
+
+    quote: str
+    checked: str  # "TensorFlow 2.21"
+    sources: tuple[str, ...]
+    # TensorFlow defaults the note relies on (app/content/tf_defaults.py); a test keeps them true.
+    relies_on: tuple[str, ...]
+    demo: NoteDemo | None
+    body: Text
+    line: int
+
+    @property
+    def key(self) -> str:
+        return item_key(self.quote)
+
+    @cached_property
+    def quoted(self) -> Text:
+        return Text(self.quote, inline=True)
+
+    @cached_property
+    def summary(self) -> str:
+        plain = " ".join(to_plain(self.body.markdown).split())
+        match = _FIRST_SENTENCE.match(plain)
+        return match.group(1) if match else plain
+
+    def quoted_in(self, markdown: str) -> bool:
+        return squeeze(self.quote) in squeeze(markdown)
+
+
+def squeeze(markdown: str) -> str:
+    """Text with every run of whitespace made one space: a quote matches across line breaks."""
+    return " ".join(markdown.split())
+
+
+@dataclass(frozen=True)
 class Timings:
     basics: int
     solid: int
@@ -103,6 +157,7 @@ class Card:
     pitfalls: tuple[Entry, ...]
     truths: tuple[Entry, ...]
     path: Path = field(compare=False)
+    notes: tuple[VersionNote, ...] = ()
 
     @cached_property
     def point_ids(self) -> tuple[str, ...]:

@@ -8,9 +8,10 @@ from typing import Any, cast
 
 import yaml
 
-from app.content.model import Card, Entry, Problem, Text, Timings
+from app.content.model import Card, Entry, NoteDemo, Problem, Text, Timings, VersionNote, squeeze
+from app.content.tf_defaults import TF_DEFAULTS
 from app.content.tiers import IMPORTANCES, LEVELS, TIERS, Tier
-from app.demos.presets import PRESETS
+from app.demos.presets import PRESETS, ParamError, validate_params
 
 SECTIONS = (
     "Answer",
@@ -22,7 +23,10 @@ SECTIONS = (
     "Follow-ups",
     "Pitfalls",
     "True statements",
+    "Version notes",
 )
+# Every section but the notes, which most cards do without.
+OPTIONAL_SECTIONS = ("Version notes",)
 REQUIRED_KEYS = ("id", "title", "level", "importance", "frequency", "topics", "timings")
 OPTIONAL_KEYS = ("demos",)
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -32,11 +36,19 @@ ENTRY_WORDS = {
     "Pitfalls": ("pitfall", "statement", "why it is wrong"),
     "True statements": ("true statement", "statement", "why it is true"),
 }
+# The same words for the notes, which are not quiz or follow-up entries.
+_NOTE_WORDS = ("version note", "quote", "note")
+NOTE_FIELDS = ("Checked", "Source", "Relies on", "Demo", "Parameters")
+_NOTE_FIELD = re.compile(r"^(?:[-*][ \t]+)?([A-Za-z][A-Za-z ]*?):[ \t]*(.*)$")
+_CHECKED = re.compile(r"^TensorFlow \d+\.\d+(?:\.\d+)?$")
+_DEMO = re.compile(r"^([a-z0-9-]+)[ \t]+([a-z0-9-]+)(?:[ \t]+against[ \t]+([a-z0-9-]+))?$")
 
 # The structure is found by scanning lines (ATX headings, fences, numbered items), which is many
 # times cheaper than a full markdown parse; rendering happens later, when a page needs the HTML.
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+# The closing #s are cut in Python (_heading_title): one pattern with a lazy title and optional
+# closing sequence backtracked quadratically on a line padded with spaces.
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*))?$")
 _NUMBERED_ITEM = re.compile(r"^\d{1,9}[.)][ \t]+(.*)$")
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -64,7 +76,13 @@ class CardParseError(Exception):
 
 def parse_card(path: Path) -> Card:
     """The card in `path`; raises CardParseError listing every problem found."""
-    parser = _CardParser(path, path.read_text(encoding="utf-8"))
+    return parse_source(path.read_text(encoding="utf-8"), path)
+
+
+def parse_source(source: str, path: Path) -> Card:
+    """The card whose markdown is `source` (problems name `path`); raises CardParseError listing
+    every problem found. The author preview checks text that is in no file with it."""
+    parser = _CardParser(path, source)
     card = parser.parse()
     if parser.problems or card is None:
         raise CardParseError(parser.problems)
@@ -118,7 +136,7 @@ class _CardParser:
             if key not in REQUIRED_KEYS and key not in OPTIONAL_KEYS:
                 known = ", ".join(REQUIRED_KEYS + OPTIONAL_KEYS)
                 self.problem(
-                    key_lines.get(str(key), fence_line), f"unknown frontmatter key '{key}' ({known})"
+                    key_lines.get(str(key), fence_line), f"unknown frontmatter key {_shown(key)} ({known})"
                 )
         for key in REQUIRED_KEYS:
             if key not in data:
@@ -137,9 +155,12 @@ class _CardParser:
         if "title" in meta and not (isinstance(meta["title"], str) and meta["title"].strip()):
             bad("title", "title must be a non-empty string")
         if "level" in meta and meta["level"] not in LEVELS:
-            bad("level", f"unknown level '{meta['level']}' (one of {', '.join(LEVELS)})")
+            bad("level", f"unknown level {_shown(meta['level'])} (one of {', '.join(LEVELS)})")
         if "importance" in meta and meta["importance"] not in IMPORTANCES:
-            bad("importance", f"unknown importance '{meta['importance']}' (one of {', '.join(IMPORTANCES)})")
+            bad(
+                "importance",
+                f"unknown importance {_shown(meta['importance'])} (one of {', '.join(IMPORTANCES)})",
+            )
         frequency = meta.get("frequency")
         if "frequency" in meta and not (
             isinstance(frequency, int | float) and not isinstance(frequency, bool) and 0 <= frequency <= 1
@@ -160,7 +181,7 @@ class _CardParser:
                 if demo not in PRESETS:
                     self.problem(
                         key_lines.get("demos", 1),
-                        f"unknown demo preset '{demo}' (one of {', '.join(PRESETS)})",
+                        f"unknown demo preset {_shown(demo)} (one of {', '.join(PRESETS)})",
                     )
 
     # --- body sections -----------------------------------------------------------------------
@@ -186,7 +207,7 @@ class _CardParser:
         self.check_order(found)
         end_line = first_line + max(len(body) - 1, 0)
         for title in SECTIONS:
-            if title not in found:
+            if title not in found and title not in OPTIONAL_SECTIONS:
                 self.problem(end_line, f"missing section '## {title}'")
         return found
 
@@ -215,6 +236,13 @@ class _CardParser:
         if self.problems:
             return None
         assert basics and solid and deep_dive and code and go_deeper is not None
+        # What a note may quote: the prose a reader sees, where a callout can stand beside it.
+        prose = [basics, solid, deep_dive, *go_deeper.values()] + [
+            entry.body for section in entries.values() for entry in section
+        ]
+        notes = self.version_notes(sections.get("Version notes"), prose)
+        if self.problems:
+            return None
         timings = meta["timings"]
         return Card(
             id=meta["id"],
@@ -237,6 +265,7 @@ class _CardParser:
             pitfalls=entries["Pitfalls"],
             truths=entries["True statements"],
             path=self.path,
+            notes=notes,
         )
 
     def prose(self, section: _Section | None) -> Text | None:
@@ -327,6 +356,25 @@ class _CardParser:
                 entries.append(Entry(Text(title, inline=True), Text(body), line))
         return tuple(entries)
 
+    def version_notes(self, section: _Section | None, prose: list[Text]) -> tuple[VersionNote, ...]:
+        """Each `### quote` entry: its fields (`Checked:`, `Source:`, …), then the note itself."""
+        if section is None:
+            return ()
+        notes: list[VersionNote] = []
+        for quote, line, body in self.subsections(section):
+            note = _NoteReader(self, quote, line, body).read()
+            if note is None:
+                continue
+            if not any(note.quoted_in(text.markdown) for text in prose):
+                self.problem(
+                    line,
+                    f"version note quotes text the card does not have: '{squeeze(quote)}' "
+                    "(quote the card's words as written, from a paragraph or list item, not a heading)",
+                )
+            notes.append(note)
+        self.unique_keys("version note", [(note.line, Text(note.quote)) for note in notes])
+        return tuple(notes)
+
     def subsections(self, section: _Section) -> list[tuple[str, int, str]]:
         """(title, file line, body markdown) for each ### heading; text before the first is a problem."""
         text = "\n".join(section.lines)
@@ -334,7 +382,9 @@ class _CardParser:
         first = headings[0].line if headings else len(section.lines)
         if any(line.strip() for line in section.lines[:first]):
             stray = next(i for i, line in enumerate(section.lines) if line.strip())
-            what = ENTRY_WORDS.get(section.title, ("entry", "heading", ""))
+            what = ENTRY_WORDS.get(
+                section.title, _NOTE_WORDS if section.title == "Version notes" else ("entry", "heading", "")
+            )
             self.problem(
                 section.first_body_line + stray,
                 f"text with no {what[1]}: start each {what[0]} with a '### ' heading",
@@ -345,6 +395,121 @@ class _CardParser:
             body = "\n".join(section.lines[heading.line + 1 : end]).strip()
             parts.append((heading.title, section.first_body_line + heading.line, body))
         return parts
+
+
+class _NoteReader:
+    """One version note: the `Field: value` lines under its heading, then its text."""
+
+    def __init__(self, parser: "_CardParser", quote: str, line: int, body: str) -> None:
+        self.parser, self.quote, self.line = parser, quote, line
+        self.fields: dict[str, tuple[int, str]] = {}
+        lines = body.split("\n")
+        end = 0  # the fields stop at the first line that is not one (a blank line, the text)
+        for index, text in enumerate(lines):
+            match = _NOTE_FIELD.match(text.strip())
+            if not match or not _looks_like_field(match.group(1)):
+                break
+            if match.group(1) in NOTE_FIELDS:
+                self.fields[match.group(1)] = (line + 1 + index, match.group(2).strip())
+            else:
+                self.problem(
+                    index, f"unknown version note field '{match.group(1)}' ({', '.join(NOTE_FIELDS)})"
+                )
+            end = index + 1
+        self.text = "\n".join(lines[end:]).strip()
+
+    def problem(self, offset: int, message: str) -> None:
+        self.parser.problem(self.line + 1 + offset, message)
+
+    def field_problem(self, name: str, message: str) -> None:
+        self.parser.problem(self.fields[name][0] if name in self.fields else self.line, message)
+
+    def read(self) -> VersionNote | None:
+        before = len(self.parser.problems)
+        if not self.quote:
+            self.parser.problem(self.line, "version note with no quote: write the card's words after '### '")
+        checked = self.fields.get("Checked", (0, ""))[1]
+        if "Checked" not in self.fields:
+            self.field_problem(
+                "Checked", "version note needs 'Checked: TensorFlow <version>' (e.g. TensorFlow 2.21)"
+            )
+        elif not _CHECKED.match(checked):
+            self.field_problem(
+                "Checked", f"'Checked: {checked}' must name a release: 'Checked: TensorFlow 2.21'"
+            )
+        sources = tuple(s.strip() for s in self.fields.get("Source", (0, ""))[1].split(";") if s.strip())
+        if not sources:
+            self.field_problem(
+                "Source", "version note needs 'Source:' (a docs page or a source path; several: a; b)"
+            )
+        relies_on = tuple(
+            name.strip() for name in self.fields.get("Relies on", (0, ""))[1].split(",") if name.strip()
+        )
+        for name in relies_on:
+            if name not in TF_DEFAULTS:
+                self.field_problem(
+                    "Relies on", f"unknown TensorFlow default '{name}' (one of {', '.join(TF_DEFAULTS)})"
+                )
+        demo = self.demo()
+        if not self.text:
+            self.parser.problem(self.line, "empty version note: write what TensorFlow does below its fields")
+        if len(self.parser.problems) > before:
+            return None
+        return VersionNote(
+            quote=self.quote,
+            checked=checked,
+            sources=sources,
+            relies_on=relies_on,
+            demo=demo,
+            body=Text(self.text),
+            line=self.line,
+        )
+
+    def demo(self) -> NoteDemo | None:
+        if "Demo" not in self.fields:
+            if "Parameters" in self.fields:
+                self.field_problem("Parameters", "'Parameters:' needs a 'Demo:' line to apply to")
+            return None
+        value = self.fields["Demo"][1]
+        match = _DEMO.match(value)
+        if not match:
+            self.field_problem(
+                "Demo",
+                f"'Demo: {value}' must read '<preset> <variant>' or '<preset> <variant> against <variant>'",
+            )
+            return None
+        preset, variant, against = match.groups()
+        if preset not in PRESETS:
+            self.field_problem("Demo", f"unknown demo preset '{preset}' (one of {', '.join(PRESETS)})")
+            return None
+        names = PRESETS[preset].variant_names
+        for name in (variant, against):
+            if name is not None and name not in names:
+                self.field_problem("Demo", f"{preset} has no variant '{name}' (one of {', '.join(names)})")
+                return None
+        params = self.params(preset)
+        return None if params is None else NoteDemo(preset, variant, against, params)
+
+    def params(self, preset: str) -> tuple[tuple[str, int], ...] | None:
+        value = self.fields.get("Parameters", (0, ""))[1]
+        given: dict[str, str] = {}
+        for pair in filter(None, (p.strip() for p in value.split(","))):
+            name, equals, number = pair.partition("=")
+            if not equals:
+                self.field_problem("Parameters", f"'{pair}' must read name=value, e.g. steps=60")
+                return None
+            given[name.strip()] = number.strip()
+        try:
+            validate_params(preset, given)
+        except ParamError as error:
+            self.field_problem("Parameters", f"{preset}: {error.message}")
+            return None
+        return tuple((name, int(number)) for name, number in given.items())
+
+
+def _looks_like_field(name: str) -> bool:
+    """A capitalised one- or two-word label before a colon, as a misspelt field would be."""
+    return name[:1].isupper() and len(name.split()) <= 2
 
 
 def _valid_timings(value: Any) -> bool:
@@ -387,10 +552,28 @@ def _first_fence(lines: list[str]) -> tuple[str, int] | None:
     return None
 
 
+def _heading_title(text: str) -> str:
+    """An ATX heading's text without its optional closing #s (kept when glued to a word: `C#`)."""
+    title = text.strip(" \t")
+    bare = title.rstrip("#")
+    if bare != title and (not bare or bare[-1] in " \t"):
+        title = bare.rstrip(" \t")
+    return title
+
+
+def _shown(value: Any) -> str:
+    """A frontmatter value for a message: a string, cut short, or what kind of thing it is (a
+    nested YAML alias prints as megabytes)."""
+    if isinstance(value, str):
+        return f"'{value[:60]}…'" if len(value) > 60 else f"'{value}'"
+    kinds: dict[type, str] = {list: "a list", dict: "a mapping"}
+    return kinds.get(type(value), f"a {type(value).__name__}")
+
+
 def _headings(markdown: str) -> list[_Heading]:
     """ATX headings outside code fences, with their 0-based lines."""
     headings = []
     for number, line in enumerate(_outside_fences(markdown.split("\n"))):
         if line is not None and (match := _HEADING.match(line)):
-            headings.append(_Heading(len(match.group(1)), (match.group(2) or "").strip(), number))
+            headings.append(_Heading(len(match.group(1)), _heading_title(match.group(2) or ""), number))
     return headings

@@ -3,6 +3,7 @@
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
@@ -39,13 +40,58 @@ def inline_html(markdown: str) -> str:
 _TEXT_TOKENS = frozenset({"text", "code_inline", "image"})
 
 
+def _plain(tokens: list[Token]) -> str:
+    parts: list[str] = []
+    for token in tokens:
+        if token.type in _TEXT_TOKENS:
+            parts.append(token.content)
+        elif token.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+    return "".join(parts)
+
+
 def inline_text(markdown: str) -> str:
     """One line of markdown as plain text, for places that show no markup (a browser tab's title)."""
-    parts: list[str] = []
-    for block in _markdown().parseInline(markdown):
-        for token in block.children or ():
-            if token.type in _TEXT_TOKENS:
-                parts.append(token.content)
-            elif token.type in ("softbreak", "hardbreak"):
-                parts.append(" ")
-    return "".join(parts)
+    return "".join(_plain(block.children or []) for block in _markdown().parseInline(markdown))
+
+
+def to_plain(markdown: str) -> str:
+    """Block markdown as plain text, its paragraphs joined by a space (a note's summary line)."""
+    blocks = [_plain(token.children or []) for token in _markdown().parse(markdown) if token.type == "inline"]
+    return " ".join(blocks)
+
+
+def annotated_html(markdown: str, callouts: list[tuple[str, str]]) -> str:
+    """`markdown` as HTML with each callout (quote, HTML) placed right after the paragraph, list
+    item paragraph or table cell that quotes it: beside the claim, not at the bottom. A quote is
+    matched in the markdown as written, whitespace aside; one that is not there is left out."""
+    md = _markdown()
+    tokens = md.parse(markdown)
+    after: dict[int, list[str]] = {}  # the index of a block's closing token: callouts to follow it
+    pending = [(" ".join(quote.split()), html) for quote, html in callouts]
+    for index, token in enumerate(tokens):
+        if token.type != "inline" or not pending:
+            continue
+        content = " ".join(token.content.split())
+        after.setdefault(_block_end(tokens, index), []).extend(
+            html for quote, html in pending if quote in content
+        )
+        pending = [(quote, html) for quote, html in pending if quote not in content]
+    placed: list[Token] = []
+    for index, token in enumerate(tokens):
+        placed.append(token)
+        if after.get(index):
+            block = Token("html_block", "", 0)
+            block.content = "".join(after[index])
+            placed.append(block)
+    return md.renderer.render(placed, md.options, {})
+
+
+def _block_end(tokens: list[Token], inline: int) -> int:
+    """Where a callout may follow the block holding the inline token at `inline`: its closing
+    token, or for a table cell the end of the table (nothing may stand between cells)."""
+    end = inline + 1
+    if end < len(tokens) and tokens[end].type in ("td_close", "th_close"):
+        while end < len(tokens) - 1 and tokens[end].type != "table_close":
+            end += 1
+    return end

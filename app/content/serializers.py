@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from app.content.model import Card, Entry, Text, quiz_item_id
+from app.content.model import Card, Entry, Text, VersionNote, quiz_item_id
 from app.content.tiers import Tier, go_deeper_tiers, sees
 
 
@@ -18,6 +18,39 @@ def _quiz_entry(entry: Entry, costly: bool) -> dict[str, Any]:
     """A pitfall or true statement, with the id a quiz attempt's `choices` name it by."""
     body_key = "why_wrong" if costly else "why_true"
     return {"id": quiz_item_id(entry, costly), **_entry(entry, "statement", body_key)}
+
+
+def _note(note: VersionNote) -> dict[str, Any]:
+    demo = note.demo
+    return {
+        "id": note.key,
+        "quote": note.quote,
+        "checked": note.checked,
+        "sources": list(note.sources),
+        "relies_on": list(note.relies_on),
+        "demo": None
+        if demo is None
+        else {
+            "preset": demo.preset,
+            "variant": demo.variant,
+            "against": demo.against,
+            "params": dict(demo.params),
+        },
+        "note": _text(note.body),
+    }
+
+
+def _shown(card: Card, tier: Tier) -> list[Text]:
+    """The prose `tier` sees, where a version note's quote can stand."""
+    texts = [card.basics, *(card.go_deeper[t] for t in go_deeper_tiers(tier))]
+    texts += [entry.body for entry in card.pitfalls + card.truths]
+    if sees(tier, "solid"):
+        texts.append(card.solid)
+    if sees(tier, "follow_ups"):
+        texts += [entry.body for entry in card.follow_ups]
+    if sees(tier, "deep_dive"):
+        texts.append(card.deep_dive)
+    return texts
 
 
 def card_summary(card: Card) -> dict[str, Any]:
@@ -49,4 +82,8 @@ def card_for_tier(card: Card, tier: Tier) -> dict[str, Any]:
         sections["follow_ups"] = [_entry(f, "question", "answer") for f in card.follow_ups]
     if sees(tier, "deep_dive"):
         sections["deep_dive"] = _text(card.deep_dive)
+    shown = _shown(card, tier)
+    sections["version_notes"] = [
+        _note(note) for note in card.notes if any(note.quoted_in(text.markdown) for text in shown)
+    ]
     return {**card_summary(card), "tier": tier, "sections": sections}

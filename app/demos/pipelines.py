@@ -39,6 +39,7 @@ from app.demos.presets import (
     get_preset,
     measured_step_ms,
     model_buffer_mb,
+    model_first_batch_ms,
     model_step_ms,
     replayed_mean,
     serial_bound_ms,
@@ -66,16 +67,16 @@ TF_DEFAULTS_NOTE = (
     "asynchronous map-and-batch stage (map_and_batch_fusion) and parallelises stateless maps "
     "(map_parallelization). Each of the first two on its own makes a pipeline written without "
     "prefetch overlap its input with the step, so the textbook 'no prefetch' baseline would look "
-    "like 'prefetch last'. This demo turns those rewrites off for every variant, so the variants "
-    "differ only in what their code says."
+    "like 'prefetch last'. This demo turns those rewrites off, so the variants differ only in "
+    "what their code says."
 )
 
 POOL_NOTE = (
-    "tf.data also runs map calls on a thread pool sized to the CPU count ({cpus} here), which "
-    "caps num_parallel_calls at {cpus} concurrent calls; the map's cost here is I/O-like "
-    "waiting, so this preset sizes the pool to the worker count "
-    "(threading.private_threadpool_size) so that num_parallel_calls=workers really runs that "
-    "many calls at once."
+    "tf.data also runs the functions of map and interleave on a thread pool sized to the CPU "
+    "count ({cpus} here), which caps num_parallel_calls at {cpus} concurrent calls; the cost of "
+    "these calls is I/O-like waiting, so this preset sizes the pool to its {what} ({size}, "
+    "threading.private_threadpool_size) so that num_parallel_calls={size} really runs that many "
+    "calls at once."
 )
 
 
@@ -114,35 +115,47 @@ def gpu_names() -> list[str]:
 
 
 class ProducedCounter:
-    """Counts finished batches on the producer side, to know how many the buffer holds."""
+    """Counts finished elements on the producer side, to know how many the pipeline holds.
 
-    def __init__(self) -> None:
+    `per_step`: how many of them a step takes (1 batch, or batch_size examples)."""
+
+    def __init__(self, unit: str, per_step: int, element_mb: float) -> None:
         self._lock = threading.Lock()
         self.count = 0
+        self.unit = unit
+        self.per_step = per_step
+        self.element_mb = element_mb
 
     def add(self) -> None:
         with self._lock:
             self.count += 1
 
 
-def _example_loader(params: Mapping[str, int]) -> Callable[[np.ndarray], np.ndarray]:
-    """numpy function for one example: sleeps its share of its batch's input cost."""
+def _read_ms(params: Mapping[str, int], indices: np.ndarray) -> float:
+    """What one call of the example loader costs: call_ms where the preset has it, plus each
+    example's share of its batch's input cost."""
     batch = params["batch_size"]
+    shares = sum(batch_input_ms(params, int(i) // batch) for i in np.atleast_1d(indices)) / batch
+    return params.get("call_ms", 0) + shares
 
-    def load(index: np.ndarray) -> np.ndarray:
-        cost_ms = batch_input_ms(params, int(index) // batch) / batch
-        time.sleep(cost_ms / 1000.0)
-        return index
+
+def _example_loader(params: Mapping[str, int]) -> Callable[[np.ndarray], np.ndarray]:
+    """numpy function for one example or a batch of them: sleeps what the call costs."""
+
+    def load(indices: np.ndarray) -> np.ndarray:
+        time.sleep(_read_ms(params, indices) / 1000.0)
+        return indices
 
     return load
 
 
-def _batch_loader(params: Mapping[str, int], counter: ProducedCounter) -> Callable[[np.ndarray], np.ndarray]:
-    """numpy function for one whole large batch: sleep, then fill batch_mb."""
-    floats = params["batch_mb"] * 2**20 // 4
+def _filled_loader(
+    cost_ms: Callable[[np.ndarray], float], floats: int, counter: ProducedCounter
+) -> Callable[[np.ndarray], np.ndarray]:
+    """numpy function for one large element: sleep its cost, then fill `floats` float32s."""
 
     def load(index: np.ndarray) -> np.ndarray:
-        time.sleep(batch_input_ms(params, int(index)) / 1000.0)
+        time.sleep(cost_ms(index) / 1000.0)
         # Filled, not np.empty: untouched pages would not be resident, and the buffer would look free.
         data = np.full((floats,), float(index), dtype=np.float32)
         counter.add()
@@ -151,24 +164,30 @@ def _batch_loader(params: Mapping[str, int], counter: ProducedCounter) -> Callab
     return load
 
 
-def _examples(params: Mapping[str, int], parallel: int | None = None) -> tf.data.Dataset:
-    load = _example_loader(params)
+def _mapped(load: Callable[[np.ndarray], np.ndarray], dtype: tf.DType) -> Callable[[tf.Tensor], tf.Tensor]:
+    """A numpy loader as a function for Dataset.map."""
 
     @tf.autograph.experimental.do_not_convert  # no control flow to convert; keeps the log quiet
     def call(index: tf.Tensor) -> tf.Tensor:
-        return tf.numpy_function(load, [index], tf.int64, stateful=True)
+        return tf.numpy_function(load, [index], dtype, stateful=True)
 
-    return tf.data.Dataset.range(2**62).map(call, num_parallel_calls=parallel)
+    return call
+
+
+def _indices(count: int | None = None) -> tf.data.Dataset:
+    return tf.data.Dataset.range(2**62 if count is None else count)
 
 
 def _large_batches(params: Mapping[str, int], counter: ProducedCounter) -> tf.data.Dataset:
-    load = _batch_loader(params, counter)
+    load = _filled_loader(
+        lambda index: batch_input_ms(params, int(index)), params["batch_mb"] * 2**20 // 4, counter
+    )
+    return _indices().map(_mapped(load, tf.float32))
 
-    @tf.autograph.experimental.do_not_convert
-    def call(index: tf.Tensor) -> tf.Tensor:
-        return tf.numpy_function(load, [index], tf.float32, stateful=True)
 
-    return tf.data.Dataset.range(2**62).map(call)
+def _large_examples(params: Mapping[str, int], counter: ProducedCounter) -> tf.data.Dataset:
+    load = _filled_loader(lambda index: _read_ms(params, index), params["example_kb"] * 2**10 // 4, counter)
+    return _indices().map(_mapped(load, tf.float32))
 
 
 def _fill_ms(params: Mapping[str, int], options: tf.data.Options) -> float:
@@ -177,7 +196,8 @@ def _fill_ms(params: Mapping[str, int], options: tf.data.Options) -> float:
     Real CPU work the card's model leaves out; measured so the reading can account for it.
     """
     quiet = {**params, "input_ms": 0}
-    iterator = iter(_large_batches(quiet, ProducedCounter()).with_options(options))
+    counter = ProducedCounter("batches", 1, params["batch_mb"])
+    iterator = iter(_large_batches(quiet, counter).with_options(options))
     next(iterator)
     times = []
     for _ in range(3):
@@ -212,10 +232,11 @@ def _options(spec: Preset, params: Mapping[str, int]) -> tuple[tf.data.Options, 
     return options, changed
 
 
-def _defaults_note(spec: Preset) -> str:
+def _defaults_note(spec: Preset, params: Mapping[str, int]) -> str:
     parts = [TF_DEFAULTS_NOTE.format(version=tf.__version__)]
     if spec.thread_pool_param is not None:
-        parts.append(POOL_NOTE.format(cpus=_cpu_count()))
+        what = spec.param_label(spec.thread_pool_param).lower()
+        parts.append(POOL_NOTE.format(cpus=_cpu_count(), what=what, size=params[spec.thread_pool_param]))
     if spec.tf_data_note:
         parts.append(spec.tf_data_note)
     return " ".join(parts)
@@ -229,7 +250,8 @@ def _defaults_note(spec: Preset) -> str:
 class VariantSetup:
     dataset: tf.data.Dataset
     counter: ProducedCounter | None = None
-    # Set when the builder placed the options itself (they must precede prefetch_to_device).
+    # Set when the builder chose the dataset's options itself: placed the run's before
+    # prefetch_to_device or an epoch read ahead, or kept TensorFlow's defaults.
     options_applied: bool = False
 
 
@@ -243,17 +265,37 @@ class Toolkit:
         self._options = options
         self.counter: ProducedCounter | None = None
         self.options_applied = False
+        # A function, not a method, so that Dataset.map has nothing to convert with AutoGraph.
+        self.load = _mapped(_example_loader(params), tf.int64)
+
+    def indices(self, count: int | None = None) -> tf.data.Dataset:
+        return _indices(count)
 
     def examples(self, parallel: int | None = None) -> tf.data.Dataset:
-        return _examples(self._params, parallel)
+        return _indices().map(self.load, num_parallel_calls=parallel)
 
     def large_batches(self) -> tf.data.Dataset:
-        self.counter = ProducedCounter()
+        self.counter = ProducedCounter("batches", 1, self._params["batch_mb"])
         return _large_batches(self._params, self.counter)
+
+    def large_examples(self) -> tf.data.Dataset:
+        p = self._params
+        self.counter = ProducedCounter("examples", p["batch_size"], p["example_kb"] / 2**10)
+        return _large_examples(p, self.counter)
 
     def with_options(self, dataset: tf.data.Dataset) -> tf.data.Dataset:
         self.options_applied = True
         return dataset.with_options(self._options)
+
+    def with_tensorflow_defaults(self, dataset: tf.data.Dataset) -> tf.data.Dataset:
+        self.options_applied = True
+        return dataset
+
+    def after_epoch(self, dataset: tf.data.Dataset) -> tf.data.Dataset:
+        dataset = self.with_options(dataset)
+        for _ in dataset:
+            pass
+        return dataset
 
 
 def build_variant(
@@ -366,6 +408,22 @@ LARGE_INPUT_NOTE = (
     "Input cost is simulated I/O latency: each batch's map call is a tf.numpy_function that "
     "sleeps input_ms, then fills a batch_mb array in host memory (real CPU work not in the model)."
 )
+LARGE_EXAMPLE_NOTE = (
+    "Input cost is simulated I/O latency: each example's map call is a tf.numpy_function that "
+    "sleeps its share of input_ms (input_ms / batch_size), then fills an example_kb array in host "
+    "memory (real CPU work, a fraction of a millisecond, not in the model)."
+)
+CALL_NOTE = (
+    "Each call of the map function also sleeps call_ms, once whether it is given one example or "
+    "a whole batch of them."
+)
+
+
+def _input_note(spec: Preset, params: Mapping[str, int]) -> str:
+    note = (
+        LARGE_INPUT_NOTE if spec.large_batches else LARGE_EXAMPLE_NOTE if spec.large_examples else INPUT_NOTE
+    )
+    return f"{note} {CALL_NOTE}" if "call_ms" in params else note
 
 
 # ---------------------------------------------------------------------------------------------
@@ -378,6 +436,8 @@ class Measurement:
     durations_ms: list[float] = field(default_factory=list)
     buffered: list[int] = field(default_factory=list)
     rss_peak_mb: float = 0.0
+    # What counted the buffered elements, where the producer counts them.
+    counter: ProducedCounter | None = None
 
 
 class _Progress:
@@ -411,16 +471,17 @@ def _measure(
     """The consumer loop: time the wait in next() and the step, per step, from the wall clock."""
     process = psutil.Process()
     iterator = iter(setup.dataset)
-    result = Measurement()
+    counter = setup.counter
+    result = Measurement(counter=counter)
     starts: list[float] = []
     origin = time.perf_counter()
     for k in range(steps):
         if should_cancel is not None and should_cancel():
             raise DemoCancelled("cancelled")
         start = time.perf_counter()
-        if setup.counter is not None:
+        if counter is not None:
             # Sampled just before next(): when the buffer is at its fullest.
-            result.buffered.append(setup.counter.count - k)
+            result.buffered.append(counter.count - k * counter.per_step)
             result.rss_peak_mb = max(result.rss_peak_mb, process.memory_info().rss / 2**20)
         batch = next(iterator)
         got = time.perf_counter()
@@ -434,8 +495,8 @@ def _measure(
             "compute_ms": round((done - got) * 1000.0, 3),
             "warmup": k < WARMUP_STEPS,
         }
-        if setup.counter is not None:
-            step["buffered_batches"] = result.buffered[-1]
+        if counter is not None:
+            step[f"buffered_{counter.unit}"] = result.buffered[-1]
         result.steps.append(step)
         progress.report(k + 1)
     end = time.perf_counter()
@@ -481,29 +542,35 @@ def _variant_doc(
     # Margin for timer and scheduling noise before a step counts as held up from outside.
     bound = 1.25 * serial_bound_ms(spec.name, params, fill_ms or 0.0) + 2.0
     doc["stalled_steps"] = sum(1 for d in kept if d > bound)
-    if spec.buffer_of is not None:
-        doc.update(_buffer_fields(spec, name, params, m))
+    first_batch_model = model_first_batch_ms(spec.name, name, params)
+    if first_batch_model is not None:
+        doc["first_batch_ms"] = m.steps[0]["input_ms"]
+        doc["model_first_batch_ms"] = first_batch_model
+    if spec.buffer_of is not None and m.counter is not None:
+        doc.update(_buffer_fields(spec, name, params, m, m.counter))
         if fill_ms is not None:
-            with_fill = replayed_mean(params, spec.buffer_of(name), fill_ms)
+            with_fill = replayed_mean(params, spec.buffer_of(name, params), fill_ms)
             doc["model_with_fill_ms"] = round(with_fill, 3)
     return doc
 
 
-def _buffer_fields(spec: Preset, name: str, params: Mapping[str, int], m: Measurement) -> dict[str, Any]:
+def _buffer_fields(
+    spec: Preset, name: str, params: Mapping[str, int], m: Measurement, counter: ProducedCounter
+) -> dict[str, Any]:
     """What the buffer held in host memory, counted, beside the cap the model gives it."""
     held = max(m.buffered[WARMUP_STEPS:], default=0)
-    mb = params["batch_mb"]
+    unit, mb = counter.unit, counter.element_mb
     cap = model_buffer_mb(spec.name, name, params)
-    cap_text = f"its cap is {cap:.0f} MB" if cap is not None else "AUTOTUNE sets no fixed cap"
+    cap_text = f"its cap is {cap:g} MB" if cap is not None else "AUTOTUNE sets no fixed cap"
     return {
-        "peak_buffered_batches": held,
+        f"peak_buffered_{unit}": held,
         "peak_host_mb": float(held * mb),
         "model_buffer_mb": cap,
         "rss_peak_mb": round(m.rss_peak_mb, 1),
         "buffer_note": (
-            f"Counted, not guessed: the buffer held at most {held} finished batch(es) of {mb} MB "
-            f"= {held * mb} MB of tensors (batches produced minus batches taken, sampled before "
-            f"each next()); {cap_text}. Whole-process RSS peaked at {m.rss_peak_mb:.0f} MB; RSS "
+            f"Counted, not guessed: the buffer held at most {held} x {mb:g} MB = {held * mb:g} MB "
+            f"of tensors ({unit} produced minus {unit} taken, sampled before each next()); "
+            f"{cap_text}. Whole-process RSS peaked at {m.rss_peak_mb:.0f} MB; RSS "
             "also counts TensorFlow itself and memory the allocator keeps after a batch is freed."
         ),
     }
@@ -517,22 +584,32 @@ def _pct(measured: float, model: float) -> str:
     return f"{(measured / model - 1) * 100:+.0f}%"
 
 
+def _modelled(v: dict[str, Any]) -> list[tuple[str, str, float, float | None]]:
+    """(what, how it was measured, measured, model) for each figure of a variant with a model."""
+    figures: list[tuple[str, str, float, float | None]] = [
+        (v["label"], f" ({v['model_basis']})", measured_step_ms(v), v["model_step_ms"])
+    ]
+    if "model_first_batch_ms" in v:
+        figures.append(
+            (f"the first batch of {v['label']}", "", v["first_batch_ms"], v["model_first_batch_ms"])
+        )
+    return figures
+
+
 def _agreement_lines(variants: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     agree: list[str] = []
     findings: list[str] = []
     for v in variants:
-        model = v["model_step_ms"]
-        if not model:
-            continue
-        basis = v["model_basis"]
-        measured = measured_step_ms(v)
-        if abs(measured / model - 1) <= AGREEMENT:
-            agree.append(f"{v['label']} {measured:.1f} ms (model {model:.1f}, {_pct(measured, model)})")
-        else:
-            findings.append(
-                f"Finding: {v['label']} took {measured:.1f} ms ({basis}) against a model of "
-                f"{model:.1f} ms ({_pct(measured, model)})."
-            )
+        for what, basis, measured, model in _modelled(v):
+            if not model:
+                continue
+            if abs(measured / model - 1) <= AGREEMENT:
+                agree.append(f"{what} {measured:.1f} ms (model {model:.1f}, {_pct(measured, model)})")
+            else:
+                findings.append(
+                    f"Finding: {what} took {measured:.1f} ms{basis} against a model of "
+                    f"{model:.1f} ms ({_pct(measured, model)})."
+                )
     return agree, findings
 
 
@@ -608,9 +685,9 @@ def environment(
         "cpu_count": _cpu_count(),
         "compute": compute,
         "compute_note": compute_note,
-        "input_note": LARGE_INPUT_NOTE if spec.large_batches else INPUT_NOTE,
+        "input_note": _input_note(spec, params),
         "tf_data_options": changed,
-        "tf_data_defaults_note": _defaults_note(spec),
+        "tf_data_defaults_note": _defaults_note(spec, params),
         "warmup_steps": WARMUP_STEPS,
     }
     if fill_ms is not None:

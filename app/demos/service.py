@@ -348,6 +348,26 @@ def get_run(session: Session, run_id: str) -> DemoRun | None:
     return session.get(DemoRun, run_id)
 
 
+def latest_measuring(
+    session: Session, preset: str, variants: list[str], look_back: int = 20
+) -> DemoRun | None:
+    """This server's newest finished run of `preset` that measured every one of `variants`,
+    whoever ran it: the figure a card's note shows beside its claim (a run from before a variant
+    existed lacks it, so a few older runs are looked through)."""
+    runs = session.scalars(
+        select(DemoRun)
+        .options(defer(DemoRun.result))  # the summary has the figures; the result has every step
+        .where(DemoRun.preset == preset, DemoRun.status == "done")
+        .order_by(DemoRun.finished_at.desc())
+        .limit(look_back)
+    )
+    for run in runs:
+        measured = {variant.get("name") for variant in (run.summary or {}).get("variants") or []}
+        if measured.issuperset(variants):
+            return run
+    return None
+
+
 def runs_for(session: Session, user_id: int, card_id: str | None = None, limit: int = 20) -> list[DemoRun]:
     """A person's runs, newest first, with their summaries; the full result is never loaded."""
     query = select(DemoRun).options(defer(DemoRun.result, raiseload=True)).where(DemoRun.user_id == user_id)

@@ -13,6 +13,7 @@ from app import PROJECT_ROOT
 from app.accounts import router as accounts
 from app.accounts.middleware import Authentication
 from app.accounts.routers import oidc
+from app.authoring import router as authoring
 from app.content import router as content
 from app.content.catalogue import Catalogue
 from app.demos.routers import api as demos_api
@@ -48,6 +49,7 @@ ROUTERS = (
     demos_pages,
     demos_api,
     team,
+    authoring,
 )
 
 

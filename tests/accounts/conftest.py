@@ -1,6 +1,7 @@
 """An app in AUTH_MODE=accounts with two members and an admin, and clients signed in as each."""
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,17 @@ def sign_in(client: TestClient, name: str, password: str | None = None) -> TestC
     )
     assert response.status_code == 303, response.text
     return client
+
+
+@contextmanager
+def new_person(app: FastAPI, name: str, role: str, password: str) -> Iterator[TestClient]:
+    """A person created with `role`, signed in on a client of their own."""
+    with app.state.db.write_sessions() as session:
+        service.create_user(session, name, role, password)
+        session.commit()
+    client = sign_in(fresh_client(app), name, password)
+    yield client
+    client.close()
 
 
 @pytest.fixture

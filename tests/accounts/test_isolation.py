@@ -16,7 +16,8 @@ from tests.factories import OWNER_CARD
 
 MARKER = "alice-secret-answer-7f3a"
 # What each route is: public (no sign-in), shared (the same for every signed-in person), own (a
-# person's own data: one person never reaches another's), lead (leads and admins) or admin.
+# person's own data: one person never reaches another's), lead (leads and admins), author (authors
+# and admins) or admin.
 ROUTES: dict[tuple[str, str], str] = {
     ("GET", "/"): "shared",
     ("GET", "/healthz"): "public",
@@ -62,6 +63,8 @@ ROUTES: dict[tuple[str, str], str] = {
     ("POST", "/cards/{card_id}/answers"): "own",
     ("GET", "/cards/{card_id}/demo-runs"): "own",
     ("GET", "/cards/{card_id}/history"): "own",
+    # The last figure anyone's run measured for a card's note: a number, never whose run it was.
+    ("GET", "/cards/{card_id}/notes/{note_key}"): "shared",
     ("GET", "/cards/{card_id}/quiz"): "shared",
     ("POST", "/cards/{card_id}/quiz"): "own",
     ("POST", "/cards/{card_id}/reveal"): "own",
@@ -82,6 +85,10 @@ ROUTES: dict[tuple[str, str], str] = {
     ("POST", "/team/assignments"): "lead",
     ("POST", "/team/assignments/{assignment_id}/delete"): "lead",
     ("GET", "/admin/audit"): "admin",
+    ("GET", "/author"): "author",
+    ("POST", "/author"): "author",
+    ("POST", "/author/download"): "author",
+    ("POST", "/api/author/check"): "author",
 }
 
 
@@ -117,6 +124,7 @@ def alices(signed_in: Callable[[str], TestClient]) -> dict[str, Any]:
         "name": "alice",
         "token": "not-an-invite",
         "assignment_id": 1,
+        "note_key": "00000000",
         "client": alice,
     }
 
@@ -149,8 +157,10 @@ def test_bob_never_reaches_alices_things(
     assert alices["client"].get(f"/api/demos/{alices['run_id']}").status_code == 200
 
 
-@pytest.mark.parametrize(("method", "path"), sorted(k for k, v in ROUTES.items() if v in ("admin", "lead")))
-def test_members_are_refused_admin_and_lead_routes(
+@pytest.mark.parametrize(
+    ("method", "path"), sorted(k for k, v in ROUTES.items() if v in ("admin", "lead", "author"))
+)
+def test_members_are_refused_admin_lead_and_author_routes(
     alices: dict[str, Any], signed_in: Callable[[str], TestClient], method: str, path: str
 ) -> None:
     assert signed_in("bob").request(method, _url(path, alices)).status_code == 403

@@ -19,6 +19,7 @@ import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect, sync_playwright
 
 from app import PROJECT_ROOT
+from app.content.model import item_key
 from tests.factories import OWNER_CARD
 from tests.servers import data_env, start_server, stop
 
@@ -32,6 +33,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+# The owner's card's note on its "strictly serial" claim, which the placement demo measures.
+SERIAL_NOTE = item_key("Without `prefetch`, a training step is strictly serial")
 # A phone (an iPhone 12 to 15's CSS pixels), a small Android phone, and a laptop.
 VIEWPORT_HEIGHTS = {360: 780, 390: 844, 1280: 800}
 
@@ -201,7 +204,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         )
         assert assigned.status_code == 303, assigned.text
         cookies = {name: dict(client.cookies.items()) for name, client in (("ada", ada), ("max", max_))}
-        yield Site(url, {"card_id": OWNER_CARD, "run_id": run_id, "name": "max", "token": invite}, cookies)
+        params = {
+            "card_id": OWNER_CARD,
+            "run_id": run_id,
+            "name": "max",
+            "token": invite,
+            "note_key": SERIAL_NOTE,
+        }
+        yield Site(url, params, cookies)
     finally:
         stop(process, timeout=30)
 
@@ -242,6 +252,14 @@ def _reveal(page: Page) -> None:
     expect(page.locator(".model-answer").first).to_be_visible()
 
 
+def _open_a_note(page: Page) -> None:
+    """Reveal the answer and open the note beside its first claim: its figures load."""
+    _reveal(page)
+    note = page.locator("details.version-note").first
+    note.locator("summary").click()
+    expect(note.locator(".evidence .figure")).to_be_visible()
+
+
 def _check_quiz(page: Page) -> None:
     page.get_by_role("button", name="Check my picks").click()
     expect(page.locator(".quiz .score")).to_be_visible()
@@ -255,6 +273,11 @@ def _select_a_bar(page: Page) -> None:
 def _practice_reveal(page: Page) -> None:
     page.locator("[data-shortcut=reveal]").click()
     expect(page.locator("#practice-card .model-answer")).to_be_visible()
+
+
+def _break_the_card(page: Page) -> None:
+    page.fill("#card-source", "---\nid: half-written\nlevel: expert\n---\n\n## Answer\n")
+    expect(page.locator(".author-problems li").first).to_be_visible()
 
 
 SITE_PAGES = [
@@ -274,6 +297,14 @@ SITE_PAGES = [
     ),
     SitePage("card-revealed", "/cards/{card_id}", "/cards/{card_id}?tier=senior", act=_reveal),
     SitePage("card-quiz-checked", "/cards/{card_id}", "/cards/{card_id}?tier=middle", act=_check_quiz),
+    SitePage(
+        "card-note-open",
+        "/cards/{card_id}",
+        "/cards/{card_id}?tier=middle",
+        act=_open_a_note,
+        screenshot=True,
+    ),
+    SitePage("card-note", "/cards/{card_id}/notes/{note_key}"),
     SitePage("card-quiz", "/cards/{card_id}/quiz", "/cards/{card_id}/quiz?tier=middle"),
     SitePage("card-history", "/cards/{card_id}/history"),
     SitePage("card-demo-runs", "/cards/{card_id}/demo-runs"),
@@ -281,6 +312,8 @@ SITE_PAGES = [
     SitePage("demo-status", "/demos/{run_id}/status"),
     SitePage("practice", "/practice", screenshot=True),
     SitePage("practice-revealed", "/practice", act=_practice_reveal),
+    SitePage("author", "/author", screenshot=True),
+    SitePage("author-problems", "/author", act=_break_the_card),
     SitePage("progress", "/progress", screenshot=True),
     SitePage("team", "/team", screenshot=True),
     SitePage("team-member", "/team/members/{name}", screenshot=True),

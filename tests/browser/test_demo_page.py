@@ -12,6 +12,7 @@ import psutil
 import pytest
 from playwright.sync_api import APIRequestContext, Browser, Locator, Page, expect
 
+from app.demos.presets import PRESETS
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
 from tests.servers import start_server
 
@@ -48,10 +49,11 @@ def test_run_a_small_demo_from_the_card_and_see_timelines_and_table(
     expect(page).to_have_url(re.compile(r"/demos/[0-9a-f]{32}$"))
     status = page.locator("#demo-status")
     expect(status).to_have_attribute("data-status", "done", timeout=90_000)
-    expect(page.locator("svg.timeline-svg")).to_have_count(4)
+    variants = len(PRESETS["placement"].variants)
+    expect(page.locator("svg.timeline-svg")).to_have_count(variants)
     expect(page.locator("figure.timeline").first.locator("g.bars-compute rect")).to_have_count(8)
     rows = page.locator("table.comparison tbody tr")
-    expect(rows).to_have_count(4)
+    expect(rows).to_have_count(variants)
     expect(rows.first).to_contain_text("No prefetch")
     expect(rows.first.locator(".verdict")).not_to_be_empty()
     expect(page.locator(".reading")).to_contain_text("Without prefetch a step took")

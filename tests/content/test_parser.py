@@ -1,6 +1,8 @@
 """The card format: the owner's card parses whole; every malformed case names its file and line."""
 
+import contextlib
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -218,3 +220,28 @@ def test_content_check_reports_two_items_with_the_same_text_at_the_repeat(
     assert result.exit_code == 1
     expected = f"{path}:{line_of(text, repeat)}: {noun} repeats the one on line {line_of(text, first)} "
     assert expected in result.stdout, result.stdout
+
+
+def test_a_heading_padded_with_spaces_does_not_stall_the_checker(tmp_path: Path) -> None:
+    """The author preview checks what anyone with the author role pastes: a heading line padded
+    with 50,000 spaces took the heading pattern over 30 s of backtracking."""
+    padded = card_text(**{"## Basics\n": "## Basics\n# a" + " " * 50_000 + "x\n"})
+    done = threading.Event()
+    worker = threading.Thread(target=lambda: (_checked(tmp_path, padded), done.set()), daemon=True)
+    worker.start()
+    assert done.wait(timeout=5), "checking the card took more than 5 s"
+
+
+def _checked(tmp_path: Path, text: str) -> None:
+    with contextlib.suppress(CardParseError):
+        parse_card(write_card(tmp_path, "padded.md", text))
+
+
+def test_a_nested_yaml_alias_is_refused_in_a_short_message(tmp_path: Path) -> None:
+    """Aliases nest cheaply and print enormously: the message names the value's kind instead."""
+    aliases = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]\n" for i in range(1, 7)
+    )
+    text = card_text(**{"level: middle\n": aliases + "level: *a6\n"})
+    level = next(m for m in problems_of(tmp_path, text) if "unknown level" in m)
+    assert len(level) < 200 and "a list" in level

@@ -24,6 +24,17 @@ SMALL_BY_PRESET: dict[str, dict[str, int]] = {
     "jitter": {**SMALL, "batch_size": 2, "burst_len": 2},
     "synthetic": {**SMALL, "batch_size": 2},
     "memory": {**SMALL, "batch_mb": 2, "burst_len": 2},
+    "cache": {**SMALL, "batch_size": 2},
+    "shuffle": {
+        **SMALL,
+        "batch_size": 2,
+        "small_buffer": 2,
+        "medium_buffer": 4,
+        "large_buffer": 8,
+        "example_kb": 4,
+    },
+    "interleave": {**SMALL, "batch_size": 2, "shards": 3},
+    "vectorize": {**SMALL, "batch_size": 2, "call_ms": 1},
 }
 HAS_GPU = bool(tf.config.list_physical_devices("GPU"))
 
@@ -88,6 +99,9 @@ def test_placement_fidelity() -> None:
     assert 0.9 * 30 <= v["prefetch-last-2"]["median_step_ms"] <= 1.3 * 30
     before = v["prefetch-before-batch"]["median_step_ms"]
     assert last < before < none
+    # The same pipeline as no-prefetch, left to TensorFlow's default rewrites: it overlaps.
+    assert 0.9 * 30 <= v["no-prefetch-tf-defaults"]["median_step_ms"] <= 1.3 * 30, doc["reading"]
+    assert "With TensorFlow's default options the same pipeline" in doc["reading"]
 
 
 def test_deficit_fidelity() -> None:
@@ -174,3 +188,68 @@ def test_to_device_pipeline_builds_and_iterates() -> None:
     batches = [b for _, b in zip(range(3), setup.dataset, strict=False)]
     assert [int(b.shape[0]) for b in batches] == [2**18] * 3
     assert setup.counter is not None and setup.counter.count >= 3
+
+
+def test_cache_after_the_map_makes_epoch_2_cost_compute_alone() -> None:
+    doc = pipelines.run_preset("cache", {"input_ms": 40, "compute_ms": 10, "batch_size": 2, "steps": 10})
+    v = by_name(doc)
+    for name in ("cache-after-map-epoch-1", "cache-before-map-epoch-1", "cache-before-map-epoch-2"):
+        assert 0.9 * 50 <= v[name]["median_step_ms"] <= 1.3 * 50, (name, doc["reading"])
+    assert 0.9 * 10 <= v["cache-after-map-epoch-2"]["median_step_ms"] <= 1.3 * 10, doc["reading"]
+    # Epoch 2 read the whole epoch from the cache: no step waited for the map.
+    assert max(s["input_ms"] for s in v["cache-after-map-epoch-2"]["steps"]) < 10, doc["reading"]
+
+
+def test_interleave_reads_shards_in_parallel_only_with_num_parallel_calls() -> None:
+    doc = pipelines.run_preset("interleave", {"input_ms": 80, "compute_ms": 10, "shards": 4, "steps": 12})
+    v = by_name(doc)
+    flat, sequential = v["flat-map"]["median_step_ms"], v["interleave-sequential"]["median_step_ms"]
+    parallel = v["interleave-parallel"]["median_step_ms"]
+    assert 0.9 * 80 <= flat <= 1.3 * 80 and 0.9 * 80 <= sequential <= 1.3 * 80, doc["reading"]
+    assert 0.9 * 20 <= parallel <= 1.3 * 20, doc["reading"]
+    # Four reads at once on a 2-core host: the pool is sized to the shards, not the CPUs.
+    assert doc["environment"]["tf_data_options"]["threading.private_threadpool_size"] == 4
+    assert "sizes the pool to its shards (4" in doc["environment"]["tf_data_defaults_note"]
+
+
+def test_vectorize_pays_the_call_cost_once_per_batch() -> None:
+    params = {"input_ms": 16, "compute_ms": 10, "batch_size": 4, "call_ms": 20, "steps": 10}
+    doc = pipelines.run_preset("vectorize", params)
+    v = by_name(doc)
+    per_example, per_batch = v["map-then-batch"]["median_step_ms"], v["batch-then-map"]["median_step_ms"]
+    assert 0.9 * 106 <= per_example <= 1.3 * 106, doc["reading"]
+    assert 0.9 * 46 <= per_batch <= 1.3 * 46, doc["reading"]
+    assert v["map-then-batch"]["stalled_steps"] == 0, "a step of four calls is within the serial bound"
+    assert "call_ms" in doc["environment"]["input_note"]
+
+
+def test_shuffle_reports_the_first_batch_and_the_memory_its_buffer_holds() -> None:
+    params = {
+        "input_ms": 20,
+        "compute_ms": 5,
+        "batch_size": 2,
+        "steps": 6,
+        "small_buffer": 4,
+        "medium_buffer": 12,
+        "large_buffer": 32,
+        "example_kb": 256,
+    }
+    doc = pipelines.run_preset("shuffle", params)
+    v = by_name(doc)
+    for name, buffer in (("buffer-small", 4), ("buffer-medium", 12), ("buffer-large", 32)):
+        variant = v[name]
+        # The buffer fills before the first example, then the batch takes one more: 10 ms each.
+        assert variant["model_first_batch_ms"] == (buffer + 1) * 10
+        assert 0.9 <= variant["first_batch_ms"] / variant["model_first_batch_ms"] <= 1.3, doc["reading"]
+        assert variant["first_batch_ms"] == variant["steps"][0]["input_ms"]
+        # Counted between steps: the buffer refills its free slot only when asked for the next example.
+        assert variant["peak_buffered_examples"] == buffer - 1
+        assert variant["peak_host_mb"] == (buffer - 1) / 4
+        assert variant["model_buffer_mb"] == buffer / 4
+        assert all("buffered_examples" in s for s in variant["steps"])
+    assert (
+        v["buffer-small"]["first_batch_ms"]
+        < v["buffer-medium"]["first_batch_ms"]
+        < v["buffer-large"]["first_batch_ms"]
+    )
+    assert "fills an example_kb array" in doc["environment"]["input_note"]

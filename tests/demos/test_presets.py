@@ -8,9 +8,12 @@ import pytest
 from app.demos.presets import (
     MAX_RUN_SECONDS,
     PRESETS,
+    VARIANT_OVERHEAD_SECONDS,
     ParamError,
     estimate_seconds,
     get_preset,
+    model_buffer_mb,
+    model_first_batch_ms,
     model_step_ms,
     serial_bound_ms,
     simulate_prefetch,
@@ -18,7 +21,18 @@ from app.demos.presets import (
     validate_params,
 )
 
-DESIGN_PRESETS = ["placement", "deficit", "jitter", "synthetic", "memory", "to-device"]
+DESIGN_PRESETS = [
+    "placement",
+    "deficit",
+    "jitter",
+    "synthetic",
+    "memory",
+    "to-device",
+    "cache",
+    "shuffle",
+    "interleave",
+    "vectorize",
+]
 
 
 def test_every_preset_from_the_design_is_described() -> None:
@@ -39,6 +53,7 @@ def test_fixed_variant_names() -> None:
         "prefetch-before-batch",
         "prefetch-last-autotune",
         "prefetch-last-2",
+        "no-prefetch-tf-defaults",
     ]
     assert get_preset("deficit").variant_names == ["prefetch-only", "parallel-map"]
     assert get_preset("jitter").variant_names == [
@@ -51,6 +66,19 @@ def test_fixed_variant_names() -> None:
     assert get_preset("synthetic").variant_names == ["real-pipeline", "synthetic-input"]
     assert get_preset("memory").variant_names == ["prefetch-autotune", "prefetch-2"]
     assert get_preset("to-device").variant_names == ["prefetch-to-device", "host-prefetch"]
+    assert get_preset("cache").variant_names == [
+        "cache-after-map-epoch-1",
+        "cache-after-map-epoch-2",
+        "cache-before-map-epoch-1",
+        "cache-before-map-epoch-2",
+    ]
+    assert get_preset("shuffle").variant_names == ["buffer-small", "buffer-medium", "buffer-large"]
+    assert get_preset("interleave").variant_names == [
+        "flat-map",
+        "interleave-sequential",
+        "interleave-parallel",
+    ]
+    assert get_preset("vectorize").variant_names == ["map-then-batch", "batch-then-map"]
 
 
 def test_defaults_are_filled_in() -> None:
@@ -164,3 +192,69 @@ def test_a_run_whose_buffer_could_outgrow_the_memory_limit_is_refused() -> None:
     assert refused.value.param == "batch_mb"
     assert validate_params("memory", {"batch_mb": 16, "steps": 50}, memory_limit_mb=3072)["batch_mb"] == 16
     assert validate_params("placement", {"steps": 200, "input_ms": 50}, memory_limit_mb=3072)
+
+
+def test_placement_under_tensorflow_defaults_is_modelled_as_overlapped() -> None:
+    p = validate_params("placement", {"input_ms": 30, "compute_ms": 20})
+    assert model_step_ms("placement", "no-prefetch-tf-defaults", p) == 30
+    assert model_step_ms("placement", "no-prefetch", p) == 50
+
+
+def test_cache_model_reads_memory_only_after_the_map_in_epoch_2() -> None:
+    p = validate_params("cache", {"input_ms": 40, "compute_ms": 10, "batch_size": 2, "steps": 20})
+    models = {v: model_step_ms("cache", v, p) for v in get_preset("cache").variant_names}
+    assert models == {
+        "cache-after-map-epoch-1": 50,
+        "cache-after-map-epoch-2": 10,
+        "cache-before-map-epoch-1": 50,
+        "cache-before-map-epoch-2": 50,
+    }
+    # Each epoch-2 variant first reads a whole epoch (20 batches of 40 ms input), untimed but not free.
+    steps_s = 20 * (50 + 10 + 50 + 50) / 1000
+    assert estimate_seconds("cache", p) == round(
+        1.1 * (steps_s + 2 * 20 * 40 / 1000) + 4 * VARIANT_OVERHEAD_SECONDS, 1
+    )
+
+
+def test_interleave_model_divides_the_input_by_the_shards_read_at_once() -> None:
+    p = validate_params("interleave", {"input_ms": 80, "compute_ms": 10, "shards": 4})
+    assert model_step_ms("interleave", "flat-map", p) == 80
+    assert model_step_ms("interleave", "interleave-sequential", p) == 80
+    assert model_step_ms("interleave", "interleave-parallel", p) == 20
+    # Bounded below by the step: more shards than input / compute buy nothing.
+    assert model_step_ms("interleave", "interleave-parallel", {**p, "shards": 16}) == 10
+    assert get_preset("interleave").thread_pool_param == "shards"
+
+
+def test_vectorize_model_pays_the_call_cost_per_example_or_per_batch() -> None:
+    p = validate_params("vectorize", {"input_ms": 16, "compute_ms": 10, "batch_size": 4, "call_ms": 20})
+    assert model_step_ms("vectorize", "map-then-batch", p) == 4 * 20 + 16 + 10
+    assert model_step_ms("vectorize", "batch-then-map", p) == 20 + 16 + 10
+    # The longest step allowed counts one call per example, so map-then-batch never reads as stalled.
+    assert serial_bound_ms("vectorize", p) == 16 + 4 * 20 + 10
+
+
+def test_shuffle_model_fills_the_buffer_before_the_first_batch() -> None:
+    p = validate_params(
+        "shuffle",
+        {
+            "input_ms": 40,
+            "compute_ms": 20,
+            "batch_size": 2,
+            "small_buffer": 16,
+            "large_buffer": 128,
+            "example_kb": 512,
+        },
+    )
+    # 16 examples fill the buffer, then the batch takes 1 more; each example costs 40 / 2 ms.
+    assert model_first_batch_ms("shuffle", "buffer-small", p) == (16 + 1) * 20
+    assert model_first_batch_ms("shuffle", "buffer-large", p) == (128 + 1) * 20
+    assert model_buffer_mb("shuffle", "buffer-small", p) == 8
+    assert model_buffer_mb("shuffle", "buffer-large", p) == 64
+    assert model_step_ms("shuffle", "buffer-large", p) == 60
+    assert model_first_batch_ms("placement", "no-prefetch", validate_params("placement", {})) is None
+    # The estimate counts each buffer's fill on top of the steps.
+    fills = (17 + 49 + 129) * 20 / 1000
+    assert estimate_seconds("shuffle", p) == round(
+        1.1 * (3 * 15 * 60 / 1000 + fills) + 3 * VARIANT_OVERHEAD_SECONDS, 1
+    )

@@ -15,19 +15,15 @@ from app.accounts.models import User
 from app.content.catalogue import Catalogue
 from app.content.dependencies import get_catalogue
 from app.practice import scheduling
-from tests.accounts.conftest import fresh_client, sign_in, signed_in, team_app  # noqa: F401
+from tests.accounts.conftest import fresh_client, new_person, sign_in, signed_in, team_app  # noqa: F401
 
 LEAD_PASSWORD = "lead pass phrase 42"
 
 
 @pytest.fixture
 def lena(team_app: FastAPI) -> Iterator[TestClient]:  # noqa: F811
-    with team_app.state.db.write_sessions() as session:
-        service.create_user(session, "lena", "lead", LEAD_PASSWORD)
-        session.commit()
-    client = sign_in(fresh_client(team_app), "lena", LEAD_PASSWORD)
-    yield client
-    client.close()
+    with new_person(team_app, "lena", "lead", LEAD_PASSWORD) as client:
+        yield client
 
 
 def text_of(tag: Tag, css: str) -> str:

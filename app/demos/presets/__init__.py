@@ -12,7 +12,18 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from app.demos.presets import deficit, jitter, memory, placement, synthetic, to_device
+from app.demos.presets import (
+    cache,
+    deficit,
+    interleave,
+    jitter,
+    memory,
+    placement,
+    shuffle,
+    synthetic,
+    to_device,
+    vectorize,
+)
 from app.demos.presets.base import Kit, ParamSpec, Preset, VariantSpec
 from app.demos.presets.errors import (
     DemoCancelled,
@@ -47,6 +58,7 @@ __all__ = [
     "get_preset",
     "measured_step_ms",
     "model_buffer_mb",
+    "model_first_batch_ms",
     "model_step_ms",
     "register",
     "replayed_mean",
@@ -81,7 +93,18 @@ def register(preset: Preset) -> Preset:
 
 
 # In this order on the CLI, in the API's list and in error messages.
-for _declared in (placement, deficit, jitter, synthetic, memory, to_device):
+for _declared in (
+    placement,
+    deficit,
+    jitter,
+    synthetic,
+    memory,
+    to_device,
+    cache,
+    shuffle,
+    interleave,
+    vectorize,
+):
     register(_declared.PRESET)
 
 
@@ -112,7 +135,8 @@ def worst_buffer_mb(spec: Preset, params: Mapping[str, int]) -> float:
     """The most host memory a run's buffers could hold: with AUTOTUNE nothing caps the buffer
     below the whole run, so every batch (and the one in flight, and the one in the step)."""
     if not spec.large_batches:
-        return 0.0  # examples of a few bytes: nothing to speak of
+        # Examples of a few bytes, or a shuffle buffer its bounds keep to 256 MB at most.
+        return 0.0
     return float(params["batch_mb"] * (params["steps"] + 2))
 
 
@@ -178,8 +202,20 @@ def model_step_ms(preset: str, variant: str, params: Mapping[str, int]) -> float
 def model_buffer_mb(preset: str, variant: str, params: Mapping[str, int]) -> float | None:
     """Host memory a variant's buffer may hold by its model (None: no fixed cap, or not counted)."""
     spec = get_preset(preset)
-    buffer = spec.buffer_of(variant) if spec.buffer_of is not None else None
-    return None if buffer is None else float(buffer * params["batch_mb"])
+    buffer = spec.buffer_of(variant, params) if spec.buffer_of is not None else None
+    if buffer is None:
+        return None
+    # What one element the producer makes holds: a whole batch, or one example.
+    element_mb = params["batch_mb"] if spec.large_batches else params["example_kb"] / 1024
+    return float(buffer * element_mb)
+
+
+def model_first_batch_ms(preset: str, variant: str, params: Mapping[str, int]) -> float | None:
+    """The wait for a variant's first batch by its model (None: the preset does not model it)."""
+    spec = get_preset(preset)
+    if spec.first_batch_model is None or variant not in spec.variant_names:
+        return None
+    return round(spec.first_batch_model(variant, _with_defaults(spec, params)), 3)
 
 
 def serial_bound_ms(preset: str, params: Mapping[str, int], extra_input_ms: float = 0.0) -> float:
@@ -187,11 +223,13 @@ def serial_bound_ms(preset: str, params: Mapping[str, int], extra_input_ms: floa
 
     With or without a buffer, a step waits at most for one batch being produced and then
     computes, so a measured step far beyond this means something outside the pipeline (another
-    process on the host, swapping) held it up.
+    process on the host, swapping) held it up. Where a map call has a fixed cost, the slowest
+    batch is one call per example.
     """
     full = _with_defaults(get_preset(preset), params)
     slowest = max(batch_input_ms(full, j) for j in range(max(full["steps"], 2 * full.get("burst_len", 1))))
-    return slowest + extra_input_ms + float(full["compute_ms"])
+    calls = float(full.get("call_ms", 0) * full.get("batch_size", 1))
+    return slowest + calls + extra_input_ms + float(full["compute_ms"])
 
 
 def estimate_seconds(preset: str, params: Mapping[str, int]) -> float:
@@ -203,8 +241,11 @@ def estimate_seconds(preset: str, params: Mapping[str, int]) -> float:
     full = _with_defaults(spec, params)
     total = 0.0
     for name in spec.variant_names:
-        per_step = 1.1 * spec.step_model(name, full)
-        total += full["steps"] * per_step / 1000.0 + VARIANT_OVERHEAD_SECONDS
+        before_ms = sum(
+            model(name, full) for model in (spec.first_batch_model, spec.prepare_model) if model is not None
+        )
+        variant_ms = full["steps"] * spec.step_model(name, full) + before_ms
+        total += 1.1 * variant_ms / 1000.0 + VARIANT_OVERHEAD_SECONDS
     return round(total, 1)
 
 

@@ -23,17 +23,37 @@ class Kit(Protocol):
     tf: Any  # the tensorflow module
     device: str  # where prefetch_to_device stages batches
 
+    def indices(self, count: int | None = None) -> Any:
+        """`Dataset.range` of example indices: `count` of them (one epoch), or endless."""
+
+    def load(self, indices: Any) -> Any:
+        """The map function that reads examples, for `ds.map(kit.load)`: each call sleeps call_ms
+        (where the preset has it), plus each example's share of its batch's input cost. Given a
+        batch of indices it is one call for all of them."""
+
     def examples(self, parallel: int | None = None) -> Any:
-        """`Dataset.range(…).map(load)`: each example sleeps its share of its batch's input cost.
+        """`indices().map(load)`: endless examples.
 
         `parallel` is the map's num_parallel_calls (None: one call at a time)."""
 
     def large_batches(self) -> Any:
         """One whole batch of batch_mb per element; the run counts how many sit in the buffer."""
 
+    def large_examples(self) -> Any:
+        """`examples()` whose every element is example_kb of filled host memory; the run counts
+        how many the pipeline holds."""
+
     def with_options(self, dataset: Any) -> Any:
         """The run's tf.data options applied here, for a builder whose last step must follow them
         (otherwise the run applies them to the dataset the builder returns)."""
+
+    def with_tensorflow_defaults(self, dataset: Any) -> Any:
+        """`dataset` left with TensorFlow's default tf.data options (its rewrites on), where the
+        run would otherwise apply its own, which turn them off."""
+
+    def after_epoch(self, dataset: Any) -> Any:
+        """`dataset` with the run's options, read once to its end before the timed steps: for a
+        variant that measures a later epoch (what a cache recorded during the first)."""
 
 
 # Builds a variant's tf.data.Dataset with the kit; the step loop iterates what it returns.
@@ -93,9 +113,20 @@ class Preset:
     # The model takes prefetch(AUTOTUNE) for an unbounded buffer; when it misses, the reading
     # explains the autotuner.
     autotune_unbounded: bool = False
-    # For presets that report what the prefetch buffer holds in host memory: each variant's buffer
-    # in batches (None: AUTOTUNE, no fixed cap). The reading replays the queue model with it.
-    buffer_of: Callable[[str], int | None] | None = None
+    # The producer makes examples of example_kb each rather than of a few bytes: the input note
+    # says so, and the run counts how many the pipeline holds.
+    large_examples: bool = False
+    # For presets that report what a buffer holds in host memory: each variant's buffer in the
+    # producer's elements, batches or examples (None: AUTOTUNE, no fixed cap). The memory preset's
+    # reading replays the queue model with it.
+    buffer_of: Callable[[str, Params], int | None] | None = None
+    # For presets that measure the wait for the first batch (a shuffle buffer fills before anything
+    # comes out): that wait by the model. Results carry it measured beside the model; the estimate
+    # adds it.
+    first_batch_model: Callable[[str, Params], float] | None = None
+    # Time a variant's builder spends before its timed steps, by the model (an epoch read to fill a
+    # cache), for the estimate.
+    prepare_model: Callable[[str, Params], float] | None = None
 
     @property
     def needs_gpu(self) -> bool:

@@ -9,13 +9,13 @@ from app.demos.presets.params import BURST_LEN, JITTER_PCT, batch_mb, compute_ms
 from app.demos.presets.schedule import replayed_mean
 
 
-def _buffer(variant: str) -> int | None:
+def _buffer(variant: str, p: Params) -> int | None:
     """prefetch(2) holds 2 batches; AUTOTUNE is modelled as an unbounded buffer."""
     return 2 if variant == "prefetch-2" else None
 
 
 def _model(variant: str, p: Params) -> float:
-    return replayed_mean(p, _buffer(variant))
+    return replayed_mean(p, _buffer(variant, p))
 
 
 def _reading(p: Params, v: Mapping[str, VariantDoc]) -> str:

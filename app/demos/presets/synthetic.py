@@ -35,7 +35,8 @@ PRESET = Preset(
     title="Input-bound or compute-bound? Swap in synthetic input",
     description=(
         "Runs the real pipeline, then replaces it with "
-        "tf.data.Dataset.from_tensors(one_batch).repeat(), which has no input cost at all. If "
+        "tf.data.Dataset.from_tensors(one_batch).repeat(), which does no input work (on a GPU "
+        "worker each step still copies the batch from host to device). If "
         "the step time collapses, the job was input-bound; if it barely moves, the model is "
         "the bottleneck and no pipeline tuning will help."
     ),

@@ -25,11 +25,18 @@ from app.demos.dependencies import (
 from app.demos.models import DemoRun
 from app.demos.presets import ParamError, Preset, get_preset
 from app.demos.schemas import SubmitKey
-from app.demos.views.comparison import comparisons, environment_view, memory_rows, reading_parts
+from app.demos.views.comparison import (
+    comparisons,
+    environment_view,
+    first_batch_rows,
+    memory_rows,
+    reading_parts,
+)
+from app.demos.views.evidence import evidence
 from app.demos.views.forms import preset_form
 from app.demos.views.status import history_rows, run_view
 from app.demos.views.timeline import timelines
-from app.exceptions import TooMany
+from app.exceptions import NotFound, TooMany
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep
 from app.web.messages import sentence
@@ -75,6 +82,7 @@ def _run_context(request: Request, session: Any, run: DemoRun, timeout: float) -
         plain, findings = reading_parts(run.result.get("reading"))
         context |= {
             "comparisons": comparisons(run.result),
+            "first_batches": first_batch_rows(run.result),
             "memory": memory_rows(run.result),
             "reading": plain,
             "findings": findings,
@@ -209,6 +217,19 @@ def rerun_demo_form(
             raise
         return _status(request, session, user_id, old, timeout, rerun_error=f"Not queued: {error.message}.")
     return _go_to(request, f"/demos/{run.id}")
+
+
+@router.get("/cards/{card_id}/notes/{note_key}", response_class=HTMLResponse)
+def note_evidence(request: Request, card: CardDep, note_key: str, session: SessionDep) -> HTMLResponse:
+    """What the demo behind one of the card's version notes last measured on this server (anyone's
+    run: the figure, never who ran it), and a form to run it with the note's parameters."""
+    note = next((n for n in card.notes if n.key == note_key and n.demo is not None), None)
+    if note is None or note.demo is None:
+        raise NotFound(f"the card has no measured note '{note_key[:40]}'")
+    demo = note.demo
+    run = service.latest_measuring(session, demo.preset, [demo.variant, *filter(None, [demo.against])])
+    figures = evidence(demo.preset, demo.variant, demo.against, dict(demo.params), run)
+    return render(request, "_note_evidence.html", card=card, note=note, evidence=figures)
 
 
 @router.get("/cards/{card_id}/demo-runs", response_class=HTMLResponse)

@@ -10,7 +10,7 @@ from app.demos.models import WorkerBeat
 from app.demos.presets import (
     PRESETS,
 )
-from app.demos.views.comparison import comparisons
+from app.demos.views.comparison import comparisons, first_batch_rows, memory_rows
 
 
 def result_table_text(doc: dict[str, Any]) -> str:
@@ -34,6 +34,18 @@ def result_table_text(doc: dict[str, Any]) -> str:
         )
     basis = {r.basis for r in rows}
     lines.append(f"(measured = the {' / '.join(sorted(basis))} step in ms, warm-up steps left out)")
+    firsts = first_batch_rows(doc)
+    if firsts:
+        lines += ["", "time to the first batch:"]
+        for f in firsts:
+            model = f"model {f.model_ms:.1f} ms" if f.model_ms is not None else "no model"
+            lines.append(f"{f.label:<{width}}  {f.measured_ms:8.1f} ms  {model}  {f.verdict_text}")
+    memory = memory_rows(doc)
+    if memory:
+        lines += ["", "host memory held by the buffer:"]
+        for m in memory:
+            cap = f"model's cap {m.cap_mb:g} MB" if m.cap_mb is not None else "no fixed cap"
+            lines.append(f"{m.label:<{width}}  {m.peak_count} {m.unit}, {m.peak_mb:g} MB  {cap}")
     options = env.get("tf_data_options") or {}
     if options:
         lines += ["", "non-default tf.data options: " + ", ".join(f"{k}={v}" for k, v in options.items())]

@@ -1,5 +1,6 @@
 """Measured against model: the ratio and a plain verdict per variant (a disagreement is a
-finding), memory rows, the reading split into sentences and findings, the environment."""
+finding), the first batch and memory rows, the reading split into sentences and findings, the
+environment."""
 
 from __future__ import annotations
 
@@ -66,9 +67,48 @@ def comparisons(result: dict[str, Any]) -> list[Comparison]:
 
 
 @dataclass(frozen=True)
+class FirstBatchRow:
+    """The wait for a variant's first batch against its model (a buffer that fills first)."""
+
+    name: str
+    label: str
+    measured_ms: float
+    model_ms: float | None
+    ratio: float | None
+    verdict: str
+    verdict_text: str
+
+
+def first_batch_rows(result: dict[str, Any]) -> list[FirstBatchRow]:
+    rows = []
+    for v in result.get("variants") or []:
+        if "first_batch_ms" not in v:
+            continue
+        measured, model = float(v["first_batch_ms"]), v.get("model_first_batch_ms")
+        ratio, kind, text = verdict(measured, model)
+        rows.append(
+            FirstBatchRow(
+                name=v["name"],
+                label=str(v.get("label", v["name"])),
+                measured_ms=measured,
+                model_ms=model,
+                ratio=round(ratio, 2) if ratio is not None else None,
+                verdict=kind,
+                verdict_text=text,
+            )
+        )
+    return rows
+
+
+# The producer counts what it makes: whole batches (memory preset) or examples (shuffle preset).
+BUFFERED_UNITS = ("batches", "examples")
+
+
+@dataclass(frozen=True)
 class MemoryRow:
     label: str
-    peak_batches: int
+    peak_count: int
+    unit: str  # batches | examples
     peak_mb: float
     cap_mb: float | None
     rss_peak_mb: float | None
@@ -79,14 +119,16 @@ def memory_rows(result: dict[str, Any]) -> list[MemoryRow]:
     return [
         MemoryRow(
             label=str(v.get("label", v["name"])),
-            peak_batches=int(v["peak_buffered_batches"]),
+            peak_count=int(v[f"peak_buffered_{unit}"]),
+            unit=unit,
             peak_mb=float(v.get("peak_host_mb", 0.0)),
             cap_mb=v.get("model_buffer_mb"),
             rss_peak_mb=v.get("rss_peak_mb"),
             note=str(v.get("buffer_note", "")),
         )
         for v in result.get("variants") or []
-        if "peak_buffered_batches" in v
+        for unit in BUFFERED_UNITS
+        if f"peak_buffered_{unit}" in v
     ]
 
 

@@ -83,6 +83,6 @@ def params_text(preset: str, params: dict[str, Any]) -> str:
         label = (spec.param_label(name) if spec else name).lower()
         unit = units.get(name, "")
         parts.append(
-            f"{label} {value}{'' if unit in ('', 'steps', 'examples', 'calls', 'batches') else ' ' + unit}"
+            f"{label} {value}{'' if unit in ('', 'steps', 'examples', 'calls', 'batches', 'shards') else ' ' + unit}"
         )
     return " · ".join(parts)

@@ -35,7 +35,7 @@ from tests.services import database_url
 
 HEARTBEAT_TIMEOUT_S = 5.0
 SECRET = "test-only-secret-key-that-is-long-enough"
-# Finishes in about a second: 4 variants x 6 steps x ~6 ms, plus building each pipeline.
+# Finishes in about a second: 5 variants x 6 steps x ~6 ms, plus building each pipeline.
 SMALL = {"steps": 6, "input_ms": 3, "compute_ms": 3, "batch_size": 2}
 # Runs long enough to be cancelled or killed mid-way (~10 s), short enough to re-run in a test.
 LONG = {"steps": 60, "input_ms": 20, "compute_ms": 20, "batch_size": 2}

@@ -109,3 +109,22 @@ def test_demo_workers_lists_capabilities_and_here_is_a_health_check(tmp_path: Pa
         f"No demo worker has beaten in the last {TIMEOUT_S} s"
         in tiercards(settings, "demo", "workers").stdout
     )
+
+
+def test_a_shuffle_run_prints_its_first_batch_and_memory_figures() -> None:
+    sizes = ["--small-buffer", "2", "--medium-buffer", "4", "--large-buffer", "8", "--example-kb", "8"]
+    small = ["--steps", "5", "--input-ms", "4", "--compute-ms", "2", "--batch-size", "2", *sizes]
+    result = run_cli("shuffle", *small, "--json")
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert [v["name"] for v in doc["variants"]] == ["buffer-small", "buffer-medium", "buffer-large"]
+    assert [v["peak_buffered_examples"] for v in doc["variants"]] == [1, 3, 7]
+    assert [v["model_first_batch_ms"] for v in doc["variants"]] == [6, 10, 18]
+    assert all(v["first_batch_ms"] > 0 for v in doc["variants"])
+
+    table = run_cli("shuffle", *small).stdout.splitlines()
+    firsts = table[table.index("time to the first batch:") + 1 :][:3]
+    assert [line.split("  ")[0] for line in firsts] == [v["label"] for v in doc["variants"]]
+    assert all("model" in line for line in firsts)
+    memory = table[table.index("host memory held by the buffer:") + 1 :][:3]
+    assert ["7 examples" in line for line in memory] == [False, False, True]

@@ -58,6 +58,7 @@ def test_submit_then_poll_until_the_result_document_is_complete(demo_client: Tes
         "prefetch-before-batch",
         "prefetch-last-autotune",
         "prefetch-last-2",
+        "no-prefetch-tf-defaults",
     ]
     for variant in doc["variants"]:
         assert variant["model_step_ms"] > 0
@@ -135,7 +136,7 @@ def test_a_finished_run_page_has_timelines_table_reading_and_environment(demo_cl
     assert soup.select_one("#demo-status")["data-status"] == "done"
     assert soup.select_one("#demo-status").get("hx-trigger") is None  # polling has stopped
     timelines = soup.select("figure.timeline svg.timeline-svg")
-    assert len(timelines) == 4
+    assert len(timelines) == len(PRESETS["placement"].variants)
     first = soup.select_one('figure.timeline[data-variant="no-prefetch"]')
     assert len(first.select("g.bars-compute rect")) == 6
     assert first.select_one("desc").text.startswith("No prefetch: 6 steps")
@@ -155,6 +156,29 @@ def test_a_finished_run_page_has_timelines_table_reading_and_environment(demo_cl
     rows_on_card = BeautifulSoup(card_history.text, "html.parser").select(".demo-history-row")
     assert rows_on_card[0]["data-run-id"] == run_id
     assert "fastest:" in rows_on_card[0].text
+
+
+def test_a_shuffle_run_page_shows_the_first_batch_and_the_memory_held(demo_client: TestClient) -> None:
+    params = {"steps": 5, "input_ms": 4, "compute_ms": 2, "batch_size": 2, "example_kb": 64}
+    sizes = {"small_buffer": 2, "medium_buffer": 8, "large_buffer": 32}
+    run_id = submit(demo_client, preset="shuffle", params=params | sizes)
+    wait_status(demo_client, run_id, ("done",), timeout=60)
+
+    soup = BeautifulSoup(demo_client.get(f"/demos/{run_id}").text, "html.parser")
+    first = soup.select("table.first-batch tbody tr")
+    assert [r["data-variant"] for r in first] == PRESETS["shuffle"].variant_names
+    for row in first:
+        assert row.select_one('[data-label="Measured"]').text.strip().endswith(" ms")
+        assert row.select_one('[data-label="Model"]').text.strip().endswith(" ms")
+    held = [
+        r.select_one('[data-label="Peak held"]').text.strip() for r in soup.select("table.memory tbody tr")
+    ]
+    # Between steps each buffer holds one example fewer than its size.
+    assert held == ["1 examples", "7 examples", "31 examples"]
+    caps = [
+        r.select_one('[data-label="Model\'s cap"]').text.strip() for r in soup.select("table.memory tbody tr")
+    ]
+    assert caps == ["0.125 MB", "0.5 MB", "2 MB"]
 
 
 def test_jobs_survive_a_restart_of_the_web_process(demo_settings: Settings, worker: WorkerProcess) -> None:

@@ -10,6 +10,7 @@ import psutil
 import pytest
 from fastapi.testclient import TestClient
 
+from app.demos.presets import PRESETS
 from app.settings import Settings
 from app.web.factory import create_app
 from tests.demos.live.conftest import (
@@ -58,7 +59,8 @@ def test_a_demo_runs_end_to_end_through_redis(redis_client: TestClient, redis_se
     run_id = submit(redis_client, params=SMALL)
     doc = wait_status(redis_client, run_id, ("done", "failed"), timeout=60)
     assert doc["status"] == "done", doc["error"]
-    assert len(doc["variants"]) == 4 and all(v["model_step_ms"] for v in doc["variants"])
+    assert len(doc["variants"]) == len(PRESETS["placement"].variants)
+    assert all(v["model_step_ms"] for v in doc["variants"])
     # The message went through Redis, not a SQLite queue file.
     assert not (redis_settings.data_dir / "queue.db").exists()
 

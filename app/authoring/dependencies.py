@@ -1,0 +1,19 @@
+"""Who may use the author preview: people whose role authors (authors and admins; in single mode
+the local user, who is an admin)."""
+
+from typing import Annotated
+
+from fastapi import Depends
+
+from app.accounts.dependencies import PrincipalDep
+from app.accounts.middleware import Principal
+from app.exceptions import Forbidden
+
+
+async def require_author(principal: PrincipalDep) -> Principal:
+    if not principal.powers.authors:
+        raise Forbidden("only an author or an admin may use the author preview")
+    return principal
+
+
+AuthorDep = Annotated[Principal, Depends(require_author)]

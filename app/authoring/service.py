@@ -1,0 +1,88 @@
+"""The author preview's rules: the card validator run on text that is in no file, and what each
+depth would show of the card it makes. Nothing here writes anywhere: publishing stays the CLI's."""
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.content.model import Card, Problem
+from app.content.parser import ID_PATTERN, CardParseError, parse_source
+from app.content.scaffold import new_card
+from app.content.serializers import card_for_tier, card_summary
+from app.content.tiers import TIERS, Tier, go_deeper_tiers, sees
+from app.practice.quiz import QuizItem, quiz_items
+
+# Problems name a path; the preview shows only their lines.
+PREVIEW_PATH = Path("preview.md")
+SCAFFOLD_ID = "new-card"
+# The frontmatter's id line, read loosely: a card still being written downloads under its id too.
+_ID_LINE = re.compile(r"^id:[ \t]*[\"']?([^\"'\s#]*)", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Depth:
+    """What a person practising at `tier` sees of the card (app/content/tiers.py decides)."""
+
+    tier: Tier
+    expectations: tuple[Tier, ...]
+    solid: bool
+    follow_ups: bool
+    deep_dive: bool
+    quiz: tuple[QuizItem, ...]
+
+
+@dataclass(frozen=True)
+class Preview:
+    problems: tuple[Problem, ...]
+    card: Card | None
+    depths: tuple[Depth, ...]
+    # The file a served card with the same id comes from: saving over it changes that card.
+    served_from: str | None
+
+
+def scaffold() -> str:
+    """What `tiercards content new` writes, for an author to start from."""
+    return new_card(SCAFFOLD_ID, "A new question?")
+
+
+def preview(text: str, served: Mapping[str, Card]) -> Preview:
+    """The problems `tiercards content check` finds in `text`, or, when there are none, the card
+    at each depth. `served` is the catalogue's cards, to say when the id is taken."""
+    try:
+        card = parse_source(text, PREVIEW_PATH)
+    except CardParseError as error:
+        return Preview(tuple(error.problems), None, (), None)
+    known = served.get(card.id)
+    depths = tuple(_depth(card, tier, seed) for seed, tier in enumerate(TIERS))
+    return Preview((), card, depths, known.path.name if known else None)
+
+
+def _depth(card: Card, tier: Tier, seed: int) -> Depth:
+    return Depth(
+        tier=tier,
+        expectations=go_deeper_tiers(tier),
+        solid=sees(tier, "solid"),
+        follow_ups=sees(tier, "follow_ups"),
+        deep_dive=sees(tier, "deep_dive"),
+        # One fixed deal per depth, so the quiz keeps its order while the author types.
+        quiz=tuple(quiz_items(card, seed)),
+    )
+
+
+def card_json(card: Card) -> dict[str, Any]:
+    """The card's metadata and, by depth, the sections the card API gives that depth."""
+    return {**card_summary(card), "depths": {tier: card_for_tier(card, tier)["sections"] for tier in TIERS}}
+
+
+def as_typed(text: str) -> str:
+    """The text as the author's textarea holds it: a browser sends a form's line breaks as CRLF."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def file_name(text: str) -> str:
+    """`<id>.md`, or `card.md` while the text names no usable id."""
+    match = _ID_LINE.search(text)
+    card_id = match.group(1) if match else ""
+    return f"{card_id}.md" if ID_PATTERN.match(card_id) else "card.md"

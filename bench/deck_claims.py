@@ -1,0 +1,94 @@
+"""Which claims of the deck are shown live, and what this host measures for them.
+
+    .venv/bin/python -m bench.deck_claims [--markdown]
+
+Runs every demo preset that a card links (or that a card's version note names) once, at its
+defaults, through DemoRunner (the worker's path), then prints for each card: each linked preset's
+variants as measured / model, and each version note's variant against the one it compares with.
+A preset that needs a GPU is listed as not run on a host without one. Each figure is a ratio from
+the same run, so a busy host moves numerator and denominator together.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from app import PROJECT_ROOT
+from app.content.catalogue import load
+from app.demos.presets import PRESETS, measured_step_ms
+from app.demos.runner import DemoRunner
+from app.demos.worker.capabilities import gpu_device_present
+
+
+def _variants(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {v["name"]: v for v in doc["variants"]}
+
+
+def _fidelity(doc: dict[str, Any]) -> str:
+    """Each variant's measured / model, then the spread the preset shows: slowest / fastest."""
+    parts = []
+    for v in doc["variants"]:
+        if v.get("model_step_ms"):
+            parts.append(f"{v['name']} {measured_step_ms(v) / v['model_step_ms']:.2f}")
+    steps = {v["name"]: measured_step_ms(v) for v in doc["variants"]}
+    slowest, fastest = max(steps, key=steps.__getitem__), min(steps, key=steps.__getitem__)
+    spread = f"{slowest} / {fastest} = {steps[slowest] / steps[fastest]:.2f}x"
+    return ", ".join(parts) + f" (spread: {spread})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--markdown", action="store_true", help="one table row per card")
+    args = parser.parse_args()
+    cards = load(PROJECT_ROOT / "content").cards
+    wanted = sorted(
+        {p for card in cards.values() for p in card.demos}
+        | {n.demo.preset for card in cards.values() for n in card.notes if n.demo}
+    )
+    runner = DemoRunner()
+    docs: dict[str, dict[str, Any] | None] = {}
+    try:
+        for preset in wanted:
+            if PRESETS[preset].needs_gpu and not gpu_device_present():
+                docs[preset] = None
+                continue
+            docs[preset] = runner.run(preset, {})
+    finally:
+        runner.close()
+    if args.markdown:
+        print(
+            "| card | live demos (measured / model per variant) | version notes (variant vs the one compared) |"
+        )
+        print("| --- | --- | --- |")
+    for card in cards.values():
+        demos = []
+        for preset in card.demos:
+            doc = docs.get(preset)
+            demos.append(f"{preset}: " + ("not run (needs a GPU)" if doc is None else _fidelity(doc)))
+        notes = []
+        for note in card.notes:
+            if note.demo is None or docs.get(note.demo.preset) is None:
+                continue
+            doc = docs[note.demo.preset]
+            assert doc is not None
+            variants = _variants(doc)
+            mine = measured_step_ms(variants[note.demo.variant])
+            text = f"{note.demo.preset} {note.demo.variant} {mine:.1f} ms"
+            if note.demo.against:
+                theirs = measured_step_ms(variants[note.demo.against])
+                text += f" vs {note.demo.against} {theirs:.1f} ms ({mine / theirs:.2f}x as long)"
+            if text not in notes:  # two notes measured by one comparison
+                notes.append(text)
+        if args.markdown:
+            print(f"| `{card.id}` | {'; '.join(demos) or 'none'} | {'; '.join(notes) or '-'} |")
+        else:
+            print(f"\n{card.id}")
+            for line in demos or ["(no live demo)"]:
+                print(f"  demo  {line}")
+            for line in notes:
+                print(f"  note  {line}")
+
+
+if __name__ == "__main__":
+    main()
