@@ -144,9 +144,11 @@ class Submitter:
             raise QueueUnavailable(run.error) from error
         return submitted
 
-    def resubmit(self, session: Session, user_id: int, old: DemoRun) -> Submitted:
+    def resubmit(self, session: Session, user_id: int, old: DemoRun, key: str | None = None) -> Submitted:
         """A new run with the same preset, parameters and card as `old`; refused like `submit`."""
-        return self.submit(session, user_id, old.preset, dict(old.params), old.card_id, rerun_of=old.id)
+        return self.submit(
+            session, user_id, old.preset, dict(old.params), old.card_id, rerun_of=old.id, key=key
+        )
 
 
 SUBMIT_REFUSALS = (ParamError, TooMany, QueueUnavailable)

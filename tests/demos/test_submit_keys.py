@@ -196,3 +196,22 @@ def test_the_api_schema_documents_the_key(signed_in: SignIn) -> None:
     header = next(p for p in operation["parameters"] if p["name"] == "Idempotency-Key")
     assert header["in"] == "header" and not header.get("required", False)
     assert "200" in operation["responses"] and "202" in operation["responses"]
+
+
+def test_run_it_again_sent_twice_with_its_key_starts_one_run(signed_in: SignIn) -> None:
+    """The run page's "Run it again" carries a key of its own, like the card page's forms."""
+    alice = signed_in("alice")
+    first = submit(alice, None, card_id=OWNER_CARD).json()["run_id"]
+    with alice.app.state.db.write_sessions() as session:  # type: ignore[attr-defined]
+        session.execute(
+            update(DemoRun).where(DemoRun.id == first).values(status="cancelled", finished_at=utcnow())
+        )
+        session.commit()
+    page = BeautifulSoup(alice.get(f"/demos/{first}").text, "html.parser")
+    form = page.select_one(f'form[action="/demos/{first}/rerun"]')
+    assert form is not None and form.select_one("input[name=idempotency_key]") is not None
+    data = {"idempotency_key": "run-page-view-1"}
+    again = [alice.post(f"/demos/{first}/rerun", data=data, headers={"HX-Request": "true"}) for _ in range(2)]
+    assert [r.status_code for r in again] == [200, 200]
+    assert again[0].headers["hx-redirect"] == again[1].headers["hx-redirect"]
+    assert len(run_ids(alice)) == 2

@@ -204,6 +204,7 @@ def cancel_demo_form(
 def rerun_demo_form(
     request: Request,
     run_id: str,
+    form: FormDep,
     session: WriteSessionDep,
     user_id: UserIdDep,
     submitter: SubmitterDep,
@@ -211,7 +212,11 @@ def rerun_demo_form(
 ) -> Response:
     old = demo_run_or_404(session, user_id, run_id)
     try:
-        run = submitter.resubmit(session, user_id, old).run
+        key = _SUBMIT_KEY.validate_python(form[KEY_FIELD]) if form.get(KEY_FIELD) else None
+        run = submitter.resubmit(session, user_id, old, key=key).run
+    except ValidationError:
+        message = "This form is damaged: reload the page and run it again."
+        return _status(request, session, user_id, old, timeout, rerun_error=message)
     except service.SUBMIT_REFUSALS as error:
         if not is_htmx(request):
             raise
