@@ -13,6 +13,7 @@ as few as it can, and several writers are in flight while SQLite takes them one 
 """
 
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Annotated
 
 import anyio
@@ -30,6 +31,7 @@ async def get_database(request: Request) -> Database:
 DatabaseDep = Annotated[Database, Depends(get_database)]
 
 
+@asynccontextmanager
 async def _session_for_route(make: Callable[[], Session]) -> AsyncIterator[Session]:
     session = make()
     try:
@@ -39,13 +41,19 @@ async def _session_for_route(make: Callable[[], Session]) -> AsyncIterator[Sessi
             # Giving the connection back rolls its transaction back: database work, off the loop.
             # On a thread of its own, not one of the pool's: a session waiting for a free thread
             # while holding its connection would starve the requests that hold the threads.
-            await anyio.to_thread.run_sync(session.close, limiter=anyio.CapacityLimiter(1))
+            # Shielded: a cancelled request still gives its connection (and on SQLite the one
+            # writer's turn) back.
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(session.close, limiter=anyio.CapacityLimiter(1))
         else:
             session.close()  # nothing open (the route committed): closing is bookkeeping
 
 
+# `async with`, not `async for`: a route's exception is thrown into the `with`, so the session
+# closes as the route ends; an `async for` would leave the inner generator to the garbage
+# collector, holding its connection until then.
 async def get_session(db: DatabaseDep) -> AsyncIterator[Session]:
-    async for session in _session_for_route(db.read_sessions):
+    async with _session_for_route(db.read_sessions) as session:
         yield session
 
 
@@ -63,7 +71,7 @@ async def get_write_session(
     db: DatabaseDep, _turn: Annotated[None, Depends(write_turn, scope="function")]
 ) -> AsyncIterator[Session]:
     """A session for one write transaction; callers commit, so an acknowledged write is stored."""
-    async for session in _session_for_route(db.write_sessions):
+    async with _session_for_route(db.write_sessions) as session:
         yield session
 
 
