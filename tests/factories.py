@@ -3,11 +3,15 @@
 from pathlib import Path
 from typing import Any
 
+from app import PROJECT_ROOT
 from app.accounts.models import LOCAL_USER_ID
+from app.content.catalogue import load
 from app.content.scaffold import new_card
 from app.practice.models import Attempt
 
 OWNER_CARD = "tf-data-prefetch-last"
+# The cards content/ ships: tests that list or count them read the deck rather than name it.
+DECK = load(PROJECT_ROOT / "content").cards
 
 
 def card_text(card_id: str = "sample-card", title: str = "A sample question?", **replace: str) -> str:

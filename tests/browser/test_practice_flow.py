@@ -7,8 +7,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from app import PROJECT_ROOT
-from app.content.catalogue import load
+from tests.factories import DECK
 
 CARD = "tf-data-prefetch-last"
 
@@ -74,7 +73,7 @@ def test_answer_reveal_tick_rate_quiz_and_history(page: Page, base_url: str, scr
 
 
 def test_library_filters_live(page: Page, base_url: str, screenshot_dir: Path) -> None:
-    deck = load(PROJECT_ROOT / "content").cards.values()
+    deck = DECK.values()
     page.goto(base_url)
     expect(page.locator(".card-item")).to_have_count(len(deck))
     page.fill("#q", "cache")

@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 
 from app import PROJECT_ROOT
-from app.content.catalogue import load
 from app.content.tf_defaults import TF_DEFAULTS
+from tests.factories import DECK
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import tensorflow as tf
 from tensorflow.python.data.experimental.ops import testing
 
-CARDS = load(PROJECT_ROOT / "content").cards.values()
+CARDS = DECK.values()
 OPTIMIZATION = "tf.data.Options.experimental_optimization."
 
 

@@ -9,18 +9,14 @@ from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app import PROJECT_ROOT
-from app.content.catalogue import load
 from app.content.model import Card
 from app.settings import Settings
 from app.web.factory import create_app
 from app.web.security import CSRF_COOKIE
-from tests.factories import OWNER_CARD, card_text, write_card
+from tests.factories import DECK, OWNER_CARD, card_text, write_card
 from tests.practice.scheduling_helpers import logs
 
 HTMX = {"HX-Request": "true"}
-# The cards content/ ships, which the library lists.
-DECK = load(PROJECT_ROOT / "content").cards
 
 
 def page(client: TestClient, url: str, **kwargs: Any) -> BeautifulSoup:

@@ -12,9 +12,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
-from app import PROJECT_ROOT
 from app.accounts.models import LOCAL_USER_ID
-from app.content.catalogue import load
 from app.demos import service
 from app.demos.models import DemoRun, WorkerBeat
 from app.demos.presets import PRESETS
@@ -22,6 +20,7 @@ from app.demos.worker import pid_alive
 from app.storage.base import utcnow
 from app.storage.database import Database
 from tests.demos.live.conftest import HEARTBEAT_TIMEOUT_S, SMALL, submit
+from tests.factories import DECK
 
 CARD = "tf-data-prefetch-last"
 CPU = ("cpu",)  # the lanes a worker without a GPU reads
@@ -200,7 +199,7 @@ def test_the_card_page_offers_each_listed_preset_with_bounds_and_defaults(idle_c
     assert history["hx-get"] == f"/cards/{CARD}/demo-runs" and history["hx-trigger"] == "load"
     assert soup.select(".demo-history-row") == []
 
-    without = next(card for card in load(PROJECT_ROOT / "content").cards.values() if not card.demos)
+    without = next(card for card in DECK.values() if not card.demos)
     assert 'id="demos"' not in idle_client.get(f"/cards/{without.id}").text
 
 
