@@ -6,7 +6,8 @@ it, and the suite hung on a demo submit after "the queue is full". The collector
 the way here, so nothing but the route's own ending can give the connection back."""
 
 import gc
-from collections.abc import AsyncIterator, Callable, Iterator
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -52,11 +53,23 @@ async def _route_that_raises(db: Database, dependency: Callable[..., AsyncIterat
             raise Refused
 
 
+def _run(scenario: Callable[[], Awaitable[None]], failures: list[BaseException]) -> None:
+    try:
+        anyio.run(scenario)
+    except BaseException as error:  # reported on the test's own thread
+        failures.append(error)
+
+
 @pytest.mark.parametrize("dependency", [get_session, get_write_session], ids=["read", "write"])
 def test_a_route_that_raises_gives_its_connection_back_at_once(db: Database, dependency: object) -> None:
     async def scenario() -> None:
         async with asynccontextmanager(write_turn)(db):
             await _route_that_raises(db, dependency)  # type: ignore[arg-type]
 
-    anyio.run(scenario)
+    # A thread of its own: the browser tests' Playwright keeps an event loop running on this one.
+    failures: list[BaseException] = []
+    runner = threading.Thread(target=lambda: _run(scenario, failures))
+    runner.start()
+    runner.join(timeout=30)
+    assert failures == []
     assert db.engine.pool.checkedout() == 0  # type: ignore[attr-defined]
