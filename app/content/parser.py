@@ -36,8 +36,9 @@ ENTRY_WORDS = {
     "Pitfalls": ("pitfall", "statement", "why it is wrong"),
     "True statements": ("true statement", "statement", "why it is true"),
 }
-# The same words for the notes, which are not quiz or follow-up entries.
-_NOTE_WORDS = ("version note", "quote", "note")
+# The same words for every section made of ### subsections, the notes included (they are not
+# quiz or follow-up entries, so ENTRY_WORDS leaves them out).
+_SUBSECTION_WORDS = {**ENTRY_WORDS, "Version notes": ("version note", "quote", "note")}
 NOTE_FIELDS = ("Checked", "Source", "Relies on", "Demo", "Parameters")
 _NOTE_FIELD = re.compile(r"^(?:[-*][ \t]+)?([A-Za-z][A-Za-z ]*?):[ \t]*(.*)$")
 _CHECKED = re.compile(r"^TensorFlow \d+\.\d+(?:\.\d+)?$")
@@ -382,9 +383,7 @@ class _CardParser:
         first = headings[0].line if headings else len(section.lines)
         if any(line.strip() for line in section.lines[:first]):
             stray = next(i for i, line in enumerate(section.lines) if line.strip())
-            what = ENTRY_WORDS.get(
-                section.title, _NOTE_WORDS if section.title == "Version notes" else ("entry", "heading", "")
-            )
+            what = _SUBSECTION_WORDS.get(section.title, ("entry", "heading", ""))
             self.problem(
                 section.first_body_line + stray,
                 f"text with no {what[1]}: start each {what[0]} with a '### ' heading",
