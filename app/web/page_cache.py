@@ -1,8 +1,12 @@
-"""Rendered pages kept in memory, for pages that depend only on their URL and the card catalogue.
+"""Rendered pages kept in memory, for pages that depend only on their URL, the card catalogue and
+the role of who is asking.
 
 A route opts in by setting the `x-page-cache` response header. The cached copy is served without
-going through routing or rendering again, until the catalogue reloads. The one per-person part of
-such a page, the CSRF token, is swapped for the requester's own on the way out.
+going through routing or rendering again, until the catalogue reloads. A copy is kept per role
+(the navigation differs: only authors see "Author"), so one person's chrome never reaches
+someone of another role; the one per-person part of such a page, the CSRF token, is swapped for
+the requester's own on the way out. A cached page must therefore show no name or other thing of
+one person (those load into it by htmx).
 """
 
 from collections import OrderedDict
@@ -19,6 +23,8 @@ from app.web.templating import wants_fragment
 OPT_IN_HEADER = b"x-page-cache"
 DEFAULT_MAX_BYTES = 32 * 2**20
 ResponseT = TypeVar("ResponseT", bound=Response)
+# The path, the query, whether htmx asked for a fragment, and the role ("" for nobody).
+Key = tuple[str, bytes, bool, str]
 
 
 @dataclass(frozen=True)
@@ -37,7 +43,7 @@ class _Entry:
 
 
 def cacheable(response: ResponseT) -> ResponseT:
-    """Mark a response as depending only on its URL and the catalogue."""
+    """Mark a response as depending only on its URL, the catalogue and the requester's role."""
     response.headers[OPT_IN_HEADER.decode()] = "1"
     return response
 
@@ -49,7 +55,7 @@ class PageCache:
         self.catalogue = catalogue
         self.max_bytes = max_bytes
         self.bytes = 0
-        self.entries: OrderedDict[tuple[str, bytes, bool], _Entry] = OrderedDict()
+        self.entries: OrderedDict[Key, _Entry] = OrderedDict()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "GET":
@@ -58,8 +64,11 @@ class PageCache:
         # Keyed on what the route will render, so a boosted request cannot store a whole page
         # under the fragment's key.
         htmx = wants_fragment(Headers(scope=scope))
-        key = (scope["path"], scope["query_string"], htmx)
-        token = scope.get("state", {}).get("csrf_token", "").encode()
+        state = scope.get("state", {})
+        # Set by the accounts middleware, which runs first: the page's navigation follows the role.
+        principal = state.get("principal")
+        key = (scope["path"], scope["query_string"], htmx, principal.role if principal is not None else "")
+        token = state.get("csrf_token", "").encode()
         entry = self.entries.get(key)
         if entry is not None and entry.snapshot is self.catalogue.snapshot():
             scope["route"] = entry.route
@@ -71,7 +80,7 @@ class PageCache:
         await self.app(scope, receive, self._capturing(scope, send, key, token, self.catalogue.snapshot()))
 
     def _capturing(
-        self, scope: Scope, send: Send, key: tuple[str, bytes, bool], token: bytes, snapshot: Snapshot
+        self, scope: Scope, send: Send, key: Key, token: bytes, snapshot: Snapshot
     ) -> Send:
         start: Message = {}
         chunks: list[bytes] = []
@@ -93,7 +102,7 @@ class PageCache:
 
     def _store(
         self,
-        key: tuple[str, bytes, bool],
+        key: Key,
         start: Message,
         body: bytes,
         token: bytes,

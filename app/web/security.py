@@ -68,6 +68,11 @@ def cookie_value(scope: Scope, cookie_name: str) -> str | None:
 
 
 HSTS = (b"strict-transport-security", b"max-age=31536000")
+# Every answer but a static file carries someone's CSRF token, navigation or own data: no shared
+# cache may keep it, and the browser keeps no copy a later person at that computer could open.
+# On by default, so a new route cannot forget it; a route that says otherwise keeps its own.
+PERSONAL = (b"cache-control", b"private, no-store")
+STATIC_PREFIX = "/static/"
 SERVER_ERROR = b"Something went wrong on the server; it has been logged. Try again."
 DATABASE_DOWN = b"The database is not answering right now (it may be restarting). Try again in a moment."
 # Errors that say the database cannot be reached or is busy, not that the request was wrong: the
@@ -98,6 +103,7 @@ class SecurityMiddleware:
         if cookie is None or not _valid(self.secret_key, cookie):
             cookie = new_cookie = signed_token(self.secret_key)
         scope.setdefault("state", {})["csrf_token"] = cookie
+        personal = not scope["path"].startswith(STATIC_PREFIX)
         started = False
 
         async def send_with_headers(message: Message) -> None:
@@ -106,6 +112,8 @@ class SecurityMiddleware:
                 started = True
                 # No route sets these itself, so they are appended without a lookup.
                 headers = [*message.get("headers", ()), *SECURITY_HEADERS]
+                if personal and not any(name == b"cache-control" for name, _ in headers):
+                    headers.append(PERSONAL)
                 # Read now, not on arrival: the guard sets the scheme a trusted proxy reports.
                 if self.production and scope.get("scheme") == "https":
                     headers.append(HSTS)
