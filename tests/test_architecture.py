@@ -4,6 +4,8 @@
 - Only the app factory imports routers.
 - Lower layers never import higher ones: storage imports no domain, content imports no other domain.
 - Only the demo pipelines import TensorFlow, and building the web app never loads it.
+- Only the request guard reads the connection's own address: everything else asks
+  app.web.dependencies.client_address, which names the visitor behind a trusted proxy.
 """
 
 import ast
@@ -129,3 +131,26 @@ def test_building_the_web_app_never_loads_tensorflow(tmp_path: Path) -> None:
         [sys.executable, "-c", script], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def _reads_the_peer(path: Path) -> bool:
+    """`request.client` or `scope["client"]`: the connection's peer, which behind a proxy is the proxy."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr == "client"
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "request"
+        ):
+            return True
+        key = node.slice if isinstance(node, ast.Subscript) else None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+            key = node.args[0] if node.args else None
+        if isinstance(key, ast.Constant) and key.value == "client":
+            return True
+    return False
+
+
+def test_only_the_request_guard_reads_the_connection_s_own_address() -> None:
+    readers = {_module_name(path) for path in sorted(APP.rglob("*.py")) if _reads_the_peer(path)}
+    assert readers == {"app.web.guards"}

@@ -16,7 +16,7 @@ from app.accounts.roles import ROLES
 from app.exceptions import Conflict, DomainError, NotFound, TooMany
 from app.settings import Settings
 from app.storage.dependencies import SessionDep, WriteSessionDep
-from app.web.dependencies import FormDep
+from app.web.dependencies import FormDep, client_address
 from app.web.templating import render
 
 router = APIRouter(tags=["accounts"])
@@ -32,10 +32,8 @@ def _settings(request: Request) -> Settings:
     return settings
 
 
-def _address(request: Request) -> str | None:
-    """Who connected: through a trusted proxy, the address it saw (app/web/guards.py)."""
-    address: str | None = getattr(request.state, "client_address", None)
-    return address
+# The one address helper every route uses (ClientAddressDep is the same function).
+_address = client_address
 
 
 def _forget_signed_in(request: Request) -> None:

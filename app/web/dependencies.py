@@ -13,3 +13,13 @@ async def read_form(request: Request) -> FormData:
 
 
 FormDep = Annotated[FormData, Depends(read_form)]
+
+
+def client_address(request: Request) -> str | None:
+    """Who connected: behind a trusted proxy, the visitor's address it reported, never the
+    proxy's own (app/web/guards.py decides it). What throttling and the audit log name."""
+    address: str | None = request.state.client_address
+    return address
+
+
+ClientAddressDep = Annotated[str | None, Depends(client_address)]

@@ -13,13 +13,17 @@ a direct client on another machine would see it.
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
+from bs4 import BeautifulSoup
 from sqlalchemy import text
+from sqlalchemy.orm import Session
 
+from app.accounts import service
 from tests import nginx
 from tests.servers import free_port, start_server, stop
 from tests.services import engine_for
@@ -49,7 +53,8 @@ def _htpasswd(path: Path) -> None:
     path.write_text("".join(lines))
 
 
-def _nginx_conf(folder: Path, port: int, upstream: str) -> Path:
+def _nginx_conf(folder: Path, port: int, upstream: str, basic_auth: bool = True) -> Path:
+    auth = f'auth_basic "tiercards"; auth_basic_user_file {folder}/htpasswd;' if basic_auth else ""
     return nginx.main_conf(
         folder,
         f"""
@@ -64,12 +69,13 @@ def _nginx_conf(folder: Path, port: int, upstream: str) -> Path:
 
     server {{
         listen 127.0.0.1:{port};
-        auth_basic "tiercards";
-        auth_basic_user_file {folder}/htpasswd;
+        {auth}
         location / {{
             proxy_pass {upstream};
             proxy_set_header Host $host;
             proxy_set_header X-Forwarded-Proto $scheme;
+            # As deploy/nginx/tiercards.conf does: the audit log then names the visitor.
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
             # Setting these replaces anything the client sent under the same names; an empty
             # $groups drops the header altogether.
             proxy_set_header Remote-User $remote_user;
@@ -94,19 +100,17 @@ def _wait_listening(process: subprocess.Popen[bytes], url: str, folder: Path) ->
     raise RuntimeError("nginx did not answer within 10 s")
 
 
-@pytest.fixture(scope="module")
-def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+@contextmanager
+def _behind_nginx(
+    tmp_path_factory: pytest.TempPathFactory, env: dict[str, str], basic_auth: bool = True
+) -> Iterator[Deployment]:
     data_dir = tmp_path_factory.mktemp("proxied-app")
-    app, app_url = start_server(
-        data_dir,
-        "--no-worker",
-        env={"AUTH_MODE": "proxy", "TRUSTED_PROXIES": "127.0.0.1/32", "GROUP_ROLES": GROUP_ROLES},
-    )
+    app, app_url = start_server(data_dir, "--no-worker", env=env)
     try:
         folder = tmp_path_factory.mktemp("nginx")
         _htpasswd(folder / "htpasswd")
         port = free_port()
-        proxy = nginx.start(_nginx_conf(folder, port, app_url))
+        proxy = nginx.start(_nginx_conf(folder, port, app_url, basic_auth))
         try:
             nginx_url = f"http://127.0.0.1:{port}"
             _wait_listening(proxy, nginx_url, folder)
@@ -115,6 +119,28 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
             stop(proxy)
     finally:
         stop(app)
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    env = {"AUTH_MODE": "proxy", "TRUSTED_PROXIES": "127.0.0.1/32", "GROUP_ROLES": GROUP_ROLES}
+    with _behind_nginx(tmp_path_factory, env) as found:
+        yield found
+
+
+@pytest.fixture(scope="module")
+def accounts_deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    """AUTH_MODE=accounts behind nginx (no basic auth there): people sign in with a password."""
+    env = {"AUTH_MODE": "accounts", "TRUSTED_PROXIES": "127.0.0.1/32"}
+    with _behind_nginx(tmp_path_factory, env, basic_auth=False) as found:
+        engine = engine_for(found.data_dir)
+        try:
+            with Session(engine) as session:
+                service.create_user(session, "alice", "member", PASSWORDS["alice"])
+                session.commit()
+        finally:
+            engine.dispose()
+        yield found
 
 
 @pytest.fixture(scope="module")
@@ -192,3 +218,44 @@ def test_straight_to_the_app_the_header_is_not_believed(unproxied_url: str) -> N
 def test_straight_to_the_app_x_forwarded_for_does_not_make_a_proxy(unproxied_url: str) -> None:
     forged = {"Remote-User": "admin", "X-Forwarded-For": "192.0.2.1"}
     assert httpx.get(unproxied_url + "/api/me", headers=forged).status_code == 401
+
+
+# On one machine nginx sees the test client at 127.0.0.1, an address the app trusts as a proxy;
+# the visitor is then the address a load balancer in front of nginx wrote, as in a real chain.
+VISITOR = "203.0.113.9"
+
+
+def _audited_addresses(data_dir: Path) -> dict[str, set[str | None]]:
+    engine = engine_for(data_dir)
+    try:
+        with engine.connect() as db:
+            rows = db.execute(text("SELECT kind, address FROM audit_events")).all()
+    finally:
+        engine.dispose()
+    found: dict[str, set[str | None]] = {}
+    for kind, address in rows:
+        found.setdefault(kind, set()).add(address)
+    return found
+
+
+def test_the_audit_log_names_the_visitor_behind_nginx_not_nginx(accounts_deployment: Deployment) -> None:
+    with httpx.Client(
+        base_url=accounts_deployment.nginx_url, headers={"X-Forwarded-For": VISITOR}, timeout=30
+    ) as browser:
+        login = BeautifulSoup(browser.get("/login").text, "html.parser")
+        token = str(login.find("meta", attrs={"name": "csrf-token"})["content"])  # type: ignore[index]
+        signed_in = browser.post(
+            "/login", data={"username": "alice", "password": PASSWORDS["alice"], "csrf_token": token}
+        )
+        assert signed_in.status_code == 303, signed_in.text
+        page = BeautifulSoup(browser.get("/progress").text, "html.parser")
+        browser.headers["X-CSRF-Token"] = str(page.find("meta", attrs={"name": "csrf-token"})["content"])  # type: ignore[index]
+        export = browser.get("/api/export.json")
+        assert export.status_code == 200
+        imported = browser.post(
+            "/api/import", content=export.content, headers={"Content-Type": "application/json"}
+        )
+        assert imported.status_code == 200, imported.text
+    addresses = _audited_addresses(accounts_deployment.data_dir)
+    for kind in ("sign_in", "export", "import"):
+        assert addresses.get(kind) == {VISITOR}, (kind, addresses)

@@ -268,6 +268,26 @@ def test_a_taken_name_is_made_unique_and_the_local_account_is_left_alone(
         assert alice is not None and alice.oidc_subject is None
 
 
+def test_behind_a_trusted_proxy_the_sign_in_is_audited_with_the_visitor_s_address(
+    provider: OpenIdProvider, browser: httpx.Client, tmp_path: Path
+) -> None:
+    app = _oidc_app(
+        tmp_path,
+        oidc_issuer_url=provider.url,
+        oidc_client_id=CLIENT_ID,
+        oidc_client_secret=CLIENT_SECRET,
+        trusted_proxies=["192.0.2.1/32"],
+    )
+    client = fresh_client(app, client=("192.0.2.1", 5000), headers={"X-Forwarded-For": "203.0.113.9"})
+    assert sign_in_at_provider(client, browser, "carol").status_code == 303
+    carol = person(app, f"{provider.url}|carol")
+    with app.state.db.read_sessions() as session:
+        events = session.scalars(select(AuditEvent).where(AuditEvent.user_id == carol.id)).all()
+        assert {event.kind for event in events} >= {"user_created", "sign_in"}
+        assert {event.address for event in events} == {"203.0.113.9"}
+    app.state.db.dispose()
+
+
 def test_a_group_change_at_the_provider_changes_the_role_at_the_next_sign_in(
     oidc_app: FastAPI, browser: httpx.Client, provider: OpenIdProvider
 ) -> None:

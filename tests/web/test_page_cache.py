@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.web.openapi import route_table
-from tests.accounts.conftest import fresh_client, signed_in, team_app  # noqa: F401
+from tests.accounts.conftest import fresh_client
 from tests.accounts.test_isolation import ROUTES
 from tests.factories import OWNER_CARD
 
@@ -31,7 +31,9 @@ def _page_token(html: str) -> str:
 
 @pytest.mark.parametrize("url", CACHED_PAGES)
 def test_admin_then_member_then_stranger_each_see_their_own_chrome(
-    team_app: FastAPI, signed_in: Callable[[str], TestClient], url: str
+    team_app: FastAPI,
+    signed_in: Callable[[str], TestClient],
+    url: str,
 ) -> None:
     root, bob = signed_in("root"), signed_in("bob")
     for turn in range(2):  # the second round is served from the cache each first round filled
@@ -76,7 +78,8 @@ def _cache_directives(response_headers: dict[str, str]) -> set[str]:
 
 
 def test_no_page_a_signed_in_person_reads_may_be_kept_by_a_shared_cache(
-    team_app: FastAPI, signed_in: Callable[[str], TestClient]
+    team_app: FastAPI,
+    signed_in: Callable[[str], TestClient],
 ) -> None:
     """Walks the route table: every GET a signed-in person reaches (their own things, the shared
     pages carrying their navigation and token, their role's pages) says private, no-store."""

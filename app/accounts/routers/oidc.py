@@ -15,6 +15,7 @@ from app.accounts.router import safe_next, start_signed_in
 from app.exceptions import DomainError, NotFound
 from app.settings import Settings
 from app.storage.dependencies import DatabaseDep
+from app.web.dependencies import ClientAddressDep
 from app.web.errors import as_http
 from app.web.templating import render
 
@@ -67,7 +68,7 @@ def oidc_login(request: Request, next: Annotated[str, Query(max_length=2000)] = 
 
 
 @router.get("/auth/oidc/callback")
-def oidc_callback(request: Request, db: DatabaseDep) -> Response:
+def oidc_callback(request: Request, db: DatabaseDep, address: ClientAddressDep) -> Response:
     """Where the provider sends the browser back. The answer is checked with the provider before
     the database is touched, so a slow provider never holds a writer's turn."""
     settings = _settings(request)
@@ -77,7 +78,6 @@ def oidc_callback(request: Request, db: DatabaseDep) -> Response:
     except DomainError as error:
         return _failed(request, error)
     role = service.role_for_groups(who.groups, settings.group_roles)
-    address = request.client.host if request.client else None
     with db.write_sessions() as session:  # closing it uncommitted stores nothing
         try:
             user = service.oidc_user(session, who.subject, who.name, role, address)

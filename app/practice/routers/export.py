@@ -17,21 +17,17 @@ from app.practice import export_import
 from app.practice.export_import import CsvTable, ExportDoc, ImportResult
 from app.storage.base import utcnow
 from app.storage.dependencies import SessionDep, WriteSessionDep
-from app.web.dependencies import FormDep
+from app.web.dependencies import ClientAddressDep, FormDep
 from app.web.messages import describe, sentence
 from app.web.templating import render
 
 router = APIRouter(tags=["export"])
 
 
-def _address(request: Request) -> str | None:
-    return request.client.host if request.client else None
-
-
-def _audited_export(session: Session, request: Request, user_id: int, **detail: str) -> None:
+def _audited_export(session: Session, address: str | None, user_id: int, **detail: str) -> None:
     """Record the export before reading it: a read session may then write without meeting
     another writer's newer snapshot."""
-    audit.record(session, "export", user_id=user_id, actor_id=user_id, address=_address(request), **detail)
+    audit.record(session, "export", user_id=user_id, actor_id=user_id, address=address, **detail)
     session.commit()
 
 
@@ -41,9 +37,9 @@ def _attachment(name: str) -> dict[str, str]:
 
 
 @router.get("/api/export.json", response_model=ExportDoc)
-def export_json(request: Request, session: SessionDep, user_id: UserIdDep) -> Response:
+def export_json(session: SessionDep, user_id: UserIdDep, address: ClientAddressDep) -> Response:
     """All of the person's attempts, review states, review logs and settings: what import reads."""
-    _audited_export(session, request, user_id, format="json")
+    _audited_export(session, address, user_id, format="json")
     now = utcnow()
     doc = export_import.export_document(session, user_id, now)
     return Response(
@@ -55,14 +51,14 @@ def export_json(request: Request, session: SessionDep, user_id: UserIdDep) -> Re
 
 @router.get("/api/export.csv", response_class=Response)
 def export_csv(
-    request: Request,
     session: SessionDep,
     user_id: UserIdDep,
+    address: ClientAddressDep,
     catalogue: CatalogueDep,
     table: Annotated[CsvTable, Query()] = "attempts",
 ) -> Response:
     """One table as CSV: `attempts` (default), `schedule` (review states) or `reviews` (the log)."""
-    _audited_export(session, request, user_id, format=f"csv {table}")
+    _audited_export(session, address, user_id, format=f"csv {table}")
     now = utcnow()
     return Response(
         export_import.export_csv(session, user_id, table, now, catalogue.snapshot().cards),
@@ -129,14 +125,14 @@ def _store(session: Session, user_id: int, doc: ExportDoc, catalogue: Catalogue)
     },
 )
 def import_json(
-    request: Request,
+    address: ClientAddressDep,
     doc: Annotated[ExportDoc, Depends(_body_document)],
     session: WriteSessionDep,
     user_id: UserIdDep,
     catalogue: CatalogueDep,
 ) -> ImportResult:
     """Merge an export back in (idempotent: see docs/scheduling.md). Malformed input: 422, nothing stored."""
-    audit.record(session, "import", user_id=user_id, actor_id=user_id, address=_address(request), via="api")
+    audit.record(session, "import", user_id=user_id, actor_id=user_id, address=address, via="api")
     return _store(session, user_id, doc, catalogue)
 
 
@@ -147,13 +143,12 @@ def import_upload(
     doc: Annotated[ExportDoc | list[str], Depends(_uploaded_document)],
     session: WriteSessionDep,
     user_id: UserIdDep,
+    address: ClientAddressDep,
     catalogue: CatalogueDep,
 ) -> HTMLResponse:
     if isinstance(doc, list):
         return render(request, "_progress_import.html", status_code=422, errors=doc)
-    audit.record(
-        session, "import", user_id=user_id, actor_id=user_id, address=_address(request), via="upload"
-    )
+    audit.record(session, "import", user_id=user_id, actor_id=user_id, address=address, via="upload")
     result = _store(session, user_id, doc, catalogue)
     upload = form.get("file")
     filename = upload.filename if isinstance(upload, UploadFile) else None
