@@ -6,7 +6,11 @@ no "3" for 3); forms, which send only text, validate the same models with strict
 
 from typing import Annotated
 
-from pydantic import AfterValidator, BeforeValidator
+from pydantic import AfterValidator, BeforeValidator, Field
+
+# The largest value an id column (BIGINT, SQLite's INTEGER) holds: a larger one is refused with a
+# 422 before the database is asked, which would otherwise fail on it.
+MAX_ID = 2**63 - 1
 
 
 def _integral(value: object) -> object:
@@ -24,4 +28,17 @@ def _storable(text: str) -> str:
 
 
 WholeNumber = Annotated[int, BeforeValidator(_integral)]
+# A row's id, as a path names it: 1 to MAX_ID, in ASCII digits (pydantic refuses "²" or "٣").
+Id = Annotated[int, Field(ge=1, le=MAX_ID)]
+
+
+def parse_id(text: str) -> int | None:
+    """A row's id as a form sends it, or None when no row can have that id. `isdigit` alone
+    would let "²" through to int(), which then fails."""
+    if not (text.isascii() and text.isdigit()):
+        return None
+    value = int(text)
+    return value if 1 <= value <= MAX_ID else None
+
+
 Storable = AfterValidator(_storable)

@@ -14,6 +14,7 @@ from app.accounts.middleware import SESSION_COOKIE, lifetimes
 from app.accounts.models import User
 from app.accounts.roles import ROLES
 from app.exceptions import Conflict, DomainError, NotFound, TooMany
+from app.schemas import Id
 from app.settings import Settings
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep, client_address
@@ -222,7 +223,7 @@ def create_token(
 
 @router.post("/account/tokens/{token_id}/revoke", response_class=HTMLResponse)
 def revoke_token(
-    request: Request, token_id: int, session: WriteSessionDep, principal: PrincipalDep
+    request: Request, token_id: Id, session: WriteSessionDep, principal: PrincipalDep
 ) -> HTMLResponse:
     service.revoke_token(session, principal.id, token_id, _address(request))
     session.commit()

@@ -8,6 +8,7 @@ from sqlalchemy.orm import Session
 
 from app.exceptions import NotFound
 from app.practice.models import Attempt
+from app.schemas import parse_id
 from app.storage.base import utcnow
 
 
@@ -16,6 +17,16 @@ def attempt_or_404(session: Session, user_id: int, attempt_id: int) -> Attempt:
     if attempt is None or attempt.user_id != user_id:
         raise NotFound(f"no attempt with id {attempt_id}")
     return attempt
+
+
+def form_attempt(session: Session, user_id: int, text: str) -> Attempt | None:
+    """The attempt a form names, None when it names none; an id no row can have is a 404."""
+    if not text:
+        return None
+    attempt_id = parse_id(text)
+    if attempt_id is None:
+        raise NotFound("no attempt with that id")
+    return attempt_or_404(session, user_id, attempt_id)
 
 
 # Async so FastAPI runs it inline rather than in its thread pool: it never blocks.

@@ -16,6 +16,7 @@ from app.content.catalogue import Catalogue
 from app.content.dependencies import CatalogueDep
 from app.content.tiers import TIERS
 from app.exceptions import DomainError
+from app.schemas import Id
 from app.storage.base import utcnow
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.team import assignments, audit_log, members, service
@@ -76,7 +77,7 @@ def assign(
 
 
 @router.post("/team/assignments/{assignment_id}/delete")
-def unassign(assignment_id: int, session: WriteSessionDep, _lead: LeadDep) -> Response:
+def unassign(assignment_id: Id, session: WriteSessionDep, _lead: LeadDep) -> Response:
     assignments.delete(session, assignment_id)
     session.commit()
     return RedirectResponse("/team#assignments", status_code=303)

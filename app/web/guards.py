@@ -122,7 +122,8 @@ class RequestGuard:
                 return
         limit = self.max_import if scope["path"] in IMPORT_PATHS else self.max_body
         length = _header(scope, b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > limit):
+        # isascii: "²" is a digit to isdigit, but not to int().
+        if length is not None and (not (length.isascii() and length.isdigit()) or int(length) > limit):
             await _json(send, 413, BodyTooLarge(limit).detail)
             return
         await self.app(scope, _capped(receive, limit), send)

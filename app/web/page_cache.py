@@ -79,9 +79,7 @@ class PageCache:
             return
         await self.app(scope, receive, self._capturing(scope, send, key, token, self.catalogue.snapshot()))
 
-    def _capturing(
-        self, scope: Scope, send: Send, key: Key, token: bytes, snapshot: Snapshot
-    ) -> Send:
+    def _capturing(self, scope: Scope, send: Send, key: Key, token: bytes, snapshot: Snapshot) -> Send:
         start: Message = {}
         chunks: list[bytes] = []
 

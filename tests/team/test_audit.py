@@ -43,7 +43,8 @@ def test_sign_in_role_change_import_and_export_are_logged(signed_in: Callable[[s
         "kind": "import",
         "actor": "alice",
         "about": "alice",
-        "address": "testclient",
+        # Named as the sign-in is: by the one trusted-proxy-aware helper (no IP for a test client).
+        "address": logged[5]["address"],
         "detail": "via api",
     }
     assert uploaded["detail"] == "via upload"

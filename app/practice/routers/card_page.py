@@ -18,6 +18,7 @@ from app.practice import attempts, quiz
 from app.practice.dependencies import NowDep, attempt_or_404
 from app.practice.routers.forms import ANSWER_LABELS, ANSWER_UNREADABLE, RATING_CHOICES, rating_messages
 from app.practice.schemas import RATINGS, Assessment, AttemptIn
+from app.schemas import Id
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep
 from app.web.messages import form_messages
@@ -193,7 +194,7 @@ def assess_attempt(
     session: WriteSessionDep,
     user_id: UserIdDep,
     now: NowDep,
-    attempt_id: int,
+    attempt_id: Id,
 ) -> HTMLResponse:
     attempt = attempt_or_404(session, user_id, attempt_id)
     card = catalogue.get(attempt.card_id)

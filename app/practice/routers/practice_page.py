@@ -17,7 +17,7 @@ from app.content.model import Card
 from app.content.tiers import IMPORTANCES, TIERS, Tier, default_answer_kind, sees
 from app.exceptions import Invalid
 from app.practice import attempts, preferences, scheduling
-from app.practice.dependencies import NowDep, attempt_or_404
+from app.practice.dependencies import NowDep, form_attempt
 from app.practice.models import Attempt, ReviewState
 from app.practice.preferences import PracticeSettings
 from app.practice.routers.forms import ANSWER_LABELS, ANSWER_UNREADABLE, RATING_CHOICES, rating_messages
@@ -249,8 +249,7 @@ def rate(
     """Rate the card just revealed and move on to the next one."""
     submitted = _submitted(form, session, user_id, catalogue)
     card, settings, tier = submitted.card, submitted.settings, submitted.tier
-    attempt_id = str(form.get("attempt_id") or "")
-    attempt = attempt_or_404(session, user_id, int(attempt_id)) if attempt_id.isdigit() else None
+    attempt = form_attempt(session, user_id, str(form.get("attempt_id") or ""))
     try:
         flash = _rated(session, user_id, submitted, attempt, now)
     except (Invalid, ValidationError) as error:
