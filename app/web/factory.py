@@ -11,7 +11,7 @@ from fastapi.staticfiles import StaticFiles
 
 from app import PROJECT_ROOT
 from app.accounts import router as accounts
-from app.accounts.middleware import Authentication
+from app.accounts.middleware import SESSION_COOKIE, Authentication
 from app.accounts.routers import oidc
 from app.authoring import router as authoring
 from app.content import router as content
@@ -87,7 +87,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(PageCache, catalogue=app.state.catalogue)
     app.add_middleware(Authentication, settings=settings, db=app.state.db, remembered=app.state.signed_in)
     app.add_middleware(RequestGuard, settings=settings)
-    app.add_middleware(SecurityMiddleware, secret_key=settings.secret_key, production=settings.is_production)
+    app.add_middleware(
+        SecurityMiddleware,
+        secret_key=settings.secret_key,
+        session_cookie=SESSION_COOKIE,
+        production=settings.is_production,
+    )
     app.add_middleware(RequestLog)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     for area in ROUTERS:

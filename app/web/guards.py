@@ -6,6 +6,7 @@ Pure ASGI, so a refusal costs nothing but the headers: no routing, no body read.
 
 import ipaddress
 import json
+import re
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
@@ -36,11 +37,25 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-def _host_name(host: str) -> str:
-    """'example.org:8000' → 'example.org'; '[::1]:8000' → '::1'."""
-    if host.startswith("["):
-        return host[1 : host.find("]")]
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+# A Host header is a DNS name (letters, digits, hyphens, underscores for container names) or an
+# IPv4 address, or an IPv6 address in brackets, then optionally ":" and ASCII digits; nothing else
+# ("127.0.0.1:x@evil.example" or "[::1]evil.example" would otherwise pass the allowlist and end
+# up in invite links).
+LABEL = r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?"
+HOST = re.compile(rf"(?:(?P<name>{LABEL}(?:\.{LABEL})*)|\[(?P<ipv6>[0-9a-f:.]+)\])(?::[0-9]{{1,5}})?")
+
+
+def _host_name(host: str) -> str | None:
+    """'example.org:8000' → 'example.org'; '[::1]:8000' → '::1'; None for anything else."""
+    match = HOST.fullmatch(host)
+    if match is None:
+        return None
+    if match["ipv6"] is None:
+        return match["name"]
+    try:
+        return str(ipaddress.IPv6Address(match["ipv6"]))
+    except ValueError:
+        return None
 
 
 def _peer(scope: Scope) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
@@ -76,6 +91,15 @@ def _is_loopback_peer(scope: Scope) -> bool:
     return address is not None and address.is_loopback
 
 
+def _same_origin(origin: str | None, scheme: str, host: str) -> bool:
+    """No Origin (not a browser, or an old one) or this site's own. "null" (a sandboxed frame, a
+    file, a redirect across sites) is never ours, nor the same host on another scheme."""
+    if origin is None:
+        return True
+    parts = urlsplit(origin)
+    return parts.scheme == scheme and parts.netloc.lower() == host
+
+
 class BodyTooLarge(HTTPException):
     def __init__(self, limit: int) -> None:
         super().__init__(status_code=413, detail=f"the request body is larger than {size_text(limit)}")
@@ -98,28 +122,36 @@ class RequestGuard:
         state = scope.setdefault("state", {})
         peer = _peer(scope)
         state["client_address"] = str(peer) if peer is not None else None
+        # Whether a trusted proxy said which scheme the visitor used: it then decides, even on loopback.
+        proxied_scheme = False
         if self.trusted_proxies and peer_in(scope, self.trusted_proxies):
             proto = _header(scope, b"x-forwarded-proto")
             if proto in ("http", "https"):
                 scope["scheme"] = proto
+                proxied_scheme = True
             # The address the proxy saw: what throttling and the audit log should name. The
             # connection's own peer stays in scope["client"], which proxy sign-in judges.
             forwarded = _forwarded_client(_header(scope, b"x-forwarded-for"), self.trusted_proxies)
             if forwarded is not None:
                 state["client_address"] = forwarded
         host = (_header(scope, b"host") or "").lower()
-        if not self.any_host and _host_name(host) not in self.allowed_hosts:
+        name = _host_name(host)
+        if name is None:
+            await _plain(send, 400, "the Host header must be a host name or address, with an optional :port")
+            return
+        if not self.any_host and name not in self.allowed_hosts:
             message = f"this server does not answer to the host name '{host}': add it to ALLOWED_HOSTS"
             await _plain(send, 400, message)
             return
-        if self.https_only and scope["scheme"] != "https" and not _is_loopback_peer(scope):
+        exempt = _is_loopback_peer(scope) and not proxied_scheme
+        if self.https_only and scope["scheme"] != "https" and not exempt:
             await _respond(send, 400, HTTPS_REQUIRED_PAGE, b"text/html; charset=utf-8")
             return
-        if scope["method"] not in SAFE_METHODS:
-            origin = _header(scope, b"origin")
-            if origin is not None and origin != "null" and urlsplit(origin).netloc.lower() != host:
-                await _json(send, 403, "a write must come from this site's own pages (Origin differs)")
-                return
+        if scope["method"] not in SAFE_METHODS and not _same_origin(
+            _header(scope, b"origin"), scope["scheme"], host
+        ):
+            await _json(send, 403, "a write must come from this site's own pages (Origin differs)")
+            return
         limit = self.max_import if scope["path"] in IMPORT_PATHS else self.max_body
         length = _header(scope, b"content-length")
         # isascii: "²" is a digit to isdigit, but not to int().

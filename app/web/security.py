@@ -1,8 +1,12 @@
 """Security headers on every response, and CSRF protection for every state-changing request.
 
-CSRF uses a signed double-submit token: a cookie holds `token.signature`; pages carry the same
-value in <meta name="csrf-token">, and htmx (or an API client) sends it back as X-CSRF-Token or a
-`csrf_token` form field. Another site can make the browser send the cookie but cannot read it.
+CSRF tokens are bound to who is asking. Signed in, the token is derived from the sign-in
+session's own secret (its cookie), so it changes with every sign-in, and a token or cookie planted
+from elsewhere never matches. Not signed in (the sign-in page, single and proxy mode), it is a
+signed double-submit token: a cookie holds `token.signature`, replaced whenever a response signs
+someone in or out. Pages carry the token in <meta name="csrf-token">, and htmx (or an API client)
+sends it back as X-CSRF-Token or a `csrf_token` form field. Another site can make the browser send
+the cookies but cannot read them.
 """
 
 import hashlib
@@ -50,6 +54,11 @@ def signed_token(secret: str) -> str:
     return f"{token}.{_sign(secret, token)}"
 
 
+def session_token(secret: str, session: str) -> str:
+    """The CSRF token of a sign-in session: it says nothing of the session's secret."""
+    return _sign(secret, f"session {session}")
+
+
 def _valid(secret: str, value: str) -> bool:
     token, _, signature = value.partition(".")
     return bool(token) and hmac.compare_digest(signature, _sign(secret, token))
@@ -89,10 +98,13 @@ class SecurityMiddleware:
     request, and it will succeed once the database is back.
     """
 
-    def __init__(self, app: ASGIApp, secret_key: str, production: bool = False) -> None:
+    def __init__(self, app: ASGIApp, secret_key: str, session_cookie: str, production: bool = False) -> None:
         self.app = app
         self.secret_key = secret_key
         self.production = production
+        # A response setting (or clearing) this cookie signs someone in or out.
+        self.session_cookie = session_cookie
+        self.session_set = f"{session_cookie}=".encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -102,14 +114,22 @@ class SecurityMiddleware:
         new_cookie = None
         if cookie is None or not _valid(self.secret_key, cookie):
             cookie = new_cookie = signed_token(self.secret_key)
-        scope.setdefault("state", {})["csrf_token"] = cookie
+        session = cookie_value(scope, self.session_cookie)
+        token = session_token(self.secret_key, session) if session else cookie
+        scope.setdefault("state", {})["csrf_token"] = token
         personal = not scope["path"].startswith(STATIC_PREFIX)
         started = False
 
         async def send_with_headers(message: Message) -> None:
-            nonlocal started
+            nonlocal started, new_cookie
             if message["type"] == "http.response.start":
                 started = True
+                if any(
+                    n == b"set-cookie" and v.startswith(self.session_set)
+                    for n, v in message.get("headers", ())
+                ):
+                    # Signed in or out: a token from before is no use to whoever kept it.
+                    new_cookie = signed_token(self.secret_key)
                 # No route sets these itself, so they are appended without a lookup.
                 headers = [*message.get("headers", ()), *SECURITY_HEADERS]
                 if personal and not any(name == b"cache-control" for name, _ in headers):
@@ -144,10 +164,11 @@ class SecurityMiddleware:
 
 
 async def require_csrf(request: Request) -> None:
-    """App-wide dependency: a state-changing request must send back the token its cookie holds.
+    """App-wide dependency: a state-changing request must send back the token of who is asking.
 
-    `request.state.csrf_token` is that cookie when its signature is good, else a fresh token the
-    middleware just issued, so a forged or made-up pair never matches.
+    `request.state.csrf_token` is the sign-in session's token, or without one the CSRF cookie
+    when its signature is good, else a fresh token the middleware just issued, so a forged or
+    made-up pair never matches.
     """
     if request.method in SAFE_METHODS:
         return
@@ -161,9 +182,6 @@ async def require_csrf(request: Request) -> None:
     ):
         field = (await request.form()).get(CSRF_FIELD)
         sent = field if isinstance(field, str) else None
-    if (
-        not sent
-        or not _valid(request.app.state.settings.secret_key, sent)
-        or not hmac.compare_digest(expected, sent)
-    ):
+    # isascii first: compare_digest refuses (with an error, not False) other text.
+    if not sent or not sent.isascii() or not hmac.compare_digest(expected, sent):
         raise HTTPException(status_code=403, detail="missing or wrong CSRF token: send X-CSRF-Token")

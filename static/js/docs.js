@@ -1,19 +1,14 @@
 // Starts the vendored Swagger UI on /docs (kept out of the page: the CSP forbids inline scripts).
 (function () {
-  var CSRF_COOKIE = "tiercards_csrf";
-
+  // The page's own token: signed in, it belongs to the sign-in session, not to any cookie.
   function csrfToken() {
-    var pairs = document.cookie.split(";");
-    for (var i = 0; i < pairs.length; i++) {
-      var pair = pairs[i].trim();
-      if (pair.indexOf(CSRF_COOKIE + "=") === 0) return pair.slice(CSRF_COOKIE.length + 1);
-    }
-    return null;
+    var meta = document.querySelector('meta[name="csrf-token"]');
+    return meta ? meta.getAttribute("content") : null;
   }
 
   // "Try it out" sends cookies but not the CSRF token the server wants on every write; add it,
-  // read fresh each time (the server may have issued a new cookie), and only for this site: the
-  // token must never go to another origin a schema's server list might name.
+  // and only for this site: the token must never go to another origin a schema's server list
+  // might name.
   function withCsrf(request) {
     var token = csrfToken();
     if (token && new URL(request.url, window.location.href).origin === window.location.origin) {

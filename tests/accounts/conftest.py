@@ -5,6 +5,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
@@ -64,7 +65,17 @@ def sign_in(client: TestClient, name: str, password: str | None = None) -> TestC
         "/login", data={"username": name, "password": password or PASSWORDS[name], "next": "/"}
     )
     assert response.status_code == 303, response.text
+    # Signing in gives the browser a new CSRF token: the one its pages now carry.
+    client.headers["X-CSRF-Token"] = page_token(client)
     return client
+
+
+def page_token(client: TestClient, url: str = "/account") -> str:
+    """The CSRF token the person's pages carry (the session's own once signed in)."""
+    page = BeautifulSoup(client.get(url).text, "html.parser")
+    meta = page.find("meta", attrs={"name": "csrf-token"})
+    assert meta is not None
+    return str(meta["content"])
 
 
 @contextmanager

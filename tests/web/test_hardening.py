@@ -4,7 +4,7 @@ response carries what keeps it safe, and nothing is stored on refusal."""
 import math
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -17,6 +17,7 @@ from app import PROJECT_ROOT
 from app.settings import Settings
 from app.web.factory import create_app
 from app.web.security import CSRF_COOKIE
+from tests.accounts.conftest import PASSWORDS, fresh_client, page_token, sign_in
 from tests.factories import OWNER_CARD, attempt_payload
 
 ATTEMPTS = f"/api/cards/{OWNER_CARD}/attempts"
@@ -36,7 +37,97 @@ def test_a_forged_csrf_pair_is_refused(anonymous_client: TestClient) -> None:
     assert stored_count(anonymous_client) == 0
 
 
+def _attempt_with(client: TestClient, token: str) -> int:
+    return client.post(ATTEMPTS, json=attempt_payload(), headers={"X-CSRF-Token": token}).status_code
+
+
+def test_a_csrf_cookie_planted_from_elsewhere_does_not_work_for_a_signed_in_person(team_app: FastAPI) -> None:
+    """A cookie another site managed to set (a sibling subdomain can) with its own token: the
+    signed-in person's writes are judged against their own session, not the cookie."""
+    planted = fresh_client(team_app).cookies[CSRF_COOKIE]
+    bob = sign_in(fresh_client(team_app), "bob")
+    bob.cookies.set(CSRF_COOKIE, planted, domain="testserver.local")
+    assert _attempt_with(bob, planted) == 403
+    assert bob.get("/api/attempts").json() == []
+    assert _attempt_with(bob, page_token(bob)) == 201
+
+
+def test_the_csrf_token_changes_at_sign_in_and_at_sign_out(team_app: FastAPI) -> None:
+    browser = fresh_client(team_app)
+    before = page_token(browser, "/login")
+    sign_in(browser, "bob")
+    del browser.headers["X-CSRF-Token"]  # each request below sends its own
+    signed_in = page_token(browser)
+    assert signed_in != before
+    assert _attempt_with(browser, before) == 403
+    assert _attempt_with(browser, signed_in) == 201
+    assert browser.post("/logout", headers={"X-CSRF-Token": signed_in}).status_code == 303
+    after = page_token(browser, "/login")
+    assert after not in (before, signed_in)
+    login = {"username": "bob", "password": PASSWORDS["bob"]}
+    for stale in (before, signed_in):
+        assert browser.post("/login", data={**login, "csrf_token": stale}).status_code == 403
+    assert browser.post("/login", data={**login, "csrf_token": after}).status_code == 303
+
+
+def test_another_person_s_token_is_refused(signed_in: Callable[[str], TestClient]) -> None:
+    alice, bob = signed_in("alice"), signed_in("bob")
+    assert _attempt_with(bob, page_token(alice)) == 403
+    assert bob.get("/api/attempts").json() == []
+
+
 # --- Host and Origin ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "testserver:x@evil.example",
+        "127.0.0.1:x@evil.example",
+        "[::1]evil.example",
+        "[::1]:80@evil.example",
+        "testserver@evil.example",
+        "testserver:80x",
+        "testserver:",
+        "testserver:8000:1",
+        "testserver/evil",
+        "[not-an-address]",
+        "",
+    ],
+)
+def test_a_host_that_is_not_a_name_or_address_with_a_port_is_refused(settings: Settings, host: str) -> None:
+    for allowed in (["testserver", "127.0.0.1", "::1"], ["*"]):
+        app = create_app(settings.model_copy(update={"allowed_hosts": allowed}))
+        with TestClient(app) as client:
+            response = client.get("/healthz", headers={"Host": host})
+        assert response.status_code == 400, (host, allowed)
+
+
+@pytest.mark.parametrize(
+    "host", ["testserver", "testserver:8000", "127.0.0.1:8000", "[::1]:8000", "TestServer"]
+)
+def test_a_plain_host_name_or_address_with_a_port_is_answered(settings: Settings, host: str) -> None:
+    app = create_app(settings.model_copy(update={"allowed_hosts": ["testserver", "127.0.0.1", "::1"]}))
+    with TestClient(app) as client:
+        assert client.get("/healthz", headers={"Host": host}).status_code == 200
+
+
+def test_an_invite_link_is_never_built_from_a_host_with_a_user_part(
+    signed_in: Callable[[str], TestClient],
+) -> None:
+    root = signed_in("root")
+    response = root.post(
+        "/admin/invites", data={"role": "member", "days": "7"}, headers={"Host": "testserver:x@evil.example"}
+    )
+    assert response.status_code == 400
+    assert "evil.example/invite" not in response.text
+
+
+@pytest.mark.parametrize("origin", ["null", "https://testserver", "ftp://testserver"])
+def test_a_write_from_an_opaque_origin_or_another_scheme_is_refused(client: TestClient, origin: str) -> None:
+    response = client.post(ATTEMPTS, json=attempt_payload(), headers={"Origin": origin})
+    assert response.status_code == 403
+    assert stored_count(client) == 0
 
 
 def test_a_foreign_host_is_refused_before_anything_is_read(client: TestClient) -> None:
@@ -237,6 +328,19 @@ def test_production_believes_x_forwarded_proto_only_from_a_trusted_proxy(setting
         assert "strict-transport-security" in response.headers
     with TestClient(app, client=("198.51.100.7", 5000)) as stranger:
         assert stranger.get("/healthz", headers={"X-Forwarded-Proto": "https"}).status_code == 400
+
+
+def test_production_believes_a_loopback_proxy_that_says_the_visitor_came_over_http(
+    settings: Settings,
+) -> None:
+    app = _production(settings, trusted_proxies=["127.0.0.1/32"])
+    with TestClient(app, client=("127.0.0.1", 5000)) as proxy:
+        response = proxy.get("/", headers={"X-Forwarded-Proto": "http"})
+        assert response.status_code == 400
+        assert BeautifulSoup(response.text, "html.parser").h1.text == "HTTPS is required"
+        assert proxy.get("/healthz", headers={"X-Forwarded-Proto": "https"}).status_code == 200
+        # Its own health check, with no visitor behind it, keeps the loopback exemption.
+        assert proxy.get("/healthz").status_code == 200
 
 
 def test_production_on_loopback_still_answers_over_http(settings: Settings) -> None:
