@@ -96,7 +96,10 @@ def _same_origin(origin: str | None, scheme: str, host: str) -> bool:
     file, a redirect across sites) is never ours, nor the same host on another scheme."""
     if origin is None:
         return True
-    parts = urlsplit(origin)
+    try:
+        parts = urlsplit(origin)
+    except ValueError:  # "http://[::1": no origin at all
+        return False
     return parts.scheme == scheme and parts.netloc.lower() == host
 
 

@@ -123,7 +123,7 @@ def test_an_invite_link_is_never_built_from_a_host_with_a_user_part(
     assert "evil.example/invite" not in response.text
 
 
-@pytest.mark.parametrize("origin", ["null", "https://testserver", "ftp://testserver"])
+@pytest.mark.parametrize("origin", ["null", "https://testserver", "ftp://testserver", "http://[testserver"])
 def test_a_write_from_an_opaque_origin_or_another_scheme_is_refused(client: TestClient, origin: str) -> None:
     response = client.post(ATTEMPTS, json=attempt_payload(), headers={"Origin": origin})
     assert response.status_code == 403
