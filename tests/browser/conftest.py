@@ -16,6 +16,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from bs4 import BeautifulSoup
 from playwright.sync_api import Browser, Page, ViewportSize, expect, sync_playwright
 
 from app import PROJECT_ROOT
@@ -150,7 +151,12 @@ def _signed_in(url: str, name: str) -> httpx.Client:
     token = client.cookies["tiercards_csrf"]
     signed = client.post("/login", data={"username": name, "password": PEOPLE[name][1], "csrf_token": token})
     assert signed.status_code == 303, signed.text
-    client.headers["X-CSRF-Token"] = token
+    # Signed in, the token is the session's own: the one its pages carry.
+    meta = BeautifulSoup(client.get("/account").text, "html.parser").find(
+        "meta", attrs={"name": "csrf-token"}
+    )
+    assert meta is not None
+    client.headers["X-CSRF-Token"] = str(meta["content"])
     return client
 
 
