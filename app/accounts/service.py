@@ -244,7 +244,7 @@ def create_token(
 ) -> str:
     """A personal API token that lasts `days`; returns it (shown once). Caller commits."""
     name = name.strip()
-    if not 1 <= len(name) <= 80:
+    if not 1 <= len(name) <= 80 or not name.isprintable():
         raise Invalid("name", "name the token (1 to 80 characters), e.g. the script that uses it")
     if not 1 <= days <= MAX_TOKEN_DAYS:
         raise Invalid("expires_days", f"a token lasts 1 to {MAX_TOKEN_DAYS} days")

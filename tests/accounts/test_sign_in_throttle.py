@@ -4,6 +4,7 @@ changes count like sign-ins, and checking a password never holds the database's 
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +13,12 @@ import pytest
 from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from app.accounts import passwords, service, throttle
-from app.accounts.models import AuditEvent
+from app.accounts.models import AuditEvent, SignInAttempt
+from app.storage.base import utcnow
 from app.web.security import CSRF_COOKIE
 from tests.accounts.conftest import PASSWORDS, accounts_settings, fresh_client, sign_in
 from tests.factories import OWNER_CARD, attempt_payload
@@ -225,3 +227,23 @@ def test_another_persons_answer_is_stored_while_a_password_is_being_checked(
     writer.join(30)
     signing_in.join(30)
     assert finished_first, answered
+
+
+def test_checks_older_than_every_window_are_forgotten(team_app: FastAPI) -> None:
+    stranger = browser(team_app, "203.0.113.70")
+    for _ in range(throttle.MAX_FAILURES_PER_NAME_AND_ADDRESS):
+        assert wrong(stranger, "alice") == 401
+    with team_app.state.db.write_sessions() as session:
+        long_ago = utcnow() - throttle.NAME_WINDOW - timedelta(minutes=1)
+        session.execute(update(SignInAttempt).values(at=long_ago))
+        session.commit()
+    assert wrong(stranger, "alice") == 401  # counted afresh
+    with team_app.state.db.read_sessions() as session:
+        assert session.scalar(select(func.count()).select_from(SignInAttempt)) == 1
+
+
+@pytest.mark.parametrize("name", ["al\x00ice", "a name with spaces", "ünïcødé", ""])
+def test_a_name_nobody_can_have_is_refused_like_a_wrong_password(team_app: FastAPI, name: str) -> None:
+    response = browser(team_app, "198.51.100.80").post("/login", data={"username": name, "password": "x"})
+    assert response.status_code == 401
+    assert "do not match" in BeautifulSoup(response.text, "html.parser").select_one(".errors").text

@@ -126,6 +126,16 @@ def test_a_token_lifetime_out_of_bounds_is_refused_and_stores_nothing(
     assert stored_tokens(team_app) == 0
 
 
+@pytest.mark.parametrize("name", ["", "x" * 81, "a\x00b", "tab\there"])
+def test_a_token_name_that_cannot_be_shown_is_refused_and_stores_nothing(
+    signed_in: Callable[[str], TestClient], team_app: FastAPI, name: str
+) -> None:
+    refused = signed_in("alice").post("/account/tokens", data={"name": name, "password": PASSWORDS["alice"]})
+    assert refused.status_code == 422
+    assert "name the token" in BeautifulSoup(refused.text, "html.parser").select_one(".errors").text
+    assert stored_tokens(team_app) == 0
+
+
 @pytest.mark.parametrize("password", ["", "not my password"])
 def test_making_a_token_needs_the_current_password(
     signed_in: Callable[[str], TestClient], team_app: FastAPI, password: str
