@@ -124,7 +124,7 @@ def users_set_role(
 
 @users_cli.command("disable")
 def users_disable(name: Annotated[str, typer.Argument()]) -> None:
-    """Sign a person out everywhere and keep them out; their history stays."""
+    """Sign a person out everywhere, revoke their API tokens and keep them out; their history stays."""
     from app.accounts import service
 
     with _users_change() as session:
@@ -149,12 +149,14 @@ def users_reset_password(
         bool, typer.Option("--password-stdin", help="Read it from standard input.")
     ] = False,
 ) -> None:
-    """Set a new password for a person (it signs them out everywhere)."""
-    from app.accounts import service
+    """Set a new password for a person (it signs them out everywhere and revokes their API tokens)."""
+    from app.accounts import passwords, service
 
     password = _read_password(password_stdin)
     with _users_change() as session:
-        service.set_password(session, service.user_or_404(session, name), password)
+        # Hashed before the session's first query: argon2 never runs inside the write.
+        hashed = passwords.new_hash(password, name)
+        service.set_password(session, service.user_or_404(session, name), hashed)
     typer.echo(f"{name} has a new password")
 
 

@@ -60,6 +60,8 @@ class Settings(BaseSettings):
     # A signed-in browser stays signed in this long without being used, and at most this long.
     session_idle_hours: float = Field(default=12.0, gt=0)
     session_max_days: float = Field(default=14.0, gt=0)
+    # Successful sign-ins one address may make in 15 minutes (wrong passwords have limits of their own).
+    sign_ins_per_address: int = Field(default=30, ge=1)
     # proxy mode: who the proxy says the person is, and their groups (comma-separated).
     proxy_user_header: str = "Remote-User"
     proxy_groups_header: str = "Remote-Groups"

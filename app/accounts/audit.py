@@ -1,9 +1,8 @@
 """The audit log: what happened to whom, by whom, from where. Admins read it on /admin/audit."""
 
-from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from app.accounts.models import AuditEvent
@@ -12,6 +11,7 @@ from app.storage.base import utcnow
 KINDS = (
     "sign_in",
     "sign_in_failed",
+    "password_check_failed",
     "sign_out",
     "role_changed",
     "user_created",
@@ -40,22 +40,6 @@ def record(
     session.add(
         AuditEvent(kind=kind, user_id=user_id, actor_id=actor_id, address=address, detail=detail, at=utcnow())
     )
-
-
-def failures_since(
-    session: Session, since: datetime, name: str | None = None, address: str | None = None
-) -> int:
-    """Failed sign-ins since `since` for one account name or from one address."""
-    query = (
-        select(func.count())
-        .select_from(AuditEvent)
-        .where(AuditEvent.kind == "sign_in_failed", AuditEvent.at >= since)
-    )
-    if name is not None:
-        query = query.where(AuditEvent.detail["name"].as_string() == name)
-    if address is not None:
-        query = query.where(AuditEvent.address == address)
-    return int(session.scalar(query) or 0)
 
 
 def recent(

@@ -39,5 +39,14 @@ async def require_lead(principal: PrincipalDep) -> Principal:
     return principal
 
 
+async def require_browser(principal: PrincipalDep) -> Principal:
+    """Who manages their own sign-in (tokens, password): never an API token, which could otherwise
+    mint more of itself."""
+    if principal.via == "token":
+        raise Forbidden("an API token cannot see, make or revoke tokens: do this from a signed-in browser")
+    return principal
+
+
+BrowserDep = Annotated[Principal, Depends(require_browser)]
 AdminDep = Annotated[Principal, Depends(require_admin)]
 LeadDep = Annotated[Principal, Depends(require_lead)]

@@ -65,6 +65,31 @@ class ApiToken(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     last_used_at: Mapped[datetime | None]
     revoked_at: Mapped[datetime | None]
+    expires_at: Mapped[datetime]
+
+
+class SignInAttempt(Base):
+    """One password check (a sign-in, or the current password asked again on /account), recorded
+    before the password is verified so that checks running at the same time count each other.
+    Throttling counts these: failures ("pending" counts as one until it is known) per name and
+    address, per address, per name, and per trusted browser (`device`), and successes per address."""
+
+    __tablename__ = "sign_in_attempts"
+    __table_args__ = (
+        Index("ix_sign_in_attempts_name_at", "name", "at"),
+        Index("ix_sign_in_attempts_address_at", "address", "at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[datetime] = mapped_column(default=utcnow)
+    name: Mapped[str] = mapped_column(String(80))
+    address: Mapped[str | None] = mapped_column(String(64))
+    # The nonce of a valid device cookie for this name; None: a browser not known to be theirs.
+    device: Mapped[str | None] = mapped_column(String(32))
+    # sign_in or password (the current password, asked again by a signed-in browser).
+    purpose: Mapped[str] = mapped_column(String(16))
+    # pending, failed or ok.
+    outcome: Mapped[str] = mapped_column(String(8))
 
 
 class Invite(Base):
@@ -83,9 +108,7 @@ class Invite(Base):
 
 
 class AuditEvent(Base):
-    """Sign-ins (and failed ones), role changes, invites, imports, exports: who, when, from where.
-
-    Failed sign-ins here are also what throttling counts."""
+    """Sign-ins (and failed ones), role changes, invites, imports, exports: who, when, from where."""
 
     __tablename__ = "audit_events"
     __table_args__ = (

@@ -46,6 +46,12 @@ def hash_password(password: str) -> str:
     return _hasher.hash(password)
 
 
+def new_hash(password: str, name: str) -> str:
+    """The hash to store for a new password of `name`'s, once it passes the rules."""
+    check(password, name)
+    return hash_password(password)
+
+
 def verify(stored_hash: str | None, password: str) -> bool:
     if stored_hash is None:
         return False

@@ -8,14 +8,15 @@ from fastapi import APIRouter, Form, Request
 from pydantic import BaseModel
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from app.accounts import passwords, service
-from app.accounts.dependencies import AdminDep, PrincipalDep
-from app.accounts.middleware import SESSION_COOKIE, lifetimes
+from app.accounts import passwords, service, throttle
+from app.accounts.dependencies import AdminDep, BrowserDep, PrincipalDep
+from app.accounts.middleware import SESSION_COOKIE, Principal, lifetimes
 from app.accounts.models import User
 from app.accounts.roles import ROLES
-from app.exceptions import Conflict, DomainError, NotFound, TooMany
+from app.exceptions import Conflict, DomainError, Invalid, NotFound, TooMany
 from app.schemas import Id
 from app.settings import Settings
+from app.storage.database import Database
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep, client_address
 from app.web.templating import render
@@ -64,17 +65,37 @@ def login_page(request: Request, next: str = "/") -> HTMLResponse:
     return render(request, "login.html", next=safe_next(next), oidc=_settings(request).oidc_enabled)
 
 
+def _checked_password(request: Request, name: str, password: str, purpose: str) -> int | None:
+    """The id of `name` if `password` is theirs (throttled, and the failure audited: see
+    app/accounts/throttle.py). Opens its own short write sessions: the route holds none while
+    argon2 runs."""
+    settings = _settings(request)
+    db: Database = request.app.state.db
+    return throttle.checked_password(
+        db.write_sessions,
+        name=name,
+        password=password,
+        address=_address(request),
+        device=throttle.trusted_device(
+            settings.secret_key, request.cookies.get(throttle.DEVICE_COOKIE), name
+        ),
+        purpose=purpose,
+        sign_ins_per_address=settings.sign_ins_per_address,
+    )
+
+
 @router.post("/login", response_class=HTMLResponse)
 def sign_in(
     request: Request,
-    session: WriteSessionDep,
     username: Annotated[str, Form(max_length=80)] = "",
     password: Annotated[str, Form(max_length=1024)] = "",
     next: Annotated[str, Form(max_length=2000)] = "/",
 ) -> Response:
     _accounts_only(request)
     try:
-        user = service.authenticate(session, username.strip(), password, _address(request))
+        user_id = _checked_password(request, username.strip(), password, "sign_in")
+        if user_id is None:
+            raise service.SignInRefused()
     except DomainError as refused:
         status = 429 if isinstance(refused, TooMany) else 401
         headers = {"Retry-After": str(refused.retry_after)} if isinstance(refused, TooMany) else None
@@ -90,24 +111,26 @@ def sign_in(
         if headers:
             response.headers.update(headers)
         return response
-    return start_signed_in(request, session, user, next, how="password")
+    with request.app.state.db.write_sessions() as session:
+        return start_signed_in(request, session, session.get(User, user_id), next, how="password")
+
+
+def _set_cookie(response: Response, name: str, value: str, max_age: int, settings: Settings) -> None:
+    response.set_cookie(
+        name, value, max_age=max_age, httponly=True, samesite="lax", secure=settings.is_production, path="/"
+    )
 
 
 def start_signed_in(request: Request, session: Any, user: Any, target: str | None, how: str) -> Response:
-    """Open a session for `user`, set its cookie and go where they were going."""
+    """Open a session for `user`, set its cookie and go where they were going. The browser also
+    gets a device cookie naming them: its wrong passwords are then counted apart from strangers'."""
     settings = _settings(request)
     token = service.start_session(session, user, lifetimes(settings), _address(request), how=how)
     session.commit()
     response = RedirectResponse(safe_next(target), status_code=303)
-    response.set_cookie(
-        SESSION_COOKIE,
-        token,
-        max_age=int(settings.session_max_days * 86400),
-        httponly=True,
-        samesite="lax",
-        secure=settings.is_production,
-        path="/",
-    )
+    _set_cookie(response, SESSION_COOKIE, token, int(settings.session_max_days * 86400), settings)
+    device = throttle.device_cookie(settings.secret_key, user.name)
+    _set_cookie(response, throttle.DEVICE_COOKIE, device, throttle.DEVICE_DAYS * 86400, settings)
     return response
 
 
@@ -167,68 +190,97 @@ def accept_invite(
 
 
 def _account_page(
-    request: Request, session: Any, principal: Any, status_code: int = 200, **extra: Any
+    request: Request, principal: Principal, status_code: int = 200, **extra: Any
 ) -> HTMLResponse:
-    tokens = service.tokens_of(session, principal.id)
+    with request.app.state.db.read_sessions() as session:
+        tokens = service.tokens_of(session, principal.id)
+        asks_password = service.has_password(session, principal.id)
     return render(
         request,
         "account.html",
         status_code=status_code,
         principal=principal,
         tokens=tokens,
+        token_days=service.TOKEN_DAYS,
+        max_token_days=service.MAX_TOKEN_DAYS,
+        asks_password=asks_password,
         accounts=_settings(request).auth_mode == "accounts",
         **extra,
     )
 
 
 @router.get("/account", response_class=HTMLResponse)
-def account_page(request: Request, session: SessionDep, principal: PrincipalDep) -> HTMLResponse:
-    return _account_page(request, session, principal)
+def account_page(request: Request, principal: BrowserDep) -> HTMLResponse:
+    return _account_page(request, principal)
+
+
+WRONG_CURRENT = "that is not your current password"
+
+
+def _current_password_or_invalid(request: Request, principal: Principal, password: str, field: str) -> None:
+    """Invalid unless `password` is the person's own: the check is throttled and audited like a
+    sign-in (TooMany once too many were wrong)."""
+    if _checked_password(request, principal.name, password, "password") is None:
+        raise Invalid(field, WRONG_CURRENT)
 
 
 @router.post("/account/password", response_class=HTMLResponse)
-def change_password(
-    request: Request, form: FormDep, session: WriteSessionDep, principal: PrincipalDep
-) -> Response:
+def change_password(request: Request, form: FormDep, principal: BrowserDep) -> Response:
     _accounts_only(request)
-    user = session.get(User, principal.id)
     current, new = str(form.get("current_password") or ""), str(form.get("new_password") or "")
-    if user is None or not passwords.verify(user.password_hash, current):
-        return _account_page(
-            request, session, principal, 422, password_errors=["your current password is not that"]
-        )
     try:
-        service.set_password(session, user, new, address=_address(request))
-    except DomainError as refused:
-        return _account_page(request, session, principal, 422, password_errors=[refused.message])
-    session.commit()
-    _forget_signed_in(request)
-    # Changing the password signed every browser out, this one too: sign it back in.
-    return start_signed_in(request, session, user, "/account", how="password")
+        _current_password_or_invalid(request, principal, current, "current_password")
+        hashed = passwords.new_hash(new, principal.name)
+    except Invalid as refused:
+        return _account_page(request, principal, 422, password_errors=[refused.message])
+    with request.app.state.db.write_sessions() as session:
+        user = session.get(User, principal.id)
+        assert user is not None  # its password was just checked
+        service.set_password(session, user, hashed, address=_address(request))
+        session.commit()
+        _forget_signed_in(request)
+        # Changing the password signed every browser out, this one too: sign it back in.
+        return start_signed_in(request, session, user, "/account", how="password")
+
+
+def _token_days(text: str) -> int:
+    try:
+        return int(text or service.TOKEN_DAYS)
+    except ValueError:
+        raise Invalid("expires_days", f"a token lasts 1 to {service.MAX_TOKEN_DAYS} days") from None
 
 
 @router.post("/account/tokens", response_class=HTMLResponse)
-def create_token(
-    request: Request, form: FormDep, session: WriteSessionDep, principal: PrincipalDep
-) -> HTMLResponse:
-    user = session.get(User, principal.id)
-    assert user is not None
+def create_token(request: Request, form: FormDep, principal: BrowserDep) -> HTMLResponse:
+    """A new token, for a browser that gives the current password again (when there is one:
+    people who sign in through OIDC or a proxy have none)."""
+    db: Database = request.app.state.db
+    with db.read_sessions() as session:
+        has_password = service.has_password(session, principal.id)
     try:
-        token = service.create_token(session, user, str(form.get("name") or ""), _address(request))
-    except DomainError as refused:
-        return _account_page(request, session, principal, 422, token_errors=[refused.message])
-    session.commit()
-    return _account_page(request, session, principal, new_token=token)
+        days = _token_days(str(form.get("expires_days") or ""))
+        if has_password:
+            _current_password_or_invalid(request, principal, str(form.get("password") or ""), "password")
+        with db.write_sessions() as session:
+            user = session.get(User, principal.id)
+            assert user is not None
+            token = service.create_token(
+                session, user, str(form.get("name") or ""), days=days, address=_address(request)
+            )
+            session.commit()
+    except Invalid as refused:
+        return _account_page(request, principal, 422, token_errors=[refused.message])
+    return _account_page(request, principal, new_token=token)
 
 
 @router.post("/account/tokens/{token_id}/revoke", response_class=HTMLResponse)
 def revoke_token(
-    request: Request, token_id: Id, session: WriteSessionDep, principal: PrincipalDep
+    request: Request, token_id: Id, session: WriteSessionDep, principal: BrowserDep
 ) -> HTMLResponse:
     service.revoke_token(session, principal.id, token_id, _address(request))
     session.commit()
     _forget_signed_in(request)
-    return _account_page(request, session, principal, revoked=True)
+    return _account_page(request, principal, revoked=True)
 
 
 @router.get("/api/me", tags=["api"])

@@ -8,7 +8,7 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
@@ -17,15 +17,13 @@ from sqlalchemy.orm import Session
 from app.accounts import audit, passwords
 from app.accounts.models import LOCAL_USER_ID, ApiToken, Invite, SignInSession, User
 from app.accounts.roles import ROLES, Role, role_named
-from app.exceptions import Conflict, Forbidden, Invalid, NotFound, TooMany
+from app.exceptions import Conflict, Forbidden, Invalid, NotFound
 from app.storage.base import utcnow
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,79}$")
-# Failed sign-ins within THROTTLE_WINDOW after which more tries wait: per account (guessing one
-# person's password) and per address (trying many accounts).
-THROTTLE_WINDOW = timedelta(minutes=15)
-MAX_FAILURES_PER_ACCOUNT = 5
-MAX_FAILURES_PER_ADDRESS = 20
+# How long an API token lasts unless its maker says otherwise, and the most they may say.
+TOKEN_DAYS = 90
+MAX_TOKEN_DAYS = 365
 # A session seen this recently is not written again just to say so.
 TOUCH_INTERVAL = timedelta(minutes=1)
 
@@ -155,6 +153,7 @@ def set_disabled(
     if disabled and user.disabled_at is None:
         user.disabled_at = utcnow()
         session.execute(delete(SignInSession).where(SignInSession.user_id == user.id))
+        revoke_tokens(session, user.id)
         audit.record(session, "user_disabled", user_id=user.id, actor_id=actor_id, address=address)
     elif not disabled and user.disabled_at is not None:
         user.disabled_at = None
@@ -162,12 +161,18 @@ def set_disabled(
 
 
 def set_password(
-    session: Session, user: User, password: str, actor_id: int | None = None, address: str | None = None
+    session: Session,
+    user: User,
+    password_hash: str,
+    *,
+    actor_id: int | None = None,
+    address: str | None = None,
 ) -> None:
-    """A new password ends every other sign-in of theirs."""
-    passwords.check(password, user.name)
-    user.password_hash = passwords.hash_password(password)
+    """Store a new password (hashed by passwords.new_hash, before the write: argon2 is slow);
+    it ends every sign-in and every API token of theirs."""
+    user.password_hash = password_hash
     session.execute(delete(SignInSession).where(SignInSession.user_id == user.id))
+    revoke_tokens(session, user.id)
     audit.record(session, "password_changed", user_id=user.id, actor_id=actor_id or user.id, address=address)
 
 
@@ -182,35 +187,6 @@ def admins_left(session: Session) -> int:
 
 
 # --- signing in -------------------------------------------------------------------------------------
-
-
-def check_throttle(session: Session, name: str, address: str | None, now: datetime) -> None:
-    since = now - THROTTLE_WINDOW
-    wait = int(THROTTLE_WINDOW.total_seconds())
-    if audit.failures_since(session, since, name=name) >= MAX_FAILURES_PER_ACCOUNT:
-        raise TooMany(
-            f"too many failed sign-ins for '{name}': try again in {wait // 60} minutes", retry_after=wait
-        )
-    if address and audit.failures_since(session, since, address=address) >= MAX_FAILURES_PER_ADDRESS:
-        raise TooMany(
-            f"too many failed sign-ins from this address: try again in {wait // 60} minutes", retry_after=wait
-        )
-
-
-def authenticate(session: Session, name: str, password: str, address: str | None) -> User:
-    """The person `name` if `password` is theirs; SignInRefused or TooMany otherwise. Commits the
-    failure (it is what throttling counts) but not a success (the caller starts the session)."""
-    now = utcnow()
-    check_throttle(session, name, address, now)
-    user = user_named(session, name)
-    ok = passwords.verify(user.password_hash if user else passwords.DUMMY_HASH, password)
-    if user is None or not ok or user.disabled:
-        audit.record(session, "sign_in_failed", user_id=user.id if user else None, address=address, name=name)
-        session.commit()
-        raise SignInRefused()
-    if user.password_hash and passwords.needs_rehash(user.password_hash):
-        user.password_hash = passwords.hash_password(password)
-    return user
 
 
 def start_session(
@@ -263,20 +239,51 @@ def end_session(session: Session, token: str, address: str | None = None) -> Non
 # --- API tokens ---------------------------------------------------------------------------------------
 
 
-def create_token(session: Session, user: User, name: str, address: str | None = None) -> str:
-    """A personal API token; returns it (shown once). Caller commits."""
+def create_token(
+    session: Session, user: User, name: str, *, days: int = TOKEN_DAYS, address: str | None = None
+) -> str:
+    """A personal API token that lasts `days`; returns it (shown once). Caller commits."""
     name = name.strip()
-    if not 1 <= len(name) <= 80:
+    if not 1 <= len(name) <= 80 or not name.isprintable():
         raise Invalid("name", "name the token (1 to 80 characters), e.g. the script that uses it")
+    if not 1 <= days <= MAX_TOKEN_DAYS:
+        raise Invalid("expires_days", f"a token lasts 1 to {MAX_TOKEN_DAYS} days")
     token, token_hash = new_secret()
-    session.add(ApiToken(user_id=user.id, name=name, token_hash=token_hash, created_at=utcnow()))
-    audit.record(session, "token_created", user_id=user.id, actor_id=user.id, address=address, name=name)
+    now = utcnow()
+    session.add(
+        ApiToken(
+            user_id=user.id,
+            name=name,
+            token_hash=token_hash,
+            created_at=now,
+            expires_at=now + timedelta(days=days),
+        )
+    )
+    audit.record(
+        session, "token_created", user_id=user.id, actor_id=user.id, address=address, name=name, days=days
+    )
     return token
 
 
 def tokens_of(session: Session, user_id: int) -> list[ApiToken]:
-    query = select(ApiToken).where(ApiToken.user_id == user_id, ApiToken.revoked_at.is_(None))
+    """The person's tokens that still work."""
+    query = select(ApiToken).where(
+        ApiToken.user_id == user_id, ApiToken.revoked_at.is_(None), ApiToken.expires_at > utcnow()
+    )
     return list(session.scalars(query.order_by(ApiToken.created_at.desc())))
+
+
+def has_password(session: Session, user_id: int) -> bool:
+    return session.scalar(select(User.password_hash).where(User.id == user_id)) is not None
+
+
+def revoke_tokens(session: Session, user_id: int) -> None:
+    """Every token of the person stops working; none comes back (a re-enabled person makes new ones)."""
+    session.execute(
+        update(ApiToken)
+        .where(ApiToken.user_id == user_id, ApiToken.revoked_at.is_(None))
+        .values(revoked_at=utcnow())
+    )
 
 
 def revoke_token(session: Session, user_id: int, token_id: int, address: str | None = None) -> None:
@@ -290,10 +297,14 @@ def revoke_token(session: Session, user_id: int, token_id: int, address: str | N
 
 
 def token_user(session: Session, token: str) -> tuple[User | None, bool]:
-    """Whose API token this is (revoked, unknown or disabled: nobody), and whether to store that
-    it was used (touch_token)."""
+    """Whose API token this is (revoked, expired, unknown or disabled: nobody), and whether to
+    store that it was used (touch_token)."""
     row = session.scalar(
-        select(ApiToken).where(ApiToken.token_hash == digest(token), ApiToken.revoked_at.is_(None))
+        select(ApiToken).where(
+            ApiToken.token_hash == digest(token),
+            ApiToken.revoked_at.is_(None),
+            ApiToken.expires_at > utcnow(),
+        )
     )
     if row is None:
         return None, False

@@ -18,7 +18,7 @@ from app import PROJECT_ROOT
 from app.accounts import service
 from app.accounts.models import Invite, User
 from app.storage.base import utcnow
-from tests.accounts.conftest import accounts_settings, fresh_client, sign_in
+from tests.accounts.conftest import PASSWORDS, accounts_settings, fresh_client, sign_in
 from tests.servers import data_env
 
 ANSWER = {"tier": "middle", "kind": "solid", "text": "an answer", "seconds": 3}
@@ -86,7 +86,7 @@ def test_an_api_token_works_without_cookies_or_csrf_until_revoked(
     signed_in: Callable[[str], TestClient], team_app: FastAPI
 ) -> None:
     bob = signed_in("bob")
-    page = bob.post("/account/tokens", data={"name": "my script"})
+    page = bob.post("/account/tokens", data={"name": "my script", "password": PASSWORDS["bob"]})
     token = BeautifulSoup(page.text, "html.parser").select_one("code.token").text
     script = TestClient(team_app)
     headers = {"Authorization": f"Bearer {token}"}

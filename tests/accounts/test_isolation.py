@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.web.openapi import route_table
-from tests.accounts.conftest import fresh_client
+from tests.accounts.conftest import PASSWORDS, fresh_client
 from tests.factories import OWNER_CARD
 
 MARKER = "alice-secret-answer-7f3a"
@@ -113,9 +113,9 @@ def alices(signed_in: Callable[[str], TestClient]) -> dict[str, Any]:
         ).status_code
         == 200
     )
-    alice.post("/account/tokens", data={"name": "alice-token"})
+    alice.post("/account/tokens", data={"name": "alice-token", "password": PASSWORDS["alice"]})
     token_id = next(i for i in range(1, 50) if alice.post(f"/account/tokens/{i}/revoke").status_code == 200)
-    alice.post("/account/tokens", data={"name": "alice-token"})
+    alice.post("/account/tokens", data={"name": "alice-token", "password": PASSWORDS["alice"]})
     return {
         "card_id": OWNER_CARD,
         "attempt_id": attempt["id"],

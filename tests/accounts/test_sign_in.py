@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from app.accounts import service
+from app.accounts import service, throttle
 from app.accounts.models import AuditEvent, SignInSession
 from app.web.factory import create_app
 from tests.accounts.conftest import PASSWORDS, accounts_settings, fresh_client, sign_in
@@ -71,7 +71,7 @@ def test_a_wrong_password_is_refused_without_saying_which_part_was_wrong(team_ap
 
 def test_repeated_failures_are_throttled_with_retry_after(team_app: FastAPI) -> None:
     client = fresh_client(team_app)
-    for _ in range(service.MAX_FAILURES_PER_ACCOUNT):
+    for _ in range(throttle.MAX_FAILURES_PER_NAME_AND_ADDRESS):
         assert client.post("/login", data={"username": "alice", "password": "guess guess"}).status_code == 401
     throttled = client.post("/login", data={"username": "alice", "password": PASSWORDS["alice"]})
     assert throttled.status_code == 429 and int(throttled.headers["retry-after"]) > 0
