@@ -77,8 +77,7 @@ def test_a_refused_invite_form_says_why_and_stores_nothing(
     response = fresh_client(team_app).post(link, data={"username": name, "password": password})
     assert response.status_code == 422
     assert message in BeautifulSoup(response.text, "html.parser").select_one(".errors").text
-    # "local" is single mode's user, kept with its history.
-    assert set(users(team_app)) == {"alice", "bob", "root", "local"}
+    assert set(users(team_app)) == {"alice", "bob", "root"}
     assert fresh_client(team_app).get(link).status_code == 200  # still usable
 
 
@@ -154,6 +153,14 @@ def test_the_first_admin_comes_from_the_cli(tmp_path: Path) -> None:
     app = create_app(settings)
     client = sign_in(fresh_client(app), "boss", "a sturdy admin phrase")
     assert client.get("/api/me").json() == {"name": "boss", "role": "admin"}
+    last = cli("disable", "boss")
+    assert last.returncode == 1 and "no active admin" in last.stderr
+    assert (
+        cli(
+            "add", "deputy", "--role", "admin", "--password-stdin", stdin="a second admin phrase\n"
+        ).returncode
+        == 0
+    )
     assert cli("disable", "boss").returncode == 0
     app.state.signed_in.clear()
     assert client.get("/api/me").status_code == 401
