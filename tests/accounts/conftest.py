@@ -1,10 +1,14 @@
 """An app in AUTH_MODE=accounts with two members and an admin, and clients signed in as each."""
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
@@ -14,6 +18,7 @@ from app.settings import Settings
 from app.storage import migrations
 from app.web.factory import create_app
 from app.web.security import CSRF_COOKIE
+from tests.servers import data_env
 from tests.services import database_url
 
 PASSWORDS = {
@@ -66,6 +71,28 @@ def sign_in(client: TestClient, name: str, password: str | None = None) -> TestC
     )
     assert response.status_code == 303, response.text
     return client
+
+
+def users_cli(settings: Settings, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """`tiercards users ARGS…` run as an operator would, on the server's database."""
+    env = {**data_env(settings.data_dir), "AUTH_MODE": "accounts", "SECRET_KEY": settings.secret_key}
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", "users", *args],
+        cwd=PROJECT_ROOT,
+        env={**os.environ, **env},
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def invite_link(admin: TestClient, role: str = "member", days: str = "7") -> str:
+    """The path of a new invite link an admin made on /admin/users."""
+    page = admin.post("/admin/invites", data={"role": role, "expires_days": days})
+    assert page.status_code == 200
+    url = BeautifulSoup(page.text, "html.parser").select_one("code.token").text
+    return "/" + url.split("/", 3)[3]
 
 
 @contextmanager

@@ -1,9 +1,7 @@
 """`tiercards users adopt-local NAME`: someone who practised alone (AUTH_MODE=single) keeps their
 history when the server becomes a team's, in one audited step that moves all of it or nothing."""
 
-import os
 import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from datetime import date, timedelta
@@ -13,7 +11,6 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
-from app import PROJECT_ROOT
 from app.accounts import service
 from app.accounts.models import LOCAL_USER_ID, AuditEvent
 from app.demos.models import DemoRun
@@ -21,9 +18,8 @@ from app.practice.models import Attempt, ReviewLog, ReviewState, UserSettings
 from app.storage.base import utcnow
 from app.team.models import Assignment
 from app.web.factory import create_app
-from tests.accounts.conftest import accounts_settings
+from tests.accounts.conftest import accounts_settings, users_cli
 from tests.factories import OWNER_CARD, make_attempt
-from tests.servers import data_env
 
 OWNED = (Attempt, ReviewState, ReviewLog, DemoRun, UserSettings, Assignment)
 
@@ -76,16 +72,7 @@ def solo_then_team(tmp_path: Path) -> Iterator[FastAPI]:
 
 
 def cli(app: FastAPI, *args: str) -> subprocess.CompletedProcess[str]:
-    settings = app.state.settings
-    env = {**data_env(settings.data_dir), "AUTH_MODE": "accounts", "SECRET_KEY": settings.secret_key}
-    return subprocess.run(
-        [sys.executable, "-m", "app.cli", "users", *args],
-        cwd=PROJECT_ROOT,
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return users_cli(app.state.settings, *args)
 
 
 def owners(app: FastAPI) -> dict[str, set[int]]:

@@ -18,17 +18,10 @@ from app import PROJECT_ROOT
 from app.accounts import service
 from app.accounts.models import Invite, User
 from app.storage.base import utcnow
-from tests.accounts.conftest import accounts_settings, fresh_client, sign_in
+from tests.accounts.conftest import accounts_settings, fresh_client, invite_link, sign_in, users_cli
 from tests.servers import data_env
 
 ANSWER = {"tier": "middle", "kind": "solid", "text": "an answer", "seconds": 3}
-
-
-def invite_link(root: TestClient, role: str = "member", days: str = "7") -> str:
-    page = root.post("/admin/invites", data={"role": role, "expires_days": days})
-    assert page.status_code == 200
-    url = BeautifulSoup(page.text, "html.parser").select_one("code.token").text
-    return "/" + url.split("/", 3)[3]
 
 
 def users(app: FastAPI) -> dict[str, User]:
@@ -124,17 +117,9 @@ def test_only_admins_manage_people_and_the_last_admin_stays(
 
 def test_the_first_admin_comes_from_the_cli(tmp_path: Path) -> None:
     settings = accounts_settings(tmp_path)
-    env = {**data_env(tmp_path), "AUTH_MODE": "accounts", "SECRET_KEY": settings.secret_key}
 
     def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "app.cli", "users", *args],
-            cwd=PROJECT_ROOT,
-            env={**os.environ, **env},
-            input=stdin,
-            capture_output=True,
-            text=True,
-        )
+        return users_cli(settings, *args, stdin=stdin)
 
     assert (
         cli("add", "boss", "--role", "admin", "--password-stdin", stdin="a sturdy admin phrase\n").returncode
@@ -147,6 +132,7 @@ def test_the_first_admin_comes_from_the_cli(tmp_path: Path) -> None:
     assert cli("set-role", "boss", "wizard").returncode == 1
     listed = cli("list").stdout
     assert "boss\tadmin\tactive\tpassword" in listed and "weak" not in listed
+    assert "local" not in listed  # the solo history of single mode is no account
 
     from app.web.factory import create_app
 
