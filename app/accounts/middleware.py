@@ -29,6 +29,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.accounts import service
 from app.accounts.models import LOCAL_USER_ID, User
+from app.accounts.names import SOLO_NAME
 from app.accounts.roles import ROLES, Role
 from app.exceptions import DomainError
 from app.settings import Settings
@@ -70,7 +71,7 @@ class Principal:
         return ROLES[self.role]
 
 
-LOCAL = Principal(LOCAL_USER_ID, "local", "admin", "single")
+LOCAL = Principal(LOCAL_USER_ID, SOLO_NAME, "admin", "single")
 
 
 def is_public(path: str) -> bool:
