@@ -4,6 +4,7 @@
 import pytest
 
 from app.accounts import names
+from app.exceptions import Invalid
 
 
 @pytest.mark.parametrize(
@@ -35,3 +36,17 @@ def test_reserved_names_and_their_look_alikes_are_reserved(name: str) -> None:
 @pytest.mark.parametrize("name", ["alice", "admin-2", "local-2", "rooty"])
 def test_ordinary_names_are_not_reserved(name: str) -> None:
     assert not names.is_reserved(name)
+
+
+@pytest.mark.parametrize("name", ["bob\n", "", "-bob", "b" * 81, "bob smith", "bob\u200b"])
+def test_a_name_outside_the_alphabet_is_refused(name: str) -> None:
+    with pytest.raises(Invalid, match="a name is"):
+        names.check_name(name)
+
+
+def test_only_the_operator_may_take_a_reserved_name_and_nobody_the_solo_history() -> None:
+    with pytest.raises(Invalid, match="reserved"):
+        names.check_name("admin")
+    assert names.check_name("admin", by_operator=True) == names.name_key("admin")
+    with pytest.raises(Invalid, match="solo history"):
+        names.check_name("Local", by_operator=True)
