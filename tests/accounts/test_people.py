@@ -175,32 +175,51 @@ def _pause_role_changes(barrier: threading.Barrier) -> Callable[[], None]:
     return stop
 
 
+def _from_the_cli(app: FastAPI, target: str, form: dict[str, str]) -> int:
+    """What `tiercards users set-role` / `disable` does, as a status: 200 done, 409 refused."""
+    disabled = form["disabled"] == "true" if "disabled" in form else None
+    with app.state.db.write_sessions() as session:
+        try:
+            service.change_person(session, name=target, role=form.get("role"), disabled=disabled, via="cli")
+        except service.Conflict:
+            return 409
+        session.commit()
+    return 200
+
+
 @pytest.mark.parametrize(
-    ("first", "second"),
+    ("first", "second", "second_from_the_cli"),
     [
-        ({"role": "member"}, {"role": "member"}),
-        ({"disabled": "true"}, {"role": "lead"}),
+        ({"role": "member"}, {"role": "member"}, False),
+        ({"disabled": "true"}, {"role": "lead"}, False),
+        ({"role": "member"}, {"disabled": "true"}, True),
     ],
-    ids=["both-demote", "disable-and-demote"],
+    ids=["both-demote", "disable-and-demote", "web-and-cli"],
 )
 def test_two_admins_changing_each_other_at_once_leave_one_admin(
     signed_in: Callable[[str], TestClient],
     team_app: FastAPI,
     first: dict[str, str],
     second: dict[str, str],
+    second_from_the_cli: bool,
 ) -> None:
     root = signed_in("root")
     with new_person(team_app, "ada", "admin", ADA_PASSWORD) as ada:
         answers: dict[str, int] = {}
 
-        def change(client: TestClient, target: str, form: dict[str, str]) -> None:
+        def on_the_web(client: TestClient, target: str, form: dict[str, str]) -> None:
             answers[target] = client.post(f"/admin/users/{target}", data=form).status_code
+
+        def at_the_cli(_client: TestClient, target: str, form: dict[str, str]) -> None:
+            answers[target] = _from_the_cli(team_app, target, form)
 
         stop = _pause_role_changes(threading.Barrier(2))
         try:
             threads = [
-                threading.Thread(target=change, args=(root, "ada", first)),
-                threading.Thread(target=change, args=(ada, "root", second)),
+                threading.Thread(target=on_the_web, args=(root, "ada", first)),
+                threading.Thread(
+                    target=at_the_cli if second_from_the_cli else on_the_web, args=(ada, "root", second)
+                ),
             ]
             for thread in threads:
                 thread.start()
