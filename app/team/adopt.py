@@ -3,7 +3,8 @@ gives the solo history (the local user of AUTH_MODE=single) to NAME's account, i
 
 Every table that keys a person's practice on their id moves: attempts, schedules (review states
 and the review log), demo runs, practice settings and assignments. Sign-in sessions and API
-tokens made in single mode do not: they never sign anyone in outside single mode.
+tokens made in single mode do not (they never sign anyone in outside single mode), nor does the
+audit log, which keeps saying who did what.
 """
 
 from typing import Any, cast
