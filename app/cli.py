@@ -75,12 +75,13 @@ def users_add(
         bool, typer.Option("--password-stdin", help="Read the password from standard input (for scripts).")
     ] = False,
 ) -> None:
-    """Add a person with a password (the first admin comes from here)."""
+    """Add a person with a password (the first admin comes from here). Unlike an invite, this may
+    take a reserved name such as admin; never local, the solo history of single mode."""
     from app.accounts import service
 
     password = _read_password(password_stdin)
     with _users_change() as session:
-        user = service.create_user(session, name, role, password)
+        user = service.create_user(session, name, role, password, by_operator=True)
         typer.echo(f"added {user.name} ({user.role})")
 
 
@@ -100,7 +101,8 @@ def users_invite(
 
 @users_cli.command("list")
 def users_list() -> None:
-    """Everyone, with their role and whether they are disabled."""
+    """Every account, with its role and whether it is disabled (the solo history of single mode is
+    none: see adopt-local)."""
     from app.accounts import service
 
     with _users_change() as session:
@@ -114,21 +116,23 @@ def users_list() -> None:
 def users_set_role(
     name: Annotated[str, typer.Argument()], role: Annotated[str, typer.Argument(help=_role_help())]
 ) -> None:
-    """Change a person's role (also how to recover when no admin can sign in)."""
+    """Change a person's role (also how to recover when no admin can sign in); never the last
+    active admin's away."""
     from app.accounts import service
 
     with _users_change() as session:
-        service.set_role(session, service.user_or_404(session, name), role, via="cli")
+        service.change_person(session, name=name, role=role, via="cli")
     typer.echo(f"{name} is now {role}")
 
 
 @users_cli.command("disable")
 def users_disable(name: Annotated[str, typer.Argument()]) -> None:
-    """Sign a person out everywhere, revoke their API tokens and keep them out; their history stays."""
+    """Sign a person out everywhere, revoke their API tokens and keep them out; their history
+    stays. Never the last active admin."""
     from app.accounts import service
 
     with _users_change() as session:
-        service.set_disabled(session, service.user_or_404(session, name), True)
+        service.change_person(session, name=name, disabled=True, via="cli")
     typer.echo(f"{name} is disabled")
 
 
@@ -138,8 +142,23 @@ def users_enable(name: Annotated[str, typer.Argument()]) -> None:
     from app.accounts import service
 
     with _users_change() as session:
-        service.set_disabled(session, service.user_or_404(session, name), False)
+        service.change_person(session, name=name, disabled=False, via="cli")
     typer.echo(f"{name} is enabled")
+
+
+@users_cli.command("adopt-local")
+def users_adopt_local(
+    name: Annotated[str, typer.Argument(help="The account that takes the solo history.")],
+) -> None:
+    """Give what was practised alone (AUTH_MODE=single) to an account: attempts, schedules, demo
+    runs, settings and assignments move in one step, audited. Refused, moving nothing, when the
+    account and the solo history both have a schedule on one card at one depth."""
+    from app.team import adopt
+
+    with _users_change() as session:
+        moved = adopt.adopt_local(session, name)
+    counts = ", ".join(f"{what.replace('_', ' ')}: {count}" for what, count in moved.items())
+    typer.echo(f"{name} now has the solo history: {counts}")
 
 
 @users_cli.command("reset-password")

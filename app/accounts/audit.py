@@ -24,6 +24,7 @@ KINDS = (
     "token_revoked",
     "import",
     "export",
+    "history_adopted",
 )
 
 

@@ -5,6 +5,10 @@
 - proxy: the user the proxy names in PROXY_USER_HEADER, believed only when the connection itself
   comes from an address in TRUSTED_PROXIES (X-Forwarded-For is never consulted). People are
   created on first sight; a groups header mapped by GROUP_ROLES sets their role on every request.
+  A reserved name, or one like someone else's, is nobody.
+
+Outside single mode the solo history (the local user) is nobody's: no session, token or header
+signs in as it, whatever is stored.
 
 Nobody, on a route that needs somebody: the API answers 401, a page sends the browser to
 /login?next=… (or, behind a proxy, says to sign in there). Lookups run in a thread and are
@@ -25,8 +29,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.accounts import service
 from app.accounts.models import LOCAL_USER_ID, User
+from app.accounts.names import SOLO_NAME
 from app.accounts.roles import ROLES, Role
-from app.exceptions import Invalid
+from app.exceptions import DomainError
 from app.settings import Settings
 from app.storage.database import Database
 from app.web.guards import peer_in
@@ -66,7 +71,7 @@ class Principal:
         return ROLES[self.role]
 
 
-LOCAL = Principal(LOCAL_USER_ID, "local", "admin", "single")
+LOCAL = Principal(LOCAL_USER_ID, SOLO_NAME, "admin", "single")
 
 
 def is_public(path: str) -> bool:
@@ -80,7 +85,9 @@ def lifetimes(settings: Settings) -> service.Lifetimes:
 
 
 def _principal(user: User | None, via: str) -> "Principal | None":
-    return None if user is None else Principal(user.id, user.name, user.role, via)
+    if user is None or user.id == LOCAL_USER_ID:
+        return None
+    return Principal(user.id, user.name, user.role, via)
 
 
 class Authentication:
@@ -174,8 +181,8 @@ class Authentication:
         with self.db.write_sessions() as session:
             try:
                 user = service.ensure_user(session, name, role, how="proxy")
-            except Invalid:
-                return None  # a name the app cannot hold: treated as nobody
+            except DomainError:
+                return None  # a name the app cannot hold, or one like someone else's: nobody
             session.commit()
             return None if user.disabled else _principal(user, "proxy")
 

@@ -7,10 +7,12 @@ from typing import Any
 from sqlalchemy import CheckConstraint, ForeignKey, Index, String, false
 from sqlalchemy.orm import Mapped, mapped_column
 
+from app.accounts.names import KEY_LENGTH
 from app.accounts.roles import ROLES
 from app.storage.base import Base, utcnow
 
-# The one user of AUTH_MODE=single, who owns everything recorded before accounts existed.
+# The one user of AUTH_MODE=single, who owns everything recorded before accounts existed. In the
+# other modes it is nobody's account: the solo history, until `tiercards users adopt-local`.
 LOCAL_USER_ID = 1
 ROLE_CHECK = "role IN ({})".format(", ".join(f"'{name}'" for name in ROLES))
 
@@ -23,6 +25,8 @@ class User(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(80), unique=True)
+    # app/accounts/names.py: one key for names a reader could take for one another.
+    name_key: Mapped[str] = mapped_column(String(KEY_LENGTH), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     role: Mapped[str] = mapped_column(String(16), default="member", server_default="member")
     # argon2id; None for people who only sign in through OIDC or a proxy.

@@ -314,14 +314,17 @@ def change_user(
     request: Request, name: str, form: FormDep, session: WriteSessionDep, admin: AdminDep
 ) -> HTMLResponse:
     """Set a person's role, or disable or enable them; never leaves the server without an admin."""
-    user = service.user_or_404(session, name)
     try:
-        if "role" in form:
-            service.set_role(session, user, str(form["role"]), admin.id, _address(request))
-        if "disabled" in form:
-            service.set_disabled(session, user, form["disabled"] == "true", admin.id, _address(request))
-        if service.admins_left(session) == 0:
-            raise Conflict("that would leave no active admin; make someone else an admin first")
+        service.change_person(
+            session,
+            name=name,
+            role=str(form["role"]) if "role" in form else None,
+            disabled=form["disabled"] == "true" if "disabled" in form else None,
+            actor_id=admin.id,
+            address=_address(request),
+        )
+    except NotFound:
+        raise
     except DomainError as refused:
         session.rollback()
         return _users_page(

@@ -10,17 +10,17 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
+from sqlalchemy.sql import Select
 
-from app.accounts import audit, passwords
+from app.accounts import audit, names, passwords
 from app.accounts.models import LOCAL_USER_ID, ApiToken, Invite, SignInSession, User
 from app.accounts.roles import ROLES, Role, role_named
 from app.exceptions import Conflict, Forbidden, Invalid, NotFound
 from app.storage.base import utcnow
 
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,79}$")
 # How long an API token lasts unless its maker says otherwise, and the most they may say.
 TOKEN_DAYS = 90
 MAX_TOKEN_DAYS = 365
@@ -63,19 +63,39 @@ def role_or_invalid(name: str) -> Role:
 # --- people --------------------------------------------------------------------------------------
 
 
-def user_named(session: Session, name: str) -> User | None:
-    return session.scalar(select(User).where(User.name == name))
+def user_named(session: Session, name: str, *, lock: bool = False) -> User | None:
+    """The account called exactly `name`. Never the solo history of single mode: nobody signs in,
+    is named by a proxy or is managed as it. `lock`: its row, fresh, held until commit (FOR NO
+    KEY UPDATE, as in lock_person)."""
+    query = select(User).where(User.name == name, User.id != LOCAL_USER_ID)
+    if lock:
+        query = query.with_for_update(key_share=True).execution_options(populate_existing=True)
+    return session.scalar(query)
 
 
-def user_or_404(session: Session, name: str) -> User:
-    user = user_named(session, name)
+def user_by_id(session: Session, user_id: int) -> User:
+    """The person signed in as `user_id` (in single mode, the solo history: its one person)."""
+    user = session.get(User, user_id)
+    if user is None:
+        raise NotFound(f"no user with id {user_id}")
+    return user
+
+
+def name_like(session: Session, name: str) -> str | None:
+    """The name already there that `name` would pass for (the solo history's too), if any."""
+    return session.scalar(select(User.name).where(User.name_key == names.name_key(name)))
+
+
+def user_or_404(session: Session, name: str, *, lock: bool = False) -> User:
+    user = user_named(session, name, lock=lock)
     if user is None:
         raise NotFound(f"no user named '{name}'")
     return user
 
 
 def all_users(session: Session) -> list[User]:
-    return list(session.scalars(select(User).order_by(User.name)))
+    """Every account, by name; the solo history of single mode is none."""
+    return list(session.scalars(select(User).where(User.id != LOCAL_USER_ID).order_by(User.name)))
 
 
 def lock_person(session: Session, user_id: int) -> None:
@@ -95,19 +115,28 @@ def create_user(
     password: str | None = None,
     actor_id: int | None = None,
     address: str | None = None,
+    *,
+    by_operator: bool = False,
 ) -> User:
-    """A new person (a password is optional: OIDC and proxy people have none). Caller commits."""
-    if not NAME_PATTERN.match(name):
-        raise Invalid(
-            "username", "a name is 1 to 80 letters, digits and . _ @ + - (starting with a letter or digit)"
-        )
+    """A new person (a password is optional: OIDC and proxy people have none). A reserved name is
+    refused unless `by_operator` (names.check_name); a name like one already there always is.
+    Caller commits."""
+    key = names.check_name(name, by_operator=by_operator)
     chosen = role_or_invalid(role)
-    if user_named(session, name) is not None:
-        raise Conflict(f"the name '{name}' is taken")
+    taken = name_like(session, name)
+    if taken is not None:
+        raise Conflict(
+            f"the name '{name}' is taken"
+            if taken == name
+            else f"the name '{name}' is too like '{taken}', which is taken"
+        )
     if password is not None:
         passwords.check(password, name)
     user = User(
-        name=name, role=chosen.name, password_hash=passwords.hash_password(password) if password else None
+        name=name,
+        name_key=key,
+        role=chosen.name,
+        password_hash=passwords.hash_password(password) if password else None,
     )
     try:
         # A savepoint: on Postgres another transaction may have taken the name since the check
@@ -176,14 +205,42 @@ def set_password(
     audit.record(session, "password_changed", user_id=user.id, actor_id=actor_id or user.id, address=address)
 
 
+def _active_admins() -> Select[int]:
+    # The solo history of single mode is nobody's account: never an admin here, whatever its row says.
+    return select(User.id).where(User.role == "admin", User.disabled_at.is_(None), User.id != LOCAL_USER_ID)
+
+
 def admins_left(session: Session) -> int:
-    """Active admins who can sign in: the local user of single mode counts only once it has a password."""
-    query = select(User.id).where(
-        User.role == "admin",
-        User.disabled_at.is_(None),
-        (User.id != LOCAL_USER_ID) | User.password_hash.is_not(None),
-    )
-    return len(session.scalars(query).all())
+    """Active admins."""
+    return int(session.scalar(select(func.count()).select_from(_active_admins().subquery())) or 0)
+
+
+def change_person(
+    session: Session,
+    *,
+    name: str,
+    role: str | None = None,
+    disabled: bool | None = None,
+    actor_id: int | None = None,
+    address: str | None = None,
+    via: str = "admin",
+) -> User:
+    """An admin's or the CLI's change to a person's role or standing, refused (Conflict) when it
+    would take the last active admin away. Caller commits; after a refusal, rolls back.
+
+    The check and the change are one: the active admins' rows are locked first, in id order, so
+    two admins changing each other at the same moment take turns, and the second counts what the
+    first did (on PostgreSQL; SQLite's writers take turns already)."""
+    session.execute(_active_admins().order_by(User.id).with_for_update(key_share=True))
+    user = user_or_404(session, name, lock=True)
+    was_admin = user.role == "admin" and not user.disabled
+    if role is not None:
+        set_role(session, user, role, actor_id, address, via)
+    if disabled is not None:
+        set_disabled(session, user, disabled, actor_id, address)
+    if was_admin and admins_left(session) == 0:
+        raise Conflict("that would leave no active admin; make someone else an admin first")
+    return user
 
 
 # --- signing in -------------------------------------------------------------------------------------
@@ -325,15 +382,19 @@ def touch_token(session: Session, token: str) -> None:
 
 
 def role_for_groups(groups: list[str], group_roles: dict[str, str]) -> str | None:
-    """The strongest role any of `groups` grants (admin > lead > author > member), or None."""
+    """The strongest role any of `groups` grants (admin > lead > author > member). With GROUP_ROLES
+    set the provider is authoritative: mapped to nothing is a member. Without it, None (the
+    stored role stays)."""
+    if not group_roles:
+        return None
     granted = {group_roles[g] for g in groups if g in group_roles}
-    return next((name for name in ROLES if name in granted), None)
+    return next((name for name in ROLES if name in granted), "member")
 
 
 def ensure_user(session: Session, name: str, role: str | None, how: str, address: str | None = None) -> User:
     """The person `name`, created on first sight (as a member unless `role`); a `role` from their
-    groups replaces the stored one each time, so a change at the provider takes effect here.
-    Caller commits."""
+    groups replaces the stored one each time, so a change at the provider takes effect here. A
+    reserved name, or one like someone else's, is refused (Invalid, Conflict). Caller commits."""
     user = user_named(session, name)
     if user is None:
         try:
@@ -352,15 +413,16 @@ def ensure_user(session: Session, name: str, role: str | None, how: str, address
 
 
 def user_by_subject(session: Session, subject: str) -> User | None:
-    return session.scalar(select(User).where(User.oidc_subject == subject))
+    return session.scalar(select(User).where(User.oidc_subject == subject, User.id != LOCAL_USER_ID))
 
 
 def free_name(session: Session, wanted: str) -> str:
-    """`wanted` made into a valid name nobody has: other characters become "-", and a taken name
-    gets "-2", "-3"… (an OIDC "alice" is never signed in as the local alice)."""
+    """`wanted` made into a valid name nobody has: other characters become "-", and a reserved
+    name or one like a name already there gets "-2", "-3"… (an OIDC "alice" is never signed in
+    as the local alice, an "admin" is never called so)."""
     cleaned = re.sub(r"[^A-Za-z0-9._@+-]", "-", wanted).lstrip("._@+-")[:80] or "user"
     name, number = cleaned, 1
-    while user_named(session, name) is not None:
+    while names.is_reserved(name) or name_like(session, name) is not None:
         number += 1
         suffix = f"-{number}"
         name = cleaned[: 80 - len(suffix)] + suffix

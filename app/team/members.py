@@ -23,11 +23,9 @@ TIMED_KINDS = ("basics", "solid")
 
 
 def team_members(session: Session) -> list[User]:
-    """Every active person, by name. The local user of single mode is left out until it can sign
-    in (has a password): in the other modes it is a placeholder nobody practises as."""
-    query = select(User).where(
-        User.disabled_at.is_(None), (User.id != LOCAL_USER_ID) | User.password_hash.is_not(None)
-    )
+    """Every active person, by name. The local user of single mode is left out: in the other modes
+    it is the solo history, nobody's account (`tiercards users adopt-local` gives it to one)."""
+    query = select(User).where(User.disabled_at.is_(None), User.id != LOCAL_USER_ID)
     return list(session.scalars(query.order_by(User.name)))
 
 

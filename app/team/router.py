@@ -11,7 +11,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from app.accounts import audit
 from app.accounts.dependencies import AdminDep, LeadDep, PrincipalDep
 from app.accounts.models import User
-from app.accounts.service import all_users, user_or_404
+from app.accounts.service import all_users, user_by_id, user_or_404
 from app.content.catalogue import Catalogue
 from app.content.dependencies import CatalogueDep
 from app.content.tiers import TIERS
@@ -111,7 +111,7 @@ def privacy_page(
 ) -> HTMLResponse:
     """Whether leads may read your answer texts, beside what they see of you (/account loads the
     toggle from here)."""
-    return _member_page(request, session, catalogue, user_or_404(session, principal.name), own=True)
+    return _member_page(request, session, catalogue, user_by_id(session, principal.id), own=True)
 
 
 @router.post("/account/privacy", response_class=HTMLResponse)

@@ -3,7 +3,7 @@ every password check is recorded before it runs, so that throttling counts check
 same time.
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 Create Date: 2026-12-04
 """
 
@@ -16,7 +16,7 @@ from alembic import op
 from app.storage.base import UTCDateTime
 
 revision: str = "0013"
-down_revision: str | None = "0011"
+down_revision: str | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

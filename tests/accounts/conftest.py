@@ -1,5 +1,8 @@
 """An app in AUTH_MODE=accounts with two members and an admin, and clients signed in as each."""
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,6 +18,7 @@ from app.settings import Settings
 from app.storage import migrations
 from app.web.factory import create_app
 from app.web.security import CSRF_COOKIE
+from tests.servers import data_env
 from tests.services import database_url
 
 PASSWORDS = {
@@ -46,7 +50,8 @@ def team_app(tmp_path: Path) -> Iterator[FastAPI]:
     with app.state.db.write_sessions() as session:
         service.create_user(session, "alice", "member", PASSWORDS["alice"])
         service.create_user(session, "bob", "member", PASSWORDS["bob"])
-        service.create_user(session, "root", "admin", PASSWORDS["root"])
+        # A reserved name, as an operator may give the first admin at the command line.
+        service.create_user(session, "root", "admin", PASSWORDS["root"], by_operator=True)
         session.commit()
     yield app
     app.state.db.dispose()
@@ -76,6 +81,28 @@ def page_token(client: TestClient, url: str = "/account") -> str:
     meta = page.find("meta", attrs={"name": "csrf-token"})
     assert meta is not None
     return str(meta["content"])
+
+
+def users_cli(settings: Settings, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """`tiercards users ARGS…` run as an operator would, on the server's database."""
+    env = {**data_env(settings.data_dir), "AUTH_MODE": "accounts", "SECRET_KEY": settings.secret_key}
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", "users", *args],
+        cwd=PROJECT_ROOT,
+        env={**os.environ, **env},
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def invite_link(admin: TestClient, role: str = "member", days: str = "7") -> str:
+    """The path of a new invite link an admin made on /admin/users."""
+    page = admin.post("/admin/invites", data={"role": role, "expires_days": days})
+    assert page.status_code == 200
+    url = BeautifulSoup(page.text, "html.parser").select_one("code.token").text
+    return "/" + url.split("/", 3)[3]
 
 
 @contextmanager

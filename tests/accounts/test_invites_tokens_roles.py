@@ -18,17 +18,17 @@ from app import PROJECT_ROOT
 from app.accounts import service
 from app.accounts.models import Invite, User
 from app.storage.base import utcnow
-from tests.accounts.conftest import PASSWORDS, accounts_settings, fresh_client, sign_in
+from tests.accounts.conftest import (
+    PASSWORDS,
+    accounts_settings,
+    fresh_client,
+    invite_link,
+    sign_in,
+    users_cli,
+)
 from tests.servers import data_env
 
 ANSWER = {"tier": "middle", "kind": "solid", "text": "an answer", "seconds": 3}
-
-
-def invite_link(root: TestClient, role: str = "member", days: str = "7") -> str:
-    page = root.post("/admin/invites", data={"role": role, "expires_days": days})
-    assert page.status_code == 200
-    url = BeautifulSoup(page.text, "html.parser").select_one("code.token").text
-    return "/" + url.split("/", 3)[3]
 
 
 def users(app: FastAPI) -> dict[str, User]:
@@ -77,8 +77,7 @@ def test_a_refused_invite_form_says_why_and_stores_nothing(
     response = fresh_client(team_app).post(link, data={"username": name, "password": password})
     assert response.status_code == 422
     assert message in BeautifulSoup(response.text, "html.parser").select_one(".errors").text
-    # "local" is single mode's user, kept with its history.
-    assert set(users(team_app)) == {"alice", "bob", "root", "local"}
+    assert set(users(team_app)) == {"alice", "bob", "root"}
     assert fresh_client(team_app).get(link).status_code == 200  # still usable
 
 
@@ -125,17 +124,9 @@ def test_only_admins_manage_people_and_the_last_admin_stays(
 
 def test_the_first_admin_comes_from_the_cli(tmp_path: Path) -> None:
     settings = accounts_settings(tmp_path)
-    env = {**data_env(tmp_path), "AUTH_MODE": "accounts", "SECRET_KEY": settings.secret_key}
 
     def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "app.cli", "users", *args],
-            cwd=PROJECT_ROOT,
-            env={**os.environ, **env},
-            input=stdin,
-            capture_output=True,
-            text=True,
-        )
+        return users_cli(settings, *args, stdin=stdin)
 
     assert (
         cli("add", "boss", "--role", "admin", "--password-stdin", stdin="a sturdy admin phrase\n").returncode
@@ -148,12 +139,21 @@ def test_the_first_admin_comes_from_the_cli(tmp_path: Path) -> None:
     assert cli("set-role", "boss", "wizard").returncode == 1
     listed = cli("list").stdout
     assert "boss\tadmin\tactive\tpassword" in listed and "weak" not in listed
+    assert "local" not in listed  # the solo history of single mode is no account
 
     from app.web.factory import create_app
 
     app = create_app(settings)
     client = sign_in(fresh_client(app), "boss", "a sturdy admin phrase")
     assert client.get("/api/me").json() == {"name": "boss", "role": "admin"}
+    last = cli("disable", "boss")
+    assert last.returncode == 1 and "no active admin" in last.stderr
+    assert (
+        cli(
+            "add", "deputy", "--role", "admin", "--password-stdin", stdin="a second admin phrase\n"
+        ).returncode
+        == 0
+    )
     assert cli("disable", "boss").returncode == 0
     app.state.signed_in.clear()
     assert client.get("/api/me").status_code == 401

@@ -28,7 +28,7 @@ from tests import nginx
 from tests.servers import free_port, start_server, stop
 from tests.services import engine_for
 
-PASSWORDS = {"alice": "correct horse battery", "root": "admin pass phrase 7"}
+PASSWORDS = {"alice": "correct horse battery", "rhea": "admin pass phrase 7"}
 GROUP_ROLES = "tc-admins=admin,tc-leads=lead"
 
 
@@ -63,7 +63,7 @@ def _nginx_conf(folder: Path, port: int, upstream: str, basic_auth: bool = True)
 
     map $remote_user $groups {{
         alice "staff,tc-leads";
-        root  "tc-admins";
+        rhea  "tc-admins";
         default "";
     }}
 
@@ -180,10 +180,10 @@ def _upstream_of(access_log: Path, request_uri: str) -> str:
 
 def test_the_right_password_signs_the_person_in_with_their_groups_role(deployment: Deployment) -> None:
     alice = httpx.Client(base_url=deployment.nginx_url, auth=("alice", PASSWORDS["alice"]))
-    root = httpx.Client(base_url=deployment.nginx_url, auth=("root", PASSWORDS["root"]))
-    with alice, root:
+    rhea = httpx.Client(base_url=deployment.nginx_url, auth=("rhea", PASSWORDS["rhea"]))
+    with alice, rhea:
         assert alice.get("/api/me").json() == {"name": "alice", "role": "lead"}
-        assert root.get("/api/me").json() == {"name": "root", "role": "admin"}
+        assert rhea.get("/api/me").json() == {"name": "rhea", "role": "admin"}
         page = alice.get("/account")
         assert page.status_code == 200
         assert "Signed in as <strong>alice</strong>" in page.text

@@ -25,7 +25,7 @@ from sqlalchemy import func, select
 
 from app import PROJECT_ROOT
 from app.accounts import oidc, service
-from app.accounts.models import AuditEvent, SignInSession, User
+from app.accounts.models import LOCAL_USER_ID, AuditEvent, SignInSession, User
 from app.accounts.routers.oidc import FLOW_COOKIE, FLOW_PATH
 from app.exceptions import Invalid
 from app.settings import Settings
@@ -296,16 +296,35 @@ def test_a_group_change_at_the_provider_changes_the_role_at_the_next_sign_in(
     admin = fresh_client(oidc_app)
     assert sign_in_at_provider(admin, browser, "carol").status_code == 303
     assert admin.get("/api/me").json() == {"name": "carol", "role": "admin"}
-    # No group that maps to a role: the role is kept, not lowered to member.
+    # Out of every group that maps to a role: the provider is authoritative, back to member.
     provider.set_groups("carol", ["staff"])
-    kept = fresh_client(oidc_app)
-    assert sign_in_at_provider(kept, browser, "carol").status_code == 303
-    assert kept.get("/api/me").json() == {"name": "carol", "role": "admin"}
+    lowered = fresh_client(oidc_app)
+    assert sign_in_at_provider(lowered, browser, "carol").status_code == 303
+    assert lowered.get("/api/me").json() == {"name": "carol", "role": "member"}
+    assert lowered.get("/admin/users").status_code == 403
     with oidc_app.state.db.read_sessions() as session:
-        change = session.scalar(select(AuditEvent).where(AuditEvent.kind == "role_changed"))
-        assert change is not None and change.detail == {"old": "lead", "new": "admin", "via": "oidc"}
+        changes = session.scalars(select(AuditEvent).where(AuditEvent.kind == "role_changed")).all()
+        assert [c.detail for c in changes] == [
+            {"old": "lead", "new": "admin", "via": "oidc"},
+            {"old": "admin", "new": "member", "via": "oidc"},
+        ]
         # The same carol each time, found by her subject.
         assert [u.name for u in service.all_users(session) if u.oidc_subject] == ["carol"]
+
+
+@pytest.mark.parametrize(
+    ("wanted", "given"),
+    [("local", "local-2"), ("admin", "admin-2"), ("Alice", "Alice-2"), ("root", "root-2")],
+)
+def test_a_provider_cannot_name_someone_the_solo_history_a_reserved_or_a_look_alike_name(
+    oidc_app: FastAPI, browser: httpx.Client, provider: OpenIdProvider, wanted: str, given: str
+) -> None:
+    erin = {"password": "erin at the provider 3", "groups": ["staff"], "preferred_username": wanted}
+    provider.set_people({**PEOPLE, "erin": erin})
+    client = fresh_client(oidc_app)
+    assert client.get(to_callback(browser, start(client), "erin", erin["password"])).status_code == 303
+    assert client.get("/api/me").json() == {"name": given, "role": "member"}
+    assert person(oidc_app, f"{provider.url}|erin").id != LOCAL_USER_ID
 
 
 def test_a_tampered_state_is_refused_and_stores_nothing(oidc_app: FastAPI, browser: httpx.Client) -> None:

@@ -7,8 +7,10 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
+from sqlalchemy import select
 
 from app.accounts import service
+from app.accounts.models import AuditEvent
 from app.web.factory import create_app
 from tests.accounts.conftest import accounts_settings
 
@@ -34,8 +36,18 @@ def test_the_proxys_header_signs_the_person_in_and_creates_them(proxy_app: FastA
         proxy_app.state.signed_in.clear()
         promoted = client.get("/api/me", headers={"Remote-User": "erin", "Remote-Groups": "tc-admins"})
         assert promoted.json()["role"] == "admin"
+        proxy_app.state.signed_in.clear()
+        # Out of every mapped group at the provider: GROUP_ROLES is authoritative, back to member.
+        left = client.get("/api/me", headers={"Remote-User": "erin", "Remote-Groups": "staff"})
+        assert left.json() == {"name": "erin", "role": "member"}
+        assert client.get("/admin/users", headers={"Remote-User": "erin"}).status_code == 403
     with proxy_app.state.db.read_sessions() as session:
         assert service.user_named(session, "erin") is not None
+        changes = session.scalars(select(AuditEvent).where(AuditEvent.kind == "role_changed")).all()
+        assert [(c.detail["new"], c.detail["via"]) for c in changes] == [
+            ("admin", "proxy"),
+            ("member", "proxy"),
+        ]
 
 
 def test_the_header_from_anyone_else_is_ignored(proxy_app: FastAPI) -> None:

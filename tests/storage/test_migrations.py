@@ -4,13 +4,15 @@ and redone."""
 
 import secrets
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from alembic.config import Config
 from pytest_alembic import MigrationContext
 from pytest_alembic.tests import default as checks
-from sqlalchemy import Engine
+from sqlalchemy import Engine, text
+from sqlalchemy.exc import IntegrityError
 
 from app.settings import Settings
 from app.storage import migrations
@@ -57,3 +59,24 @@ def test_the_models_match_what_the_migrations_make(alembic_runner: MigrationCont
 
 def test_every_migration_goes_down_and_up_again(alembic_runner: MigrationContext) -> None:
     checks.test_up_down_consistency(alembic_runner)
+
+
+def test_name_keys_are_computed_for_existing_people_and_look_alikes_already_there_survive(
+    alembic_runner: MigrationContext, alembic_engine: Engine
+) -> None:
+    alembic_runner.migrate_up_to("0011")
+    # Made before names were folded: a look-alike pair, and one of them in capitals.
+    for name in ("admin", "Admin", "carol"):
+        alembic_runner.insert_into("users", {"name": name, "created_at": datetime.now(UTC)})
+    alembic_runner.migrate_up_one()
+    with alembic_engine.connect() as connection:
+        keys = {name: key for name, key in connection.execute(text("SELECT name, name_key FROM users"))}
+    # The older of the pair keeps the plain key; the newer one stays, with a key nobody's name makes.
+    assert keys["local"] == "local" and keys["carol"] == "carol" and keys["admin"] == "adrnin"
+    assert keys["Admin"].startswith("adrnin#")
+    with alembic_engine.connect() as connection, pytest.raises(IntegrityError):
+        connection.execute(
+            text(
+                "INSERT INTO users (name, name_key, created_at, role, hide_answers) VALUES ('ADMIN', 'adrnin', CURRENT_TIMESTAMP, 'member', false)"
+            )
+        )

@@ -68,7 +68,7 @@ def test_every_members_numbers_and_the_teams(
 
     page = soup(lena)
     names = [row["data-member"] for row in page.select("tr.member")]
-    assert names == ["alice", "bob", "lena", "root"]  # the passwordless local user is left out
+    assert names == ["alice", "bob", "lena", "root"]  # the solo history of single mode is nobody
     score = round((1 + len(truths)) / (len(pitfalls) + len(truths)) * 100)
     assert member_row(page, "alice") == {
         "reviews_7d": "3",
