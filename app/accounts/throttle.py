@@ -23,7 +23,7 @@ from itsdangerous import BadData, URLSafeSerializer
 from sqlalchemy import ColumnElement, delete, func, select, update
 from sqlalchemy.orm import Session
 
-from app.accounts import audit, passwords
+from app.accounts import audit, passwords, service
 from app.accounts.models import SignInAttempt, User
 from app.exceptions import TooMany
 from app.storage.base import utcnow
@@ -152,7 +152,7 @@ def begin(
             (SignInAttempt.name == name) | (SignInAttempt.address == address),
         )
     )
-    user = session.scalar(select(User).where(User.name == name))
+    user = service.user_named(session, name)
     attempt = SignInAttempt(
         name=name, address=address, device=device, purpose=purpose, outcome="pending", at=now
     )

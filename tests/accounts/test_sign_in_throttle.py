@@ -20,7 +20,7 @@ from app.accounts import passwords, service, throttle
 from app.accounts.models import AuditEvent, SignInAttempt
 from app.storage.base import utcnow
 from app.web.security import CSRF_COOKIE
-from tests.accounts.conftest import PASSWORDS, accounts_settings, fresh_client, sign_in
+from tests.accounts.conftest import PASSWORDS, accounts_settings, fresh_client, page_token, sign_in
 from tests.factories import OWNER_CARD, attempt_payload
 from tests.servers import running_server
 from tests.services import engine_for
@@ -111,6 +111,8 @@ def test_strangers_everywhere_cannot_lock_out_a_browser_that_signed_in_before(te
     owner = sign_in(browser(team_app, "198.51.100.20"), "alice")
     assert throttle.DEVICE_COOKIE in owner.cookies
     assert owner.post("/logout").status_code == 303
+    # Signing out gives the browser a new CSRF token, which the sign-in page it is sent to carries.
+    owner.headers["X-CSRF-Token"] = page_token(owner, "/login")
     strangers = [browser(team_app, f"203.0.113.{n}") for n in range(1, 60)]
     # Guessing from many addresses at once: the name's own (slower) limit stops them.
     statuses = [wrong(s, "alice") for s in strangers for _ in range(2)]
