@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -351,15 +351,21 @@ def get_run(session: Session, run_id: str) -> DemoRun | None:
 
 
 def latest_measuring(
-    session: Session, preset: str, variants: list[str], look_back: int = 20
+    session: Session, preset: str, variants: list[str], *, params: Mapping[str, int], look_back: int = 20
 ) -> DemoRun | None:
-    """This server's newest finished run of `preset` that measured every one of `variants`,
-    whoever ran it: the figure a card's note shows beside its claim (a run from before a variant
-    existed lacks it, so a few older runs are looked through)."""
+    """This server's newest finished run of `preset` that measured every one of `variants` at
+    `params` (the ones a card's note names, the others at their defaults) or at the preset's
+    defaults, whoever ran it: the figure the note shows beside its claim. A run at any other
+    parameters measured something else, so it never stands in. A run from before a variant
+    existed lacks it, so a few older runs are looked through."""
+    backing = (validate_params(preset, params), validate_params(preset, {}))
+    at_backing = or_(
+        *(and_(*(DemoRun.params[name].as_integer() == value for name, value in p.items())) for p in backing)
+    )
     runs = session.scalars(
         select(DemoRun)
         .options(defer(DemoRun.result))  # the summary has the figures; the result has every step
-        .where(DemoRun.preset == preset, DemoRun.status == "done")
+        .where(DemoRun.preset == preset, DemoRun.status == "done", at_backing)
         .order_by(DemoRun.finished_at.desc())
         .limit(look_back)
     )

@@ -18,6 +18,7 @@ from app.content.model import item_key
 from app.content.parser import CardParseError, parse_card
 from app.content.tiers import TIERS
 from app.demos.models import DemoRun
+from app.demos.presets import validate_params
 from app.settings import Settings
 from app.storage import migrations
 from app.storage.base import utcnow
@@ -222,8 +223,15 @@ def test_the_api_lists_the_notes_a_depth_sees(client: TestClient) -> None:
     assert serial["checked"] == "TensorFlow 2.21"
 
 
-def finished_run(app: FastAPI, steps: dict[str, float], params: dict[str, int]) -> str:
-    run_id = "e" * 32
+def finished_run(
+    app: FastAPI,
+    steps: dict[str, float],
+    params: dict[str, int],
+    run_id: str = "e" * 32,
+    minutes_ago: int = 5,
+) -> str:
+    """A finished placement run measuring `steps`, at `params` (the rest at their defaults, as a
+    submit stores them)."""
     variants = [
         {"name": name, "median_step_ms": ms, "mean_step_ms": ms, "model_step_ms": 30.0}
         for name, ms in steps.items()
@@ -235,11 +243,11 @@ def finished_run(app: FastAPI, steps: dict[str, float], params: dict[str, int]) 
                 id=run_id,
                 user_id=LOCAL_USER_ID,
                 preset="placement",
-                params=params,
+                params=validate_params("placement", params),
                 status="done",
                 summary=summary,
                 result=summary,
-                finished_at=utcnow() - timedelta(minutes=5),
+                finished_at=utcnow() - timedelta(minutes=minutes_ago),
             )
         )
         session.commit()
@@ -276,6 +284,60 @@ def test_a_note_shows_what_this_server_last_measured_and_offers_the_run(
         with app.state.db.write_sessions() as session:
             session.execute(DemoRun.__table__.delete().where(DemoRun.id == run_id))
             session.commit()
+
+
+SERIAL_STEPS = {"no-prefetch": 61.0, "no-prefetch-tf-defaults": 31.0}
+
+
+def _figure_text(soup: BeautifulSoup) -> str:
+    figure = soup.select_one(".figure")
+    return " ".join(figure.get_text(" ").split()) if figure else ""
+
+
+def test_only_a_run_at_the_notes_parameters_backs_its_figure(client: TestClient, app: FastAPI) -> None:
+    """The serial note names no parameters: a run at the preset's defaults measures it; anyone's
+    newer run at other parameters (an input ten times slower) is not its evidence."""
+    elsewhere = {name: ms * 9 for name, ms in SERIAL_STEPS.items()}
+    runs = [finished_run(app, elsewhere, {"input_ms": 300}, run_id="a" * 32, minutes_ago=1)]
+    try:
+        assert "Not measured on this server yet" in evidence(client, SERIAL_NOTE).get_text(" ")
+        runs.append(finished_run(app, SERIAL_STEPS, {}, run_id="b" * 32, minutes_ago=30))
+        text = _figure_text(evidence(client, SERIAL_NOTE))
+        assert "took 31.0 ms a step" in text and "279.0" not in text
+    finally:
+        with app.state.db.write_sessions() as session:
+            session.execute(DemoRun.__table__.delete().where(DemoRun.id.in_(runs)))
+            session.commit()
+
+
+def test_a_note_with_parameters_is_backed_by_a_run_at_them_or_at_the_defaults(tmp_path: Path) -> None:
+    folder = tmp_path / "content"
+    folder.mkdir()
+    card = parse_card(write_card(folder, "sample-card.md", sample()))
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        database_url=database_url(tmp_path / "data"),
+        content_dir=folder,
+        secret_key="test-only-secret-key-that-is-long-enough",
+        allowed_hosts=["testserver"],
+    )
+    migrations.upgrade(settings)
+    app = create_app(settings)
+    url = f"/cards/sample-card/notes/{card.notes[0].key}"
+    steps = {"prefetch-last-2": 40.0, "no-prefetch": 60.0}
+    with TestClient(app) as client:
+        # Half the note's parameters is neither what it names nor the defaults.
+        finished_run(app, steps, {"input_ms": 40}, run_id="c" * 32, minutes_ago=1)
+        assert "Not measured on this server yet" in client.get(url, headers=HTMX).text
+        finished_run(app, {"prefetch-last-2": 30.0, "no-prefetch": 60.0}, {}, run_id="d" * 32, minutes_ago=9)
+        assert "took 30.0 ms" in _figure_text(
+            BeautifulSoup(client.get(url, headers=HTMX).text, "html.parser")
+        )
+        finished_run(app, steps, {"input_ms": 40, "compute_ms": 20}, run_id="e" * 32, minutes_ago=5)
+        assert "took 40.0 ms" in _figure_text(
+            BeautifulSoup(client.get(url, headers=HTMX).text, "html.parser")
+        )
+    app.state.db.dispose()
 
 
 def test_a_notes_parameters_fill_its_run_form(tmp_path: Path) -> None:
