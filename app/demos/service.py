@@ -384,6 +384,14 @@ def runs_for(session: Session, user_id: int, card_id: str | None = None, limit: 
     return list(session.scalars(query.order_by(DemoRun.created_at.desc()).limit(limit)))
 
 
+def own_run_ids(session: Session, user_id: int, run_ids: list[str]) -> set[str]:
+    """Those of `run_ids` that are runs of `user_id`."""
+    if not run_ids:
+        return set()
+    query = select(DemoRun.id).where(DemoRun.id.in_(run_ids), DemoRun.user_id == user_id)
+    return set(session.scalars(query))
+
+
 def queue_position(session: Session, run: DemoRun) -> int:
     """1 for the next run its lane's workers will take (each lane is taken in the order queued)."""
     ahead = session.scalar(
