@@ -87,6 +87,9 @@ class Settings(BaseSettings):
     author_checks_per_minute: int = Field(default=30, ge=1)
     # Finished demo runs (and their step data) are deleted after this many days.
     demo_retention_days: float = Field(default=30.0, gt=0)
+    # Audit log rows are deleted after this many days (the failed sign-ins the throttle still
+    # counts stay however short it is).
+    audit_retention_days: float = Field(default=365.0, gt=0)
 
     @field_validator("allowed_hosts", "trusted_proxies", "metrics_allowed", mode="before")
     @classmethod

@@ -27,6 +27,7 @@ from sqlalchemy import and_, delete, exists, func, or_, select, update
 from sqlalchemy.orm import Session, aliased, defer
 
 from app.accounts.service import lock_person
+from app.accounts.upkeep import purge
 from app.demos.models import DemoRun, WorkerBeat
 from app.demos.presets import ParamError, get_preset, validate_params
 from app.demos.queue import DemoQueue, lane_for, presets_on
@@ -332,13 +333,23 @@ def delete_finished_before(session: Session, cutoff: datetime) -> int:
     return int(result.rowcount or 0)
 
 
-def upkeep(db: Database, queue: DemoQueue, timeout_seconds: float, retention_days: float) -> dict[str, int]:
+def upkeep(
+    db: Database,
+    queue: DemoQueue,
+    timeout_seconds: float,
+    retention_days: float,
+    *,
+    session_idle: timedelta,
+    audit_retention_days: float,
+) -> dict[str, int]:
     """What workers do now and then: store stale runs as interrupted, put lost runs back on the
-    queue, and delete finished runs past their retention. Returns how many of each."""
+    queue, delete finished runs past their retention, and forget ended sign-ins, spent invites
+    and audit rows past theirs (app/accounts/upkeep.py). Returns how many of each."""
     with db.write_sessions() as session:
         done = {
             "interrupted": sweep_stale(session, timeout_seconds),
             "deleted": delete_finished_before(session, utcnow() - timedelta(days=retention_days)),
+            **purge(session, session_idle=session_idle, audit_retention_days=audit_retention_days),
         }
         session.commit()
     with db.read_sessions() as session:
