@@ -2,6 +2,7 @@
 sentence at every depth that shows it, with what the demo behind it last measured here."""
 
 import re
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -310,10 +311,12 @@ def test_only_a_run_at_the_notes_parameters_backs_its_figure(client: TestClient,
             session.commit()
 
 
-def test_a_note_with_parameters_is_backed_by_a_run_at_them_or_at_the_defaults(tmp_path: Path) -> None:
+@pytest.fixture
+def sample_app(tmp_path: Path) -> Iterator[FastAPI]:
+    """The app serving only the sample card, whose note names parameters."""
     folder = tmp_path / "content"
     folder.mkdir()
-    card = parse_card(write_card(folder, "sample-card.md", sample()))
+    write_card(folder, "sample-card.md", sample())
     settings = Settings(
         data_dir=tmp_path / "data",
         database_url=database_url(tmp_path / "data"),
@@ -323,39 +326,34 @@ def test_a_note_with_parameters_is_backed_by_a_run_at_them_or_at_the_defaults(tm
     )
     migrations.upgrade(settings)
     app = create_app(settings)
-    url = f"/cards/sample-card/notes/{card.notes[0].key}"
-    steps = {"prefetch-last-2": 40.0, "no-prefetch": 60.0}
-    with TestClient(app) as client:
-        # Half the note's parameters is neither what it names nor the defaults.
-        finished_run(app, steps, {"input_ms": 40}, run_id="c" * 32, minutes_ago=1)
-        assert "Not measured on this server yet" in client.get(url, headers=HTMX).text
-        finished_run(app, {"prefetch-last-2": 30.0, "no-prefetch": 60.0}, {}, run_id="d" * 32, minutes_ago=9)
-        assert "took 30.0 ms" in _figure_text(
-            BeautifulSoup(client.get(url, headers=HTMX).text, "html.parser")
-        )
-        finished_run(app, steps, {"input_ms": 40, "compute_ms": 20}, run_id="e" * 32, minutes_ago=5)
-        assert "took 40.0 ms" in _figure_text(
-            BeautifulSoup(client.get(url, headers=HTMX).text, "html.parser")
-        )
+    yield app
     app.state.db.dispose()
 
 
-def test_a_notes_parameters_fill_its_run_form(tmp_path: Path) -> None:
-    folder = tmp_path / "content"
-    folder.mkdir()
-    card = parse_card(write_card(folder, "sample-card.md", sample()))
-    settings = Settings(
-        data_dir=tmp_path / "data",
-        database_url=database_url(tmp_path / "data"),
-        content_dir=folder,
-        secret_key="test-only-secret-key-that-is-long-enough",
-        allowed_hosts=["testserver"],
-    )
-    migrations.upgrade(settings)
-    with TestClient(create_app(settings)) as client:
-        response = client.get(f"/cards/sample-card/notes/{card.notes[0].key}", headers=HTMX)
+def _sample_note(client: TestClient) -> BeautifulSoup:
+    card = parse_card(client.app.state.settings.content_dir / "sample-card.md")  # type: ignore[attr-defined]
+    response = client.get(f"/cards/sample-card/notes/{card.notes[0].key}", headers=HTMX)
     assert response.status_code == 200, response.text
-    soup = BeautifulSoup(response.text, "html.parser")
+    return BeautifulSoup(response.text, "html.parser")
+
+
+def test_a_note_with_parameters_is_backed_by_a_run_at_them_or_at_the_defaults(sample_app: FastAPI) -> None:
+    steps = {"prefetch-last-2": 40.0, "no-prefetch": 60.0}
+    with TestClient(sample_app) as client:
+        # Half the note's parameters is neither what it names nor the defaults.
+        finished_run(sample_app, steps, {"input_ms": 40}, run_id="c" * 32, minutes_ago=1)
+        assert "Not measured on this server yet" in _sample_note(client).get_text(" ")
+        finished_run(
+            sample_app, {"prefetch-last-2": 30.0, "no-prefetch": 60.0}, {}, run_id="d" * 32, minutes_ago=9
+        )
+        assert "took 30.0 ms" in _figure_text(_sample_note(client))
+        finished_run(sample_app, steps, {"input_ms": 40, "compute_ms": 20}, run_id="e" * 32, minutes_ago=5)
+        assert "took 40.0 ms" in _figure_text(_sample_note(client))
+
+
+def test_a_notes_parameters_fill_its_run_form(sample_app: FastAPI) -> None:
+    with TestClient(sample_app) as client:
+        soup = _sample_note(client)
     assert soup.select_one("input[name=input_ms]")["value"] == "40"  # type: ignore[index]
     assert soup.select_one("input[name=compute_ms]")["value"] == "20"  # type: ignore[index]
     assert soup.select_one("input[name=steps]")["value"] == "40"  # type: ignore[index]  # the default
