@@ -84,8 +84,14 @@ class Settings(BaseSettings):
     # The demo runner child is stopped past this much memory (RSS), and runs whose buffers could
     # hold more than it leaves beside TensorFlow (about 1 GB) are refused.
     demo_memory_limit_mb: int = Field(default=3072, ge=1536)
+    # Author checks (POST /api/author/check) one person may make in a minute: each parses and
+    # renders a whole card.
+    author_checks_per_minute: int = Field(default=30, ge=1)
     # Finished demo runs (and their step data) are deleted after this many days.
     demo_retention_days: float = Field(default=30.0, gt=0)
+    # Audit log rows are deleted after this many days (the failed sign-ins the throttle still
+    # counts stay however short it is).
+    audit_retention_days: float = Field(default=365.0, ge=1)
 
     @field_validator("allowed_hosts", "trusted_proxies", "metrics_allowed", mode="before")
     @classmethod

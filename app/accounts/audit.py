@@ -1,5 +1,6 @@
 """The audit log: what happened to whom, by whom, from where. Admins read it on /admin/audit."""
 
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import or_, select
@@ -25,7 +26,10 @@ KINDS = (
     "import",
     "export",
     "history_adopted",
+    "author_check",
 )
+# Kinds recorded to count someone's requests against a limit, listed only when asked for by name.
+COUNTING_KINDS = ("author_check",)
 
 
 def record(
@@ -43,12 +47,22 @@ def record(
     )
 
 
+def times_since(session: Session, kind: str, since: datetime, *, user_id: int) -> list[datetime]:
+    """When each event of `kind` about `user_id` since `since` happened, oldest first."""
+    query = select(AuditEvent.at).where(
+        AuditEvent.kind == kind, AuditEvent.user_id == user_id, AuditEvent.at >= since
+    )
+    return list(session.scalars(query.order_by(AuditEvent.at)))
+
+
 def recent(
     session: Session, limit: int = 200, kind: str | None = None, user_id: int | None = None
 ) -> list[AuditEvent]:
     query = select(AuditEvent)
     if kind:
         query = query.where(AuditEvent.kind == kind)
+    else:  # one a minute or more: they would push everything else off the page
+        query = query.where(AuditEvent.kind.not_in(COUNTING_KINDS))
     if user_id is not None:
         query = query.where(or_(AuditEvent.user_id == user_id, AuditEvent.actor_id == user_id))
     return list(session.scalars(query.order_by(AuditEvent.at.desc(), AuditEvent.id.desc()).limit(limit)))

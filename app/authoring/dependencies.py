@@ -3,7 +3,7 @@ the local user, who is an admin)."""
 
 from typing import Annotated
 
-from fastapi import Depends
+from fastapi import Depends, Request
 
 from app.accounts.dependencies import PrincipalDep
 from app.accounts.middleware import Principal
@@ -17,3 +17,10 @@ async def require_author(principal: PrincipalDep) -> Principal:
 
 
 AuthorDep = Annotated[Principal, Depends(require_author)]
+
+
+async def get_checks_per_minute(request: Request) -> int:
+    return int(request.app.state.settings.author_checks_per_minute)
+
+
+ChecksPerMinuteDep = Annotated[int, Depends(get_checks_per_minute)]

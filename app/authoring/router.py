@@ -8,12 +8,13 @@ from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse, Response
 
 from app.authoring import service
-from app.authoring.dependencies import AuthorDep
+from app.authoring.dependencies import AuthorDep, ChecksPerMinuteDep
 from app.authoring.schemas import CardSource, CheckOut, ProblemOut
 from app.content.catalogue import Catalogue
 from app.content.dependencies import CatalogueDep
 from app.content.tiers import TIERS, Tier, parse_tier
 from app.exceptions import Invalid
+from app.storage.dependencies import WriteSessionDep
 from app.web.dependencies import FormDep
 from app.web.messages import form_messages
 from app.web.templating import render
@@ -93,10 +94,21 @@ def download(_author: AuthorDep, form: FormDep) -> Response:
     )
 
 
-@router.post("/api/author/check", tags=["api"])
-def check_card(source: CardSource, _author: AuthorDep, catalogue: CatalogueDep) -> CheckOut:
+@router.post(
+    "/api/author/check",
+    tags=["api"],
+    responses={429: {"description": "You made AUTHOR_CHECKS_PER_MINUTE checks in the last minute"}},
+)
+def check_card(
+    source: CardSource,
+    author: AuthorDep,
+    catalogue: CatalogueDep,
+    session: WriteSessionDep,
+    per_minute: ChecksPerMinuteDep,
+) -> CheckOut:
     """What `tiercards content check` says of a card's text, one problem a line; when it says
-    nothing, the card at each depth. Nothing is stored."""
+    nothing, the card at each depth. Nothing of the card is stored; the check is counted."""
+    service.count_check(session, user_id=author.id, per_minute=per_minute)
     shown = service.preview(source.text, catalogue.snapshot().cards)
     return CheckOut(
         problems=[ProblemOut(line=problem.line, message=problem.message) for problem in shown.problems],

@@ -1,24 +1,36 @@
 """The author preview's rules: the card validator run on text that is in no file, and what each
-depth would show of the card it makes. Nothing here writes anywhere: publishing stays the CLI's."""
+depth would show of the card it makes. Nothing of a card is written anywhere: publishing stays the
+CLI's. The API's checks are counted (in the audit log, so every replica sees the same count) to
+hold each person to AUTHOR_CHECKS_PER_MINUTE."""
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.orm import Session
+
+from app.accounts import audit
+from app.accounts.service import lock_person
 from app.content.model import Card, Problem
 from app.content.parser import ID_PATTERN, CardParseError, parse_source
 from app.content.scaffold import new_card
 from app.content.serializers import card_for_tier, card_summary
 from app.content.tiers import TIERS, Tier, go_deeper_tiers, sees
+from app.exceptions import TooMany
 from app.practice.quiz import QuizItem, quiz_items
+from app.storage.base import utcnow
 
 # Problems name a path; the preview shows only their lines.
 PREVIEW_PATH = Path("preview.md")
 SCAFFOLD_ID = "new-card"
 # The frontmatter's id line, read loosely: a card still being written downloads under its id too.
 _ID_LINE = re.compile(r"^id:[ \t]*[\"']?([^\"'\s#]*)", re.MULTILINE)
+CHECK_KIND = "author_check"
+CHECK_WINDOW = timedelta(minutes=1)
 
 
 @dataclass(frozen=True)
@@ -86,3 +98,21 @@ def file_name(text: str) -> str:
     match = _ID_LINE.search(text)
     card_id = match.group(1) if match else ""
     return f"{card_id}.md" if ID_PATTERN.match(card_id) else "card.md"
+
+
+def count_check(session: Session, *, user_id: int, per_minute: int) -> None:
+    """Count one check by `user_id`, or raise TooMany (counting nothing) when they made
+    `per_minute` in the last minute. Commits."""
+    lock_person(session, user_id)  # two checks at once must not both see room for one
+    now = utcnow()
+    made = audit.times_since(session, CHECK_KIND, now - CHECK_WINDOW, user_id=user_id)
+    if len(made) >= per_minute:
+        # Room for one more comes when the oldest check of the window leaves it.
+        wait = max(1, math.ceil((made[-per_minute] + CHECK_WINDOW - now).total_seconds()))
+        session.rollback()
+        raise TooMany(
+            f"you checked {len(made)} cards in the last minute (at most {per_minute}): try again in {wait} s",
+            retry_after=wait,
+        )
+    audit.record(session, CHECK_KIND, user_id=user_id, actor_id=user_id)
+    session.commit()

@@ -11,13 +11,33 @@ from pygments.util import ClassNotFound
 
 _FORMATTER = HtmlFormatter(cssclass="highlight")
 
+# Most pygments lexers rescan the rest of a block from each opener they cannot close (an unclosed
+# `<!--`, `<%`, `{#`, heredoc, or a run of whitespace lines): seconds for 60 KB of mako, html,
+# php or jinja, and for C, YAML or JavaScript too. So only these lexers (their first alias) are
+# used, each measured on such inputs at the cap by bench/render_budget.py; a block in any other
+# language, or longer than the cap, is shown as plain escaped code. Their cost grows with the
+# square of a block's length, so the cap keeps the slowest whole card (MAX_CARD_CHARS of blocks)
+# near a second.
+HIGHLIGHTED_LEXERS = frozenset({"python", "pycon", "bash", "json", "toml", "diff", "sql", "text"})
+MAX_HIGHLIGHTED_CHARS = 4_000
+
 
 def _highlight(code: str, language: str, _attrs: str) -> str:
+    if len(code) > MAX_HIGHLIGHTED_CHARS:
+        return ""  # markdown-it falls back to an escaped <pre><code>
     try:
         lexer = get_lexer_by_name(language or "text")
     except ClassNotFound:
-        return ""  # markdown-it falls back to an escaped <pre><code>
-    return highlight(code, lexer, _FORMATTER)
+        return ""
+    if lexer.aliases[0] not in HIGHLIGHTED_LEXERS:
+        return ""
+    # Trailing spaces show nothing, and runs of whitespace-only lines are what the python lexer
+    # rescans: dropping them keeps its cost near linear.
+    return highlight(_without_trailing_spaces(code), lexer, _FORMATTER)
+
+
+def _without_trailing_spaces(code: str) -> str:
+    return "\n".join(line.rstrip() for line in code.split("\n"))
 
 
 @lru_cache(maxsize=1)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -27,6 +27,7 @@ from sqlalchemy import and_, delete, exists, func, or_, select, update
 from sqlalchemy.orm import Session, aliased, defer
 
 from app.accounts.service import lock_person
+from app.accounts.upkeep import purge
 from app.demos.models import DemoRun, WorkerBeat
 from app.demos.presets import ParamError, get_preset, validate_params
 from app.demos.queue import DemoQueue, lane_for, presets_on
@@ -332,13 +333,23 @@ def delete_finished_before(session: Session, cutoff: datetime) -> int:
     return int(result.rowcount or 0)
 
 
-def upkeep(db: Database, queue: DemoQueue, timeout_seconds: float, retention_days: float) -> dict[str, int]:
+def upkeep(
+    db: Database,
+    queue: DemoQueue,
+    timeout_seconds: float,
+    retention_days: float,
+    *,
+    session_idle: timedelta,
+    audit_retention_days: float,
+) -> dict[str, int]:
     """What workers do now and then: store stale runs as interrupted, put lost runs back on the
-    queue, and delete finished runs past their retention. Returns how many of each."""
+    queue, delete finished runs past their retention, and forget ended sign-ins, spent invites
+    and audit rows past theirs (app/accounts/upkeep.py). Returns how many of each."""
     with db.write_sessions() as session:
         done = {
             "interrupted": sweep_stale(session, timeout_seconds),
             "deleted": delete_finished_before(session, utcnow() - timedelta(days=retention_days)),
+            **purge(session, session_idle=session_idle, audit_retention_days=audit_retention_days),
         }
         session.commit()
     with db.read_sessions() as session:
@@ -351,15 +362,21 @@ def get_run(session: Session, run_id: str) -> DemoRun | None:
 
 
 def latest_measuring(
-    session: Session, preset: str, variants: list[str], look_back: int = 20
+    session: Session, preset: str, variants: list[str], *, params: Mapping[str, int], look_back: int = 20
 ) -> DemoRun | None:
-    """This server's newest finished run of `preset` that measured every one of `variants`,
-    whoever ran it: the figure a card's note shows beside its claim (a run from before a variant
-    existed lacks it, so a few older runs are looked through)."""
+    """This server's newest finished run of `preset` that measured every one of `variants` at
+    `params` (the ones a card's note names, the others at their defaults) or at the preset's
+    defaults, whoever ran it: the figure the note shows beside its claim. A run at any other
+    parameters measured something else, so it never stands in. A run from before a variant
+    existed lacks it, so a few older runs are looked through."""
+    backing = (validate_params(preset, params), validate_params(preset, {}))
+    at_backing = or_(
+        *(and_(*(DemoRun.params[name].as_integer() == value for name, value in p.items())) for p in backing)
+    )
     runs = session.scalars(
         select(DemoRun)
         .options(defer(DemoRun.result))  # the summary has the figures; the result has every step
-        .where(DemoRun.preset == preset, DemoRun.status == "done")
+        .where(DemoRun.preset == preset, DemoRun.status == "done", at_backing)
         .order_by(DemoRun.finished_at.desc())
         .limit(look_back)
     )
@@ -376,6 +393,14 @@ def runs_for(session: Session, user_id: int, card_id: str | None = None, limit: 
     if card_id is not None:
         query = query.where(DemoRun.card_id == card_id)
     return list(session.scalars(query.order_by(DemoRun.created_at.desc()).limit(limit)))
+
+
+def own_run_ids(session: Session, user_id: int, run_ids: list[str]) -> set[str]:
+    """Those of `run_ids` that are runs of `user_id`."""
+    if not run_ids:
+        return set()
+    query = select(DemoRun.id).where(DemoRun.id.in_(run_ids), DemoRun.user_id == user_id)
+    return set(session.scalars(query))
 
 
 def queue_position(session: Session, run: DemoRun) -> int:

@@ -1,9 +1,10 @@
-"""Loading a person's own attempt, or 404; the one "now" a response is computed from."""
+"""Loading a person's own attempt, or 404; the one "now" a response is computed from; the key
+quiz deals sign their items with."""
 
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import Depends
+from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
 from app.exceptions import NotFound
@@ -37,3 +38,10 @@ async def get_now() -> datetime:
 
 
 NowDep = Annotated[datetime, Depends(get_now)]
+
+
+async def get_quiz_key(request: Request) -> str:
+    return str(request.app.state.settings.secret_key)
+
+
+QuizKeyDep = Annotated[str, Depends(get_quiz_key)]

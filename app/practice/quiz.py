@@ -1,9 +1,15 @@
-"""The pitfall quiz: a card's pitfalls mixed with its true statements, and how a try is scored."""
+"""The pitfall quiz: a card's pitfalls mixed with its true statements, how a deal names them on
+the form, and how a try is scored."""
 
+import hashlib
+import hmac
 import random
-from dataclasses import dataclass
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from app.content.model import Card, Entry, quiz_item_id
+from app.exceptions import Invalid
 
 
 @dataclass(frozen=True)
@@ -37,6 +43,43 @@ def quiz_items(card: Card, seed: int | None = None) -> list[QuizItem]:
     items = card_items(card)
     random.Random(seed).shuffle(items)
     return items
+
+
+def _new_token() -> str:
+    return secrets.token_urlsafe(12)
+
+
+@dataclass(frozen=True)
+class Deal:
+    """One showing of a card's quiz. Its form names each item by an HMAC of the deal's token and
+    the item's stable id under the server's key: new on every deal, and silent on which items are
+    pitfalls, where the stable ids ("p-…", "t-…") would hand the answer key to anyone who reads the
+    page. Nothing is stored per deal; attempts keep the stable ids."""
+
+    card: Card
+    key: str
+    token: str = field(default_factory=_new_token)
+
+    def form_id(self, item: QuizItem) -> str:
+        message = f"quiz|{self.token}|{self.card.id}|{item.id}".encode()
+        return hmac.new(self.key.encode(), message, hashlib.sha256).hexdigest()[:20]
+
+    def shown(self, items: Iterable[QuizItem]) -> list[tuple[str, QuizItem]]:
+        """Each item under its form id, for the form."""
+        return [(self.form_id(item), item) for item in items]
+
+    def known(self, values: Iterable[str]) -> list[str]:
+        """The stable ids of the values this deal named; others are left out."""
+        by_form_id = {self.form_id(item): item.id for item in card_items(self.card)}
+        return [by_form_id[value] for value in values if value in by_form_id]
+
+    def stable_ids(self, values: list[str]) -> list[str]:
+        """The stable ids `values` name; Invalid when one is not of this deal (another deal's form,
+        a stable id typed in, anything made up)."""
+        found = self.known(values)
+        if len(found) < len(values):
+            raise Invalid("choices", "the quiz names items it was not dealt")
+        return found
 
 
 def positional_ids(card: Card) -> dict[str, str]:

@@ -17,11 +17,11 @@ from pathlib import Path
 import httpx
 import pytest
 from bs4 import BeautifulSoup
-from playwright.sync_api import Browser, Page, ViewportSize, expect, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, ViewportSize, expect, sync_playwright
 
 from app import PROJECT_ROOT
 from app.content.model import item_key
-from tests.factories import OWNER_CARD
+from tests.factories import DECK, OWNER_CARD
 from tests.servers import data_env, start_server, stop
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
@@ -238,6 +238,13 @@ class SitePage:
 
     def url(self, site: Site) -> str:
         return site.url + (self.path or self.route).format(**site.params)
+
+
+def is_pitfall(box: Locator, card_id: str = OWNER_CARD) -> bool:
+    """Whether the quiz box labels one of the card's pitfalls, told by its words as a reader does
+    (the form's values say nothing of it)."""
+    words = " ".join(box.locator("xpath=..").inner_text().split())
+    return words in {" ".join(entry.title.plain.split()) for entry in DECK[card_id].pitfalls}
 
 
 def _answer(page: Page) -> None:

@@ -7,6 +7,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser.conftest import is_pitfall
 from tests.factories import DECK
 
 CARD = "tf-data-prefetch-last"
@@ -56,7 +57,7 @@ def test_answer_reveal_tick_rate_quiz_and_history(page: Page, base_url: str, scr
     expect(page.locator("#follow-up-1 .saved")).to_contain_text("rated easy")
 
     for box in page.locator("#quiz input[name=choices]").all():
-        if (box.get_attribute("value") or "").startswith("p"):
+        if is_pitfall(box, CARD):
             box.check()
     page.click("text=Check my picks")
     expect(page.locator(".quiz .score")).to_contain_text("100 %")

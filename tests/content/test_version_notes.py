@@ -2,6 +2,7 @@
 sentence at every depth that shows it, with what the demo behind it last measured here."""
 
 import re
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from app.content.model import item_key
 from app.content.parser import CardParseError, parse_card
 from app.content.tiers import TIERS
 from app.demos.models import DemoRun
+from app.demos.presets import validate_params
 from app.settings import Settings
 from app.storage import migrations
 from app.storage.base import utcnow
@@ -222,8 +224,15 @@ def test_the_api_lists_the_notes_a_depth_sees(client: TestClient) -> None:
     assert serial["checked"] == "TensorFlow 2.21"
 
 
-def finished_run(app: FastAPI, steps: dict[str, float], params: dict[str, int]) -> str:
-    run_id = "e" * 32
+def finished_run(
+    app: FastAPI,
+    steps: dict[str, float],
+    params: dict[str, int],
+    run_id: str = "e" * 32,
+    minutes_ago: int = 5,
+) -> str:
+    """A finished placement run measuring `steps`, at `params` (the rest at their defaults, as a
+    submit stores them)."""
     variants = [
         {"name": name, "median_step_ms": ms, "mean_step_ms": ms, "model_step_ms": 30.0}
         for name, ms in steps.items()
@@ -235,11 +244,11 @@ def finished_run(app: FastAPI, steps: dict[str, float], params: dict[str, int]) 
                 id=run_id,
                 user_id=LOCAL_USER_ID,
                 preset="placement",
-                params=params,
+                params=validate_params("placement", params),
                 status="done",
                 summary=summary,
                 result=summary,
-                finished_at=utcnow() - timedelta(minutes=5),
+                finished_at=utcnow() - timedelta(minutes=minutes_ago),
             )
         )
         session.commit()
@@ -278,10 +287,36 @@ def test_a_note_shows_what_this_server_last_measured_and_offers_the_run(
             session.commit()
 
 
-def test_a_notes_parameters_fill_its_run_form(tmp_path: Path) -> None:
+SERIAL_STEPS = {"no-prefetch": 61.0, "no-prefetch-tf-defaults": 31.0}
+
+
+def _figure_text(soup: BeautifulSoup) -> str:
+    figure = soup.select_one(".figure")
+    return " ".join(figure.get_text(" ").split()) if figure else ""
+
+
+def test_only_a_run_at_the_notes_parameters_backs_its_figure(client: TestClient, app: FastAPI) -> None:
+    """The serial note names no parameters: a run at the preset's defaults measures it; anyone's
+    newer run at other parameters (an input ten times slower) is not its evidence."""
+    elsewhere = {name: ms * 9 for name, ms in SERIAL_STEPS.items()}
+    runs = [finished_run(app, elsewhere, {"input_ms": 300}, run_id="a" * 32, minutes_ago=1)]
+    try:
+        assert "Not measured on this server yet" in evidence(client, SERIAL_NOTE).get_text(" ")
+        runs.append(finished_run(app, SERIAL_STEPS, {}, run_id="b" * 32, minutes_ago=30))
+        text = _figure_text(evidence(client, SERIAL_NOTE))
+        assert "took 31.0 ms a step" in text and "279.0" not in text
+    finally:
+        with app.state.db.write_sessions() as session:
+            session.execute(DemoRun.__table__.delete().where(DemoRun.id.in_(runs)))
+            session.commit()
+
+
+@pytest.fixture
+def sample_app(tmp_path: Path) -> Iterator[FastAPI]:
+    """The app serving only the sample card, whose note names parameters."""
     folder = tmp_path / "content"
     folder.mkdir()
-    card = parse_card(write_card(folder, "sample-card.md", sample()))
+    write_card(folder, "sample-card.md", sample())
     settings = Settings(
         data_dir=tmp_path / "data",
         database_url=database_url(tmp_path / "data"),
@@ -290,10 +325,35 @@ def test_a_notes_parameters_fill_its_run_form(tmp_path: Path) -> None:
         allowed_hosts=["testserver"],
     )
     migrations.upgrade(settings)
-    with TestClient(create_app(settings)) as client:
-        response = client.get(f"/cards/sample-card/notes/{card.notes[0].key}", headers=HTMX)
+    app = create_app(settings)
+    yield app
+    app.state.db.dispose()
+
+
+def _sample_note(client: TestClient) -> BeautifulSoup:
+    card = parse_card(client.app.state.settings.content_dir / "sample-card.md")  # type: ignore[attr-defined]
+    response = client.get(f"/cards/sample-card/notes/{card.notes[0].key}", headers=HTMX)
     assert response.status_code == 200, response.text
-    soup = BeautifulSoup(response.text, "html.parser")
+    return BeautifulSoup(response.text, "html.parser")
+
+
+def test_a_note_with_parameters_is_backed_by_a_run_at_them_or_at_the_defaults(sample_app: FastAPI) -> None:
+    steps = {"prefetch-last-2": 40.0, "no-prefetch": 60.0}
+    with TestClient(sample_app) as client:
+        # Half the note's parameters is neither what it names nor the defaults.
+        finished_run(sample_app, steps, {"input_ms": 40}, run_id="c" * 32, minutes_ago=1)
+        assert "Not measured on this server yet" in _sample_note(client).get_text(" ")
+        finished_run(
+            sample_app, {"prefetch-last-2": 30.0, "no-prefetch": 60.0}, {}, run_id="d" * 32, minutes_ago=9
+        )
+        assert "took 30.0 ms" in _figure_text(_sample_note(client))
+        finished_run(sample_app, steps, {"input_ms": 40, "compute_ms": 20}, run_id="e" * 32, minutes_ago=5)
+        assert "took 40.0 ms" in _figure_text(_sample_note(client))
+
+
+def test_a_notes_parameters_fill_its_run_form(sample_app: FastAPI) -> None:
+    with TestClient(sample_app) as client:
+        soup = _sample_note(client)
     assert soup.select_one("input[name=input_ms]")["value"] == "40"  # type: ignore[index]
     assert soup.select_one("input[name=compute_ms]")["value"] == "20"  # type: ignore[index]
     assert soup.select_one("input[name=steps]")["value"] == "40"  # type: ignore[index]  # the default

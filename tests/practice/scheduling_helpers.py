@@ -2,9 +2,11 @@
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
@@ -84,3 +86,39 @@ def post_attempt(client: TestClient, card_id: str = OWNER_CARD, **payload: Any) 
     assert response.status_code == 201, response.text
     result: dict[str, Any] = response.json()
     return result
+
+
+@dataclass(frozen=True)
+class DealtQuiz:
+    """The quiz form as a person gets it: its deal and each box's value, in the order shown, with
+    the stable id of the statement it labels (matched by its words, through the card API)."""
+
+    deal: str
+    boxes: list[tuple[str, str]]
+
+    @property
+    def values(self) -> list[str]:
+        return [value for value, _ in self.boxes]
+
+    def values_of(self, stable_ids: list[str]) -> list[str]:
+        by_id = {stable: value for value, stable in self.boxes}
+        return [by_id[stable] for stable in stable_ids]
+
+
+def dealt_quiz(client: TestClient, card_id: str = OWNER_CARD) -> DealtQuiz:
+    response = client.get(f"/cards/{card_id}/quiz", headers=HTMX)
+    assert response.status_code == 200, response.text
+    form = BeautifulSoup(response.text, "html.parser").select_one("#quiz form")
+    assert form is not None
+    sections = client.get(f"/api/cards/{card_id}", params={"tier": "principal"}).json()["sections"]
+    by_words = {
+        BeautifulSoup(entry["statement"]["html"], "html.parser").get_text(" ", strip=True): entry["id"]
+        for entry in sections["pitfalls"] + sections["true_statements"]
+    }
+    boxes = [
+        (str(box["value"]), by_words[label.get_text(" ", strip=True)])
+        for label in form.select("label")
+        if (box := label.select_one("input[name=choices]")) is not None
+    ]
+    deal = form.select_one("input[name=deal]")
+    return DealtQuiz(str(deal["value"]) if deal else "", boxes)

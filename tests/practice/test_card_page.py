@@ -14,7 +14,7 @@ from app.settings import Settings
 from app.web.factory import create_app
 from app.web.security import CSRF_COOKIE
 from tests.factories import DECK, OWNER_CARD, card_text, write_card
-from tests.practice.scheduling_helpers import logs
+from tests.practice.scheduling_helpers import dealt_quiz, logs, quiz_ids
 
 HTMX = {"HX-Request": "true"}
 
@@ -251,22 +251,56 @@ def test_quiz_is_shuffled_per_visit(client: TestClient) -> None:
 
 
 def test_quiz_scores_every_item_with_its_why(client: TestClient) -> None:
-    soup = page(client, f"/cards/{OWNER_CARD}/quiz", headers=HTMX)
-    ids = [box["value"] for box in soup.select("#quiz input[name=choices]")]
-    assert sorted(i[0] for i in ids).count("p") == 5 and len(ids) >= 8
-    pitfalls = [i for i in ids if i.startswith("p")]
+    dealt = dealt_quiz(client)
+    pitfalls, _truths = quiz_ids(client)
+    assert len(pitfalls) == 5 and len(dealt.boxes) >= 8
+    ticked = dealt.values_of(pitfalls[:3])
     result = post_form(
         client,
         f"/cards/{OWNER_CARD}/quiz",
-        {"tier": "middle", "choices": pitfalls[:3], "order": ids, "seconds": "30"},
+        {"tier": "middle", "deal": dealt.deal, "choices": ticked, "order": dealt.values, "seconds": "30"},
     )
     items = result.select(".quiz-results li")
-    assert [li["data-item"] for li in items] == ids  # shown in the order the person saw
+    # Shown in the order the person saw, each with its why.
+    assert [li["data-item"] for li in items] == [stable for _, stable in dealt.boxes]
     assert all(li.select_one(".why").get_text(strip=True) for li in items)
     assert len(result.select(".quiz-results li.wrong")) == 2
-    assert f"{len(ids) - 2} of {len(ids)}" in result.select_one(".score").get_text()
+    assert f"{len(items) - 2} of {len(items)}" in result.select_one(".score").get_text()
     [stored] = client.get("/api/attempts").json()
     assert stored["kind"] == "quiz" and sorted(stored["choices"]) == sorted(pitfalls[:3])
+
+
+def test_the_quiz_form_carries_no_answer_key(client: TestClient) -> None:
+    """Nothing in the form tells a pitfall from a true statement: its boxes are named by ids of
+    this deal alone, never the stable ids (nor their p-/t- marks) that attempts store."""
+    pitfalls, truths = quiz_ids(client)
+    first, second = dealt_quiz(client), dealt_quiz(client)
+    form = page(client, f"/cards/{OWNER_CARD}/quiz", headers=HTMX).select_one("#quiz form")
+    assert form is not None
+    for stable in pitfalls + truths:
+        assert stable not in str(form) and stable.split("-")[1] not in str(form)
+    boxes = [str(box["value"]) for box in form.select("input[name=choices]")]
+    assert len(boxes) == len(pitfalls + truths)
+    assert not any(value.startswith(("p-", "t-")) for value in boxes)
+    assert len({len(value) for value in boxes}) == 1  # all alike
+    assert not set(first.values) & set(second.values)  # each deal names them afresh
+    assert sorted(s for _, s in first.boxes) == sorted(s for _, s in second.boxes)
+
+
+def test_a_box_of_another_deal_is_refused_and_nothing_is_stored(client: TestClient) -> None:
+    first, second = dealt_quiz(client), dealt_quiz(client)
+    pitfalls, _truths = quiz_ids(client)
+    for choices in (second.values_of(pitfalls[:1]), pitfalls[:1]):
+        data = {
+            "tier": "middle",
+            "deal": first.deal,
+            "choices": choices,
+            "order": first.values,
+            "seconds": "3",
+        }
+        soup = post_form(client, f"/cards/{OWNER_CARD}/quiz", data, status=422)
+        assert "The quiz could not be read; send it again." in soup.get_text()
+    assert client.get("/api/attempts").json() == []
 
 
 def test_stored_html_in_an_answer_is_shown_as_text(client: TestClient) -> None:

@@ -7,7 +7,7 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
 from tests.factories import OWNER_CARD
-from tests.practice.scheduling_helpers import HTMX, quiz_ids
+from tests.practice.scheduling_helpers import HTMX, dealt_quiz, quiz_ids
 
 ANSWER = {"tier": "middle", "kind": "solid", "seconds": "12.5"}
 
@@ -58,13 +58,16 @@ def test_a_rating_left_out_asks_for_one_by_its_choices(client: TestClient) -> No
 
 def test_a_quiz_that_cannot_be_read_comes_back_as_it_was_seen(client: TestClient) -> None:
     pitfalls, truths = quiz_ids(client)
-    order = [truths[0], pitfalls[0], pitfalls[1], truths[1]]
-    data = {"tier": "middle", "seconds": "9", "order": order, "choices": [pitfalls[1], "p-gone"]}
+    dealt = dealt_quiz(client)
+    order = dealt.values_of([truths[0], pitfalls[0], pitfalls[1], truths[1]])
+    choices = [*dealt.values_of([pitfalls[1]]), "p-gone"]
+    data = {"tier": "middle", "seconds": "9", "deal": dealt.deal, "order": order, "choices": choices}
     soup = refused(client, f"/cards/{OWNER_CARD}/quiz", data=data)
     assert errors(soup) == ["The quiz could not be read; send it again."]
     boxes = soup.select("input[name=choices]")
     assert [b["value"] for b in boxes][:4] == order
-    assert [b["value"] for b in boxes if b.has_attr("checked")] == [pitfalls[1]]
+    assert [b["value"] for b in boxes if b.has_attr("checked")] == dealt.values_of([pitfalls[1]])
+    assert soup.select_one("input[name=deal]")["value"] == dealt.deal
 
 
 def test_a_too_long_answer_on_practice_names_the_limit(client: TestClient) -> None:

@@ -54,3 +54,14 @@ def test_sign_in_role_change_import_and_export_are_logged(signed_in: Callable[[s
     assert [e["kind"] for e in events(root, kind="export")] == ["export", "export"]
     assert {e["kind"] for e in events(root, person="bob")} == {"role_changed", "user_created"}
     assert events(root, person="nobody") == []
+
+
+def test_author_checks_are_listed_only_when_asked_for(signed_in: Callable[[str], TestClient]) -> None:
+    """Each API check is counted in the log for its rate limit; a busy author's checks would push
+    the sign-ins off the page, so they show only under their own kind."""
+    root = signed_in("root")
+    for _ in range(3):
+        assert root.post("/api/author/check", json={"text": "not a card"}).status_code == 200
+    assert "author_check" not in [e["kind"] for e in events(root)]
+    checks = events(root, kind="author_check")
+    assert [e["kind"] for e in checks] == ["author_check"] * 3 and checks[0]["actor"] == "root"

@@ -34,6 +34,7 @@ _settings = Settings(
     secret_key="fuzz-only-secret-key-that-is-long-enough-0123",
     content_poll_seconds=0,
     demo_submits_per_minute=100_000,
+    author_checks_per_minute=100_000,
     allowed_hosts=["testserver", "localhost"],
 )
 migrations.upgrade(_settings)

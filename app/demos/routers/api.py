@@ -140,7 +140,12 @@ def rerun_demo(
 
 
 @router.get("/workers")
-def list_workers(session: SessionDep, timeout: HeartbeatTimeoutDep, queue: QueueDep) -> dict[str, Any]:
+def list_workers(
+    session: SessionDep, user_id: UserIdDep, timeout: HeartbeatTimeoutDep, queue: QueueDep
+) -> dict[str, Any]:
     """Demo workers that sent a heartbeat within the timeout, with their capabilities (the queue
-    lanes they read: `gpu` for GPU workers). None: jobs wait in the queue."""
-    return workers_document(service.alive_workers(session, timeout), timeout, queue.kind)
+    lanes they read: `gpu` for GPU workers). None: jobs wait in the queue. `current_run_id` is
+    named only when the run is yours (null otherwise, busy or not)."""
+    workers = service.alive_workers(session, timeout)
+    mine = service.own_run_ids(session, user_id, [w.current_run_id for w in workers if w.current_run_id])
+    return workers_document(workers, timeout, queue.kind, shown_runs=mine)

@@ -227,12 +227,15 @@ def rerun_demo_form(
 @router.get("/cards/{card_id}/notes/{note_key}", response_class=HTMLResponse)
 def note_evidence(request: Request, card: CardDep, note_key: str, session: SessionDep) -> HTMLResponse:
     """What the demo behind one of the card's version notes last measured on this server (anyone's
-    run: the figure, never who ran it), and a form to run it with the note's parameters."""
+    run at the note's parameters or the preset's defaults: the figure, never who ran it), and a
+    form to run it with the note's parameters."""
     note = next((n for n in card.notes if n.key == note_key and n.demo is not None), None)
     if note is None or note.demo is None:
         raise NotFound(f"the card has no measured note '{note_key[:40]}'")
     demo = note.demo
-    run = service.latest_measuring(session, demo.preset, [demo.variant, *filter(None, [demo.against])])
+    run = service.latest_measuring(
+        session, demo.preset, [demo.variant, *filter(None, [demo.against])], params=dict(demo.params)
+    )
     figures = evidence(demo.preset, demo.variant, demo.against, dict(demo.params), run)
     return render(request, "_note_evidence.html", card=card, note=note, evidence=figures)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
@@ -54,7 +55,9 @@ def run_document(run: DemoRun, workers: list[WorkerBeat], steps: bool = True) ->
     }
 
 
-def worker_document(beat: WorkerBeat) -> dict[str, Any]:
+def worker_document(beat: WorkerBeat, shown_runs: Collection[str] | None = None) -> dict[str, Any]:
+    """With `shown_runs`, the run the worker is on is named only when it is one of them."""
+    current = beat.current_run_id
     return {
         "name": beat.name,
         "capabilities": list(beat.capabilities),
@@ -62,16 +65,19 @@ def worker_document(beat: WorkerBeat) -> dict[str, Any]:
         "device": beat.device,
         "compute": beat.compute,
         "tensorflow_version": beat.tensorflow_version,
-        "current_run_id": beat.current_run_id,
+        "current_run_id": current if shown_runs is None or current in shown_runs else None,
         "started_at": _iso(beat.started_at),
         "last_seen": _iso(beat.last_seen),
     }
 
 
-def workers_document(workers: list[WorkerBeat], timeout: float, queue_kind: str) -> dict[str, Any]:
-    """GET /api/workers: the workers that beat within the heartbeat timeout."""
+def workers_document(
+    workers: list[WorkerBeat], timeout: float, queue_kind: str, *, shown_runs: Collection[str] | None = None
+) -> dict[str, Any]:
+    """GET /api/workers (with `shown_runs`, the asker's own runs: nobody else's run id is named)
+    and `tiercards demo workers --json` (every run): the workers that beat within the timeout."""
     return {
-        "workers": [worker_document(w) for w in workers],
+        "workers": [worker_document(w, shown_runs) for w in workers],
         "heartbeat_timeout_seconds": timeout,
         "queue": queue_kind,
     }

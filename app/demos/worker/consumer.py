@@ -11,6 +11,7 @@ import signal
 import socket
 import threading
 import time
+from datetime import timedelta
 from types import FrameType
 from typing import Any
 
@@ -130,6 +131,8 @@ class DemoWorker:
             self.queue,
             self.settings.demo_heartbeat_timeout_seconds,
             self.settings.demo_retention_days,
+            session_idle=timedelta(hours=self.settings.session_idle_hours),
+            audit_retention_days=self.settings.audit_retention_days,
         )
         if any(done.values()):
             log.info("upkeep: %s", ", ".join(f"{count} {what}" for what, count in done.items() if count))

@@ -15,7 +15,7 @@ from app.content.model import Card
 from app.content.tiers import TIERS, Tier, default_answer_kind, go_deeper_tiers, parse_tier, sees
 from app.exceptions import Invalid
 from app.practice import attempts, quiz
-from app.practice.dependencies import NowDep, attempt_or_404
+from app.practice.dependencies import NowDep, QuizKeyDep, attempt_or_404
 from app.practice.routers.forms import ANSWER_LABELS, ANSWER_UNREADABLE, RATING_CHOICES, rating_messages
 from app.practice.schemas import RATINGS, Assessment, AttemptIn
 from app.schemas import Id
@@ -99,7 +99,10 @@ def _form_tier(form: FormData, card: Card) -> tuple[Tier, str]:
     return (tier, tier) if tier is not None else (card.level, raw)
 
 
-def _attempt_from_form(form: FormData, tier: str, kind: str, revealed: bool = False) -> AttemptIn:
+def _attempt_from_form(
+    form: FormData, tier: str, kind: str, revealed: bool = False, deal: quiz.Deal | None = None
+) -> AttemptIn:
+    """`deal`, for a quiz: the one its form was dealt by, which names the choices' stable ids."""
     follow_up = form.get("follow_up")
     return AttemptIn.model_validate(
         {
@@ -109,7 +112,7 @@ def _attempt_from_form(form: FormData, tier: str, kind: str, revealed: bool = Fa
             "text": None if revealed or kind == "quiz" else form.get("text"),
             "seconds": form.get("seconds") or 0,
             "follow_up": follow_up if follow_up not in (None, "") else None,
-            "choices": form.getlist("choices") if kind == "quiz" else None,
+            "choices": deal.stable_ids([str(c) for c in form.getlist("choices")]) if deal else None,
             "revealed": revealed,
         },
         strict=False,
@@ -117,11 +120,17 @@ def _attempt_from_form(form: FormData, tier: str, kind: str, revealed: bool = Fa
 
 
 def _validated(
-    form: FormData, card: Card, tier: str, kind: str, unreadable: str, revealed: bool = False
+    form: FormData,
+    card: Card,
+    tier: str,
+    kind: str,
+    unreadable: str,
+    revealed: bool = False,
+    deal: quiz.Deal | None = None,
 ) -> AttemptIn | list[str]:
     """The attempt the form describes, or the sentences that say what is wrong with it."""
     try:
-        data = _attempt_from_form(form, tier, kind, revealed)
+        data = _attempt_from_form(form, tier, kind, revealed, deal)
         attempts.check_against_card(card, data)
     except (ValidationError, Invalid) as error:
         return form_messages(error, ANSWER_LABELS, unreadable)
@@ -227,14 +236,21 @@ def assess_attempt(
 
 @router.post("/cards/{card_id}/quiz", response_class=HTMLResponse)
 def submit_quiz(
-    request: Request, form: FormDep, card: CardDep, session: WriteSessionDep, user_id: UserIdDep, now: NowDep
+    request: Request,
+    form: FormDep,
+    card: CardDep,
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+    now: NowDep,
+    key: QuizKeyDep,
 ) -> HTMLResponse:
     tier, checked_tier = _form_tier(form, card)
-    order = [str(item) for item in form.getlist("order")]
-    data = _validated(form, card, checked_tier, "quiz", QUIZ_UNREADABLE)
+    deal = quiz.Deal(card, key, str(form.get("deal") or ""))
+    order = deal.known(str(item) for item in form.getlist("order"))
+    data = _validated(form, card, checked_tier, "quiz", QUIZ_UNREADABLE, deal=deal)
     if isinstance(data, list):
-        # Shown again as the person saw it, with their ticks.
-        shown = quiz.mark(card, [str(c) for c in form.getlist("choices")], order)
+        # Shown again as the person saw it, with their ticks, under the same deal.
+        shown = quiz.mark(card, deal.known(str(c) for c in form.getlist("choices")), order)
         return render(
             request,
             "_quiz.html",
@@ -242,7 +258,8 @@ def submit_quiz(
             errors=data,
             card=card,
             tier=tier,
-            quiz_items=[m.item for m in shown],
+            deal=deal.token,
+            dealt=deal.shown(m.item for m in shown),
             ticked={m.item.id for m in shown if m.marked},
             seconds=form.get("seconds") or "",
         )
@@ -258,7 +275,14 @@ def submit_quiz(
 
 
 @router.get("/cards/{card_id}/quiz", response_class=HTMLResponse)
-def quiz_form(request: Request, card: CardDep, tier: TierParam = None) -> HTMLResponse:
-    """A freshly shuffled quiz; the card page loads it into place."""
+def quiz_form(request: Request, card: CardDep, key: QuizKeyDep, tier: TierParam = None) -> HTMLResponse:
+    """A freshly shuffled quiz, under a deal of its own; the card page loads it into place."""
     chosen = tier_or_422(tier, card.level, DEPTH)
-    return render(request, "_quiz.html", **_visible(card, chosen), quiz_items=quiz.quiz_items(card))
+    deal = quiz.Deal(card, key)
+    return render(
+        request,
+        "_quiz.html",
+        **_visible(card, chosen),
+        deal=deal.token,
+        dealt=deal.shown(quiz.quiz_items(card)),
+    )

@@ -46,6 +46,19 @@ def _set(app: FastAPI, run_id: str, **values: object) -> None:
         session.commit()
 
 
+def _upkeep(app: FastAPI, queue: DemoQueue) -> dict[str, int]:
+    """The workers' upkeep with 30 days' retention for runs, the settings' for the rest."""
+    settings = app.state.settings
+    return service.upkeep(
+        app.state.db,
+        queue,
+        HEARTBEAT_TIMEOUT_S,
+        30,
+        session_idle=timedelta(hours=settings.session_idle_hours),
+        audit_retention_days=settings.audit_retention_days,
+    )
+
+
 def test_reading_a_run_whose_worker_died_shows_it_interrupted_without_writing(
     idle_client: TestClient, idle_app: FastAPI
 ) -> None:
@@ -58,7 +71,7 @@ def test_reading_a_run_whose_worker_died_shows_it_interrupted_without_writing(
         assert "interrupted" in response.text.lower(), url
     assert _status(idle_app, run_id) == "running"
     settings = idle_app.state.settings
-    done = service.upkeep(idle_app.state.db, DemoQueue(settings.queue_url), HEARTBEAT_TIMEOUT_S, 30)
+    done = _upkeep(idle_app, DemoQueue(settings.queue_url))
     assert done["interrupted"] == 1
     assert _status(idle_app, run_id) == "interrupted"
 
@@ -74,10 +87,10 @@ def test_upkeep_puts_a_lost_run_back_on_its_lane_once(idle_client: TestClient, i
     long_ago = utcnow() - timedelta(seconds=service.LOST_AFTER_S + 5)
     for run_id in (lost, lost_gpu, waiting):
         _set(idle_app, run_id, created_at=long_ago)
-    done = service.upkeep(idle_app.state.db, queue, HEARTBEAT_TIMEOUT_S, 30)
+    done = _upkeep(idle_app, queue)
     assert done["requeued"] == 2
     assert queue.run_ids() == {lost, lost_gpu, waiting}
-    assert service.upkeep(idle_app.state.db, queue, HEARTBEAT_TIMEOUT_S, 30)["requeued"] == 0
+    assert _upkeep(idle_app, queue)["requeued"] == 0
     assert queue.hueys["gpu"].dequeue().args == (lost_gpu,)  # back on the lane GPU workers read
     _flush(queue)
 
@@ -93,7 +106,7 @@ def test_upkeep_forgets_finished_runs_past_their_retention(
     _set(idle_app, old_queued, created_at=long_ago)
     _set(idle_app, recent_done, status="done")
     queue = DemoQueue(idle_app.state.settings.queue_url)
-    assert service.upkeep(idle_app.state.db, queue, HEARTBEAT_TIMEOUT_S, 30)["deleted"] == 1
+    assert _upkeep(idle_app, queue)["deleted"] == 1
     assert _status(idle_app, old_done) is None
     assert _status(idle_app, old_queued) == "queued" and _status(idle_app, recent_done) == "done"
     _flush(queue)
