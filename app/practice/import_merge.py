@@ -24,12 +24,12 @@ made them owed, and the next import of that person does them.
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
-from datetime import timedelta
+from datetime import datetime, timedelta
 from itertools import islice
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
-from sqlalchemy import delete, insert, select, tuple_, update
+from sqlalchemy import delete, func, insert, select, tuple_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -43,6 +43,8 @@ from app.storage.base import utcnow
 
 # Each batch is one write transaction; a few milliseconds of writing on SQLite.
 BATCH_ROWS = 200
+# A replay worked out while the person keeps reviewing that card is worked out again, this often.
+REPLAY_TRIES = 3
 Pair = tuple[str, str]
 Item = TypeVar("Item")
 
@@ -71,9 +73,16 @@ class _Import:
     """One import's run: its sessions, its person, the cards as served now, its counts."""
 
     def __init__(
-        self, *, sessions: Callable[[], Session], user_id: int, cards: Mapping[str, Card], lease: timedelta
+        self,
+        *,
+        sessions: Callable[[], Session],
+        reads: Callable[[], Session],
+        user_id: int,
+        cards: Mapping[str, Card],
+        lease: timedelta,
     ) -> None:
         self.sessions = sessions
+        self.reads = reads
         self.user_id = user_id
         self.cards = cards
         self.lease = lease
@@ -236,17 +245,12 @@ class _Import:
         }
 
     def finish(self, file: ImportFile) -> None:
-        """The owed replays, each its own transaction; then the settings, and the guard goes."""
-        with self.sessions() as session:
+        """The owed replays; then the settings, and the guard goes."""
+        with self.reads() as session:
             guard = session.get_one(ImportGuard, self.user_id)
             owed = sorted(_pairs(guard.replays) - _pairs(guard.restored))
-            session.rollback()
         for card_id, tier in owed:
-            with self.sessions() as session:
-                scheduling.replay(session, self.user_id, card_id, tier)
-                guard = session.get_one(ImportGuard, self.user_id)
-                guard.replays = sorted(_pairs(guard.replays) - {(card_id, tier)})
-                session.commit()
+            self._replay(card_id, tier)
         self.result.review_states_replayed = len(owed)
         # A kept state that got new reviews was replayed, not kept.
         self.result.review_states_kept -= len(self.kept & set(owed))
@@ -254,6 +258,46 @@ class _Import:
             preferences.save(session, self.user_id, file.settings)
             session.execute(delete(ImportGuard).where(ImportGuard.user_id == self.user_id))
             session.commit()
+
+    def _replay(self, card_id: str, tier: str) -> None:
+        """One card's schedule from all its reviews, worked out outside the write turn (a card
+        may have hundreds of thousands), then written in a short transaction if no review of it
+        came or went meanwhile; else worked out again."""
+        where = (ReviewLog.user_id == self.user_id, ReviewLog.card_id == card_id, ReviewLog.tier == tier)
+        seen = select(func.count(), func.max(ReviewLog.id), func.sum(ReviewLog.rating)).where(*where)
+        reviews = select(ReviewLog.id, ReviewLog.rating, ReviewLog.review_datetime).where(*where)
+        for _attempt in range(REPLAY_TRIES):
+            fresh = ReviewState(user_id=self.user_id, card_id=card_id, tier=tier)
+            witness = _Witness()
+            with self.reads() as session:
+                sched = scheduling.scheduler_for(session, self.user_id)
+                rows = session.execute(
+                    reviews.order_by(ReviewLog.review_datetime, ReviewLog.id).execution_options(
+                        yield_per=1000
+                    )
+                )
+                scheduling.rebuild(fresh, sched, witness.reviews(rows))
+            with self.sessions() as session:
+                if tuple(session.execute(seen).one()) == witness.figures:
+                    row = scheduling.get_state(session, self.user_id, card_id, tier)
+                    if row is None and witness.figures[0]:
+                        session.add(fresh)
+                    elif row is not None and witness.figures[0]:
+                        fresh.id = row.id
+                        session.merge(fresh)
+                    elif row is not None:
+                        session.delete(row)
+                    self._owe_no_more(session, (card_id, tier))
+                    session.commit()
+                    return
+        with self.sessions() as session:  # reviewed all along: in the write turn, then
+            scheduling.replay(session, self.user_id, card_id, tier)
+            self._owe_no_more(session, (card_id, tier))
+            session.commit()
+
+    def _owe_no_more(self, session: Session, pair: Pair) -> None:
+        guard = session.get_one(ImportGuard, self.user_id)
+        guard.replays = sorted(_pairs(guard.replays) - {pair})
 
     def give_up(self) -> None:
         """After a failure: the guard goes, or, while it holds owed replays, only its lease."""
@@ -266,6 +310,20 @@ class _Import:
             session.commit()
 
 
+class _Witness:
+    """What shows that no review of a card came or went: their count, largest id, rating sum."""
+
+    def __init__(self) -> None:
+        self.figures: tuple[int, int | None, int | None] = (0, None, None)
+
+    def reviews(self, rows: Iterable[Any]) -> Iterator[tuple[int, datetime]]:
+        """The (rating, time) of each row of (id, rating, time), counted as they pass."""
+        for row_id, rating, at in rows:
+            count, last, total = self.figures
+            self.figures = count + 1, max(last or 0, row_id), (total or 0) + rating
+            yield rating, at
+
+
 def _busy(wait: timedelta) -> TooMany:
     return TooMany(
         "another import of yours is still running: try again when it has finished",
@@ -276,6 +334,7 @@ def _busy(wait: timedelta) -> TooMany:
 def merge(
     *,
     sessions: Callable[[], Session],
+    reads: Callable[[], Session],
     user_id: int,
     file: ImportFile,
     cards: Mapping[str, Card],
@@ -283,9 +342,9 @@ def merge(
     on_start: Callable[[Session], None],
 ) -> ImportResult:
     """Merge `file` into the person's data (see the module docstring). `sessions` makes write
-    sessions; `on_start` stages what should be stored with the claim (the audit line); `cards`,
+    sessions, `reads` read sessions; `on_start` stages what should be stored with the claim (the audit line); `cards`,
     the cards as served now, map a version-1 file's positions and say which cards are served."""
-    run = _Import(sessions=sessions, user_id=user_id, cards=cards, lease=lease)
+    run = _Import(sessions=sessions, reads=reads, user_id=user_id, cards=cards, lease=lease)
     run.claim(file, on_start)
     try:
         attempts = file.attempts()

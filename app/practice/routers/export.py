@@ -99,7 +99,13 @@ def _merge(
 
     lease = timedelta(seconds=request.app.state.settings.import_lease_seconds)
     return import_merge.merge(
-        sessions=db.write_sessions, user_id=user_id, file=file, cards=cards, lease=lease, on_start=record
+        sessions=db.write_sessions,
+        reads=db.read_sessions,
+        user_id=user_id,
+        file=file,
+        cards=cards,
+        lease=lease,
+        on_start=record,
     )
 
 
