@@ -42,7 +42,7 @@ from app.practice.models import Attempt, ImportGuard, ReviewLog, ReviewState
 from app.storage.base import utcnow
 
 # Each batch is one write transaction; a few milliseconds of writing on SQLite.
-BATCH_ROWS = 200
+BATCH_ROWS = 100
 # A replay worked out while the person keeps reviewing that card is worked out again, this often.
 REPLAY_TRIES = 3
 Pair = tuple[str, str]
@@ -130,7 +130,17 @@ class _Import:
             values["restored"] = sorted(_pairs(guard.restored) | restored)
         session.execute(update(ImportGuard).where(ImportGuard.user_id == self.user_id).values(**values))
 
+    # Each batch's rows are made before its transaction begins: the write turn is held only for
+    # the look-up of what is stored already and the insert.
+
     def attempts(self, docs: list[AttemptDoc]) -> None:
+        rows: dict[tuple[object, ...], tuple[list[int], dict[str, object]]] = {}
+        for doc in docs:
+            key = doc.card_id, doc.tier, doc.kind, doc.follow_up, doc.created_at
+            if key in rows:  # a key twice in the file is added once
+                rows[key][0].append(doc.id)
+            else:
+                rows[key] = [doc.id], {"user_id": self.user_id, **doc.model_dump(exclude={"id"})}
         with self.sessions() as session:
             found = session.execute(
                 select(
@@ -142,81 +152,62 @@ class _Import:
                     Attempt.created_at,
                 )
                 .where(Attempt.user_id == self.user_id)
-                .where(
-                    tuple_(Attempt.card_id, Attempt.created_at).in_({(d.card_id, d.created_at) for d in docs})
-                )
+                .where(tuple_(Attempt.card_id, Attempt.created_at).in_({(key[0], key[-1]) for key in rows}))
             )
             present = {
                 (card, tier, kind, follow_up, at): row_id for row_id, card, tier, kind, follow_up, at in found
             }
-            new: dict[tuple[object, ...], list[int]] = {}  # a key twice in the file is added once
-            rows = []
-            for doc in docs:
-                key = doc.card_id, doc.tier, doc.kind, doc.follow_up, doc.created_at
-                if key in present:
-                    self.attempt_ids[doc.id] = present[key]
-                    self.result.attempts_already_present += 1
-                elif key in new:
-                    new[key].append(doc.id)
-                    self.result.attempts_already_present += 1
-                else:
-                    new[key] = [doc.id]
-                    rows.append(
-                        {
-                            "user_id": self.user_id,
-                            **doc.model_dump(exclude={"id", "created_at"}),
-                            "created_at": key[-1],
-                        }
-                    )
-            if rows:
+            new = [(doc_ids, row) for key, (doc_ids, row) in rows.items() if key not in present]
+            for stored_key, (doc_ids, _row) in rows.items():
+                if stored_key in present:
+                    self.attempt_ids.update(dict.fromkeys(doc_ids, present[stored_key]))
+            if new:
                 stored = session.scalars(
-                    insert(Attempt).returning(Attempt.id, sort_by_parameter_order=True), rows
+                    insert(Attempt).returning(Attempt.id, sort_by_parameter_order=True),
+                    [row for _, row in new],
                 )
-                for doc_ids, row_id in zip(new.values(), stored, strict=True):
+                for (doc_ids, _row), row_id in zip(new, stored, strict=True):
                     self.attempt_ids.update(dict.fromkeys(doc_ids, row_id))
-            self.result.attempts_added += len(rows)
             self._renew(session)
             session.commit()
+        self.result.attempts_added += len(new)
+        self.result.attempts_already_present += len(docs) - len(new)
 
     def review_logs(self, docs: list[ReviewLogDoc]) -> None:
+        rows: dict[tuple[object, ...], dict[str, object]] = {}
+        for doc in docs:
+            attempt_id = None if doc.attempt_id is None else self.attempt_ids[doc.attempt_id]
+            key = doc.card_id, doc.tier, doc.review_datetime
+            row = {
+                "user_id": self.user_id,
+                **doc.model_dump(exclude={"attempt_id"}),
+                "attempt_id": attempt_id,
+            }
+            rows.setdefault(key, row)
         with self.sessions() as session:
-            keys = {(d.card_id, d.tier, d.review_datetime) for d in docs}
             found = session.execute(
                 select(ReviewLog.card_id, ReviewLog.tier, ReviewLog.review_datetime)
                 .where(ReviewLog.user_id == self.user_id)
-                .where(tuple_(ReviewLog.card_id, ReviewLog.tier, ReviewLog.review_datetime).in_(keys))
+                .where(tuple_(ReviewLog.card_id, ReviewLog.tier, ReviewLog.review_datetime).in_(rows))
             )
             logged = {(card, tier, at) for card, tier, at in found}
-            linked = {self.attempt_ids[d.attempt_id] for d in docs if d.attempt_id is not None}
+            linked = {row["attempt_id"] for row in rows.values()} - {None}
             # review_logs.attempt_id is unique: an attempt that has a review keeps it.
-            reviewed = set(
+            reviewed: set[object] = set(
                 session.scalars(select(ReviewLog.attempt_id).where(ReviewLog.attempt_id.in_(linked)))
             )
-            rows: list[dict[str, object]] = []
-            owed: set[Pair] = set()
-            for doc in docs:
-                key = doc.card_id, doc.tier, doc.review_datetime
-                attempt_id = None if doc.attempt_id is None else self.attempt_ids[doc.attempt_id]
-                if key in logged or (attempt_id is not None and attempt_id in reviewed):
-                    self.result.review_logs_already_present += 1
-                    continue
-                logged.add(key)
-                reviewed.add(attempt_id)
-                rows.append(
-                    {
-                        "user_id": self.user_id,
-                        **doc.model_dump(exclude={"review_datetime", "attempt_id"}),
-                        "review_datetime": key[-1],
-                        "attempt_id": attempt_id,
-                    }
-                )
-                if doc.card_id in self.cards:
-                    owed.add((doc.card_id, doc.tier))
-            if rows:
-                session.execute(insert(ReviewLog), rows)
-            self.result.review_logs_added += len(rows)
+            new = []
+            for log_key, row in rows.items():
+                if log_key not in logged and (row["attempt_id"] is None or row["attempt_id"] not in reviewed):
+                    new.append(row)
+                    reviewed.add(row["attempt_id"])
+            if new:
+                session.execute(insert(ReviewLog), new)
+            owed = {(str(row["card_id"]), str(row["tier"])) for row in new if row["card_id"] in self.cards}
             self._renew(session, replays=owed)
             session.commit()
+        self.result.review_logs_added += len(new)
+        self.result.review_logs_already_present += len(docs) - len(new)
 
     def review_states(self, docs: list[ReviewStateDoc]) -> None:
         with self.sessions() as session:
