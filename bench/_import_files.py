@@ -30,7 +30,7 @@ def _write(path: Path, lists: dict[str, object]) -> Path:
         for key, rows in lists.items():
             out.write(f', "{key}": [')
             for index, row in enumerate(rows):  # type: ignore[call-overload]
-                out.write(("," if index else "") + json.dumps(row))
+                out.write(("," if index else "") + json.dumps(row, separators=(",", ":")))
             out.write("]")
         out.write("}")
     return path
