@@ -9,6 +9,7 @@ so it also replays those cards' schedules. Answers are posted one after another:
 """
 
 import argparse
+import os
 import statistics
 import tempfile
 import threading
@@ -46,6 +47,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         file = good_file(Path(folder) / "export.json", args.rows)
         size = file.stat().st_size
+        os.sync()  # the file's own writeback is not the server's doing
         env = migrated_data_dir(Path(folder) / "data") | {"MAX_IMPORT_BYTES": str(4 * size)}
         with tiercards_serve(env) as (url, _pid):
             client = signed_client(url)

@@ -289,6 +289,7 @@ class _Import:
     def _owe_no_more(self, session: Session, pair: Pair) -> None:
         guard = session.get_one(ImportGuard, self.user_id)
         guard.replays = sorted(_pairs(guard.replays) - {pair})
+        guard.lease_until = utcnow() + self.lease
 
     def give_up(self) -> None:
         """After a failure: the guard goes, or, while it holds owed replays, only its lease."""
