@@ -31,6 +31,19 @@ class Invalid(DomainError):
         return [{"loc": loc, "msg": self.message, "type": "value_error", **self.extra}]
 
 
+class InvalidFile(Invalid):
+    """A file with problems: the first few (pydantic-style dicts, `loc` inside the file) and how
+    many more there were, so a refusal of a huge bad file stays small."""
+
+    def __init__(self, problems: list[dict[str, Any]], more: int = 0) -> None:
+        super().__init__("file", f"the file has {len(problems) + more} problems")
+        self.problems = problems
+        self.more = more
+
+    def detail(self) -> list[dict[str, Any]]:
+        return self.problems
+
+
 class Forbidden(DomainError):
     """The person is signed in but their role does not allow this."""
 

@@ -76,6 +76,9 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
     # The import of an export file may be larger; it is still read within this cap.
     max_import_bytes: int = Field(default=64 * 1024 * 1024, ge=1024)
+    # A running import holds its person's guard this long past its last batch; a server killed
+    # mid-import leaves a guard that the next import takes over once this has passed.
+    import_lease_seconds: float = Field(default=30.0, gt=0)
     # How often the card catalogue looks at content/ for edited files.
     content_poll_seconds: float = 1.0
     demo_heartbeat_timeout_seconds: float = Field(default=30.0, gt=0)

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import delete
 
 from app import PROJECT_ROOT
-from app.practice.models import Attempt, ReviewLog, ReviewState, UserSettings
+from app.practice.models import Attempt, ImportGuard, ReviewLog, ReviewState, UserSettings
 from app.settings import Settings
 from app.storage import migrations
 from app.web.factory import create_app
@@ -82,7 +82,7 @@ def app(settings: Settings) -> Iterator[FastAPI]:
     yield app
     app.dependency_overrides.clear()
     with app.state.db.write_sessions() as session:
-        for table in (ReviewLog, ReviewState, UserSettings, Attempt):
+        for table in (ImportGuard, ReviewLog, ReviewState, UserSettings, Attempt):
             session.execute(delete(table))
         session.commit()
     app.state.db.dispose()

@@ -1,22 +1,15 @@
-"""Export a person's attempts, schedule and review log; import that JSON back.
+"""Export a person's attempts, schedule and review log, as the JSON import reads and as CSV.
 
-Import merges and is idempotent: importing the same file twice changes nothing the second time.
-- Attempts are matched on (card id, tier, kind, follow-up, created time); a match is kept as it is.
-- Review logs are matched on (card id, tier, review time); a match is kept as it is.
-- A review state the database lacks is restored exactly as exported. One it already has is kept,
-  unless the import added reviews for that card and tier: then it is replayed from all its logs.
-- Settings are replaced by the file's.
-- A version-1 file names answer points and quiz items by position; they are mapped to ids through
-  the cards as served now. One that cannot be mapped (card gone, position past its end) is kept,
-  as "#<position>" for a point and as its old id ("p3") for a quiz item.
-The whole file is validated before anything is written; a malformed file stores nothing.
+The shapes here are the file's; app/practice/import_file.py reads a file a row at a time (and
+checks the rules across rows: unique attempt ids and states, logs that name an attempt of the
+file) and app/practice/import_merge.py merges it.
 """
 
 import csv
 import io
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
-from typing import Annotated, Literal, cast
+from typing import Annotated, Literal
 
 from pydantic import (
     AfterValidator,
@@ -34,8 +27,8 @@ from sqlalchemy.orm import Session
 from app.content.model import Card
 from app.content.tiers import Tier
 from app.exceptions import field_messages
-from app.practice import preferences, quiz, scheduling
-from app.practice.models import Attempt, ReviewLog, ReviewState
+from app.practice import preferences, scheduling
+from app.practice.models import Attempt, ReviewLog
 from app.practice.preferences import PracticeSettings
 from app.practice.schemas import MAX_ANSWER_CHARS, MAX_SECONDS, AttemptIn, Kind, Rating
 from app.schemas import WholeNumber
@@ -132,27 +125,6 @@ class ExportDoc(_Strict):
     review_states: list[ReviewStateDoc] = Field(max_length=MAX_ROWS)
     review_logs: list[ReviewLogDoc] = Field(max_length=MAX_ROWS)
 
-    @model_validator(mode="after")
-    def _consistent(self) -> "ExportDoc":
-        ids = [a.id for a in self.attempts]
-        if len(set(ids)) != len(ids):
-            raise ValueError("attempt ids must be unique within the file")
-        by_position = self.version == 1
-        for index, attempt in enumerate(self.attempts):
-            if any(isinstance(point, int) != by_position for point in attempt.points):
-                form = "positions" if by_position else "ids"
-                raise ValueError(f"attempts[{index}].points must be {form} in a version-{self.version} file")
-        known = set(ids)
-        for index, log in enumerate(self.review_logs):
-            if log.attempt_id is not None and log.attempt_id not in known:
-                raise ValueError(
-                    f"review_logs[{index}].attempt_id {log.attempt_id} is not an attempt in the file"
-                )
-        keys = [(s.card_id, s.tier) for s in self.review_states]
-        if len(set(keys)) != len(keys):
-            raise ValueError("review_states has more than one state for the same card and tier")
-        return self
-
 
 def _utc(moment: datetime) -> datetime:
     return moment.astimezone(UTC)
@@ -190,152 +162,6 @@ def export_document(session: Session, user_id: int, now: datetime) -> ExportDoc:
             ReviewLogDoc.model_validate(_fields(log, ReviewLogDoc)) for log in _review_logs(session, user_id)
         ],
     )
-
-
-class ImportResult(BaseModel):
-    attempts_added: int = 0
-    attempts_already_present: int = 0
-    review_logs_added: int = 0
-    review_logs_already_present: int = 0
-    review_states_restored: int = 0
-    review_states_replayed: int = 0
-    review_states_kept: int = 0
-
-
-def import_document(
-    session: Session, user_id: int, doc: ExportDoc, cards: Mapping[str, Card]
-) -> ImportResult:
-    """Merge `doc` into the person's data (see the module docstring), reading a version-1 file
-    through `cards`, the cards as served now. Stages; the caller commits."""
-    if doc.version == 1:
-        doc = doc.model_copy(
-            update={"version": 2, "attempts": [_with_ids(a, cards.get(a.card_id)) for a in doc.attempts]}
-        )
-    result = ImportResult()
-    attempt_ids = _merge_attempts(session, user_id, doc.attempts, result)
-    touched = _merge_review_logs(session, user_id, doc.review_logs, attempt_ids, result)
-    _merge_review_states(session, user_id, doc.review_states, touched, result)
-    preferences.save(session, user_id, doc.settings)
-    return result
-
-
-def _with_ids(attempt: AttemptDoc, card: Card | None) -> AttemptDoc:
-    """A version-1 attempt with ids for its positions (see the module docstring)."""
-    point_ids = dict(enumerate(card.point_ids)) if card else {}
-    choice_ids = quiz.positional_ids(card) if card else {}
-    positions = cast(list[int], attempt.points)  # ExportDoc checked that version 1 has positions
-    return attempt.model_copy(
-        update={
-            "points": [point_ids.get(p, f"#{p}") for p in positions],
-            "choices": None if attempt.choices is None else [choice_ids.get(c, c) for c in attempt.choices],
-        }
-    )
-
-
-def _attempt_key(attempt: Attempt | AttemptDoc) -> tuple[object, ...]:
-    return attempt.card_id, attempt.tier, attempt.kind, attempt.follow_up, _utc(attempt.created_at)
-
-
-def _log_key(log: ReviewLog | ReviewLogDoc) -> tuple[object, ...]:
-    return log.card_id, log.tier, _utc(log.review_datetime)
-
-
-def _merge_attempts(
-    session: Session, user_id: int, docs: list[AttemptDoc], result: ImportResult
-) -> dict[int, int]:
-    """Add the attempts the person lacks; returns the database id of each attempt id in the file."""
-    present = {
-        _attempt_key(a): a.id for a in session.scalars(select(Attempt).where(Attempt.user_id == user_id))
-    }
-    ids: dict[int, int] = {}
-    added: list[tuple[int, Attempt]] = []
-    for doc in docs:
-        key = _attempt_key(doc)
-        if key in present:
-            ids[doc.id] = present[key]
-            result.attempts_already_present += 1
-            continue
-        row = Attempt(
-            user_id=user_id, **doc.model_dump(exclude={"id", "created_at"}), created_at=_utc(doc.created_at)
-        )
-        session.add(row)
-        added.append((doc.id, row))
-        present[key] = -1  # a duplicate within the file is added once
-        result.attempts_added += 1
-    session.flush()  # the new attempts' ids
-    for doc_id, row in added:
-        ids[doc_id] = row.id
-    return ids
-
-
-def _merge_review_logs(
-    session: Session,
-    user_id: int,
-    docs: list[ReviewLogDoc],
-    attempt_ids: dict[int, int],
-    result: ImportResult,
-) -> set[tuple[str, str]]:
-    """Add the review logs the person lacks; returns the (card id, tier) pairs that got one."""
-    existing = list(session.scalars(select(ReviewLog).where(ReviewLog.user_id == user_id)))
-    logged = {_log_key(log) for log in existing}
-    # review_logs.attempt_id is unique: an attempt that has a review keeps it.
-    attempts_logged = {log.attempt_id for log in existing if log.attempt_id is not None}
-    touched: set[tuple[str, str]] = set()
-    for doc in docs:
-        key = _log_key(doc)
-        attempt_id = attempt_ids.get(doc.attempt_id) if doc.attempt_id is not None else None
-        if key in logged or (attempt_id is not None and attempt_id in attempts_logged):
-            result.review_logs_already_present += 1
-            continue
-        session.add(
-            ReviewLog(
-                user_id=user_id,
-                **doc.model_dump(exclude={"review_datetime", "attempt_id"}),
-                review_datetime=_utc(doc.review_datetime),
-                attempt_id=attempt_id,
-            )
-        )
-        logged.add(key)
-        if attempt_id is not None:
-            attempts_logged.add(attempt_id)
-        touched.add((doc.card_id, doc.tier))
-        result.review_logs_added += 1
-    session.flush()
-    return touched
-
-
-def _merge_review_states(
-    session: Session,
-    user_id: int,
-    docs: list[ReviewStateDoc],
-    touched: set[tuple[str, str]],
-    result: ImportResult,
-) -> None:
-    """Restore the states the person lacks, replay those that got new reviews, keep the rest."""
-    existing = {(s.card_id, s.tier) for s in scheduling.states_for(session, user_id)}
-    restored: set[tuple[str, str]] = set()
-    for doc in docs:
-        key = (doc.card_id, doc.tier)
-        if key in existing:
-            continue
-        session.add(
-            ReviewState(
-                user_id=user_id,
-                **doc.model_dump(exclude={"state", "due", "last_review", "first_review"}),
-                state=STATE_BY_NAME[doc.state],
-                due=_utc(doc.due),
-                last_review=_utc(doc.last_review) if doc.last_review else None,
-                first_review=_utc(doc.first_review),
-            )
-        )
-        restored.add(key)
-    result.review_states_restored = len(restored)
-    session.flush()
-    # A restored state stays exactly as exported, even when the file also added its reviews.
-    for card_id, tier in sorted(touched - restored):
-        scheduling.replay(session, user_id, card_id, tier)
-        result.review_states_replayed += 1
-    result.review_states_kept = len({(s.card_id, s.tier) for s in docs} & existing - touched)
 
 
 # --- CSV --------------------------------------------------------------------------------------

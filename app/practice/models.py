@@ -108,3 +108,21 @@ class ReviewLog(Base):
     attempt_id: Mapped[int | None] = mapped_column(
         ForeignKey("attempts.id", ondelete="SET NULL"), unique=True
     )
+
+
+class ImportGuard(Base):
+    """A person's import while it runs: one at a time, whichever replica it reaches.
+
+    Every batch moves `lease_until` on; past it (the server was killed) the next import takes the
+    row over. `replays` are the (card id, tier) pairs the import owes a replay and `restored` those
+    it restored as exported; kept across a crash, they let the same import run again converge.
+    `digest` is the file's SHA-256: `restored` only carries over to a re-run of the same file.
+    """
+
+    __tablename__ = "import_guards"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    lease_until: Mapped[datetime]
+    digest: Mapped[str] = mapped_column(String(64))
+    replays: Mapped[list[Any]] = mapped_column(default=list)
+    restored: Mapped[list[Any]] = mapped_column(default=list)

@@ -202,24 +202,32 @@ def review(
 
 def replay(session: Session, user_id: int, card_id: str, tier: str) -> ReviewState | None:
     """Rebuild a card's state from its review logs, oldest first (after a re-rating or import)."""
-    logs = session.scalars(
-        select(ReviewLog)
+    reviews = session.execute(
+        select(ReviewLog.rating, ReviewLog.review_datetime)
         .where(ReviewLog.user_id == user_id, ReviewLog.card_id == card_id, ReviewLog.tier == tier)
         .order_by(ReviewLog.review_datetime, ReviewLog.id)
     ).all()
     row = get_state(session, user_id, card_id, tier)
-    if not logs:
+    if not reviews:
         if row is not None:
             session.delete(row)
         return None
     if row is None:
         row = ReviewState(user_id=user_id, card_id=card_id, tier=tier)
         session.add(row)
-    _fresh_state(row, logs[0].review_datetime)
-    sched = scheduler_for(session, user_id)
-    for log in logs:
-        _apply(sched, row, Rating(log.rating), log.review_datetime)
+    rebuild(row, scheduler_for(session, user_id), reviews)
     return row
+
+
+def rebuild(row: ReviewState, sched: Scheduler, reviews: Iterable[tuple[int, datetime]]) -> None:
+    """Set `row` to what its reviews (rating, time; oldest first) make of a new card (with none,
+    `row` is left as it was). Reads `reviews` once, as they come."""
+    fresh = True
+    for rating, at in reviews:
+        if fresh:
+            _fresh_state(row, at)
+            fresh = False
+        _apply(sched, row, Rating(rating), at)
 
 
 def review_attempt(session: Session, attempt: Attempt) -> ReviewState | None:

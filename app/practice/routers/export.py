@@ -1,22 +1,27 @@
 """Export (JSON, CSV) and import (the JSON) of a person's attempts, schedule and review log."""
 
-import json
-from typing import Annotated, Any, cast
+import tempfile
+from collections.abc import AsyncIterator, Mapping
+from datetime import timedelta
+from typing import IO, Annotated, Any, BinaryIO, cast
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
-from pydantic import ValidationError
+from fastapi import APIRouter, Depends, Query, Request
 from sqlalchemy.orm import Session
 from starlette.datastructures import UploadFile
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from app.accounts import audit
 from app.accounts.dependencies import UserIdDep
-from app.content.catalogue import Catalogue
 from app.content.dependencies import CatalogueDep
-from app.practice import export_import
-from app.practice.export_import import CsvTable, ExportDoc, ImportResult
+from app.content.model import Card
+from app.exceptions import InvalidFile
+from app.practice import export_import, import_file, import_merge
+from app.practice.export_import import CsvTable, ExportDoc
+from app.practice.import_file import ImportFile
+from app.practice.import_merge import ImportResult
 from app.storage.base import utcnow
-from app.storage.dependencies import SessionDep, WriteSessionDep
+from app.storage.database import Database
+from app.storage.dependencies import DatabaseDep, SessionDep
 from app.web.dependencies import ClientAddressDep, FormDep
 from app.web.messages import describe, sentence
 from app.web.templating import render
@@ -67,23 +72,74 @@ def export_csv(
     )
 
 
-def _parse(raw: bytes) -> ExportDoc:
-    """The export file, parsed and validated, or a 422 saying what is wrong (nothing stored)."""
+# Small files stay in memory; larger ones go to disk as they arrive, and are read a row at a time.
+SPOOL_IN_MEMORY_BYTES = 1024 * 1024
+
+
+async def _spooled_body(request: Request) -> AsyncIterator[IO[bytes]]:
+    # UploadFile writes to the spool off the loop once it has gone to disk; it closes it below.
+    spool = UploadFile(cast(BinaryIO, tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY_BYTES)))  # noqa: SIM115
     try:
-        return ExportDoc.model_validate_json(raw)
-    except ValidationError as error:
-        detail = json.loads(error.json(include_url=False, include_context=False, include_input=False))
-        raise HTTPException(status_code=422, detail=detail) from None
+        async for chunk in request.stream():
+            await spool.write(chunk)
+        yield spool.file
+    finally:
+        await spool.close()
 
 
-async def _read_body(request: Request) -> bytes:
-    return await request.body()
+def _merge(
+    request: Request,
+    *,
+    db: Database,
+    user_id: int,
+    address: str | None,
+    file: ImportFile,
+    cards: Mapping[str, Card],
+    via: str,
+) -> ImportResult:
+    def record(session: Session) -> None:
+        audit.record(session, "import", user_id=user_id, actor_id=user_id, address=address, via=via)
+
+    lease = timedelta(seconds=request.app.state.settings.import_lease_seconds)
+    return import_merge.merge(
+        sessions=db.write_sessions,
+        reads=db.read_sessions,
+        user_id=user_id,
+        file=file,
+        cards=cards,
+        lease=lease,
+        on_start=record,
+    )
 
 
-# Sync, so FastAPI parses and validates (up to MAX_IMPORT_BYTES) in its thread pool, before the
-# route takes the write session: the loop keeps serving, and no writer waits on a parse.
-def _body_document(raw: Annotated[bytes, Depends(_read_body)]) -> ExportDoc:
-    return _parse(raw)
+@router.post(
+    "/api/import",
+    response_model=ImportResult,
+    responses={422: {"description": "The first 50 problems in `detail`, how many more in `more_problems`"}},
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ExportDoc"}}},
+        }
+    },
+)
+def import_json(
+    request: Request,
+    body: Annotated[IO[bytes], Depends(_spooled_body)],
+    db: DatabaseDep,
+    user_id: UserIdDep,
+    address: ClientAddressDep,
+    catalogue: CatalogueDep,
+) -> ImportResult | JSONResponse:
+    """Merge an export back in (idempotent: see docs/scheduling.md). Malformed input: 422, nothing
+    stored. While another import of the person's runs: 429."""
+    # Sync: the file is read and merged on the thread pool, each batch its own write transaction.
+    try:
+        file = import_file.read(body)
+    except InvalidFile as error:
+        return JSONResponse({"detail": error.problems, "more_problems": error.more}, status_code=422)
+    cards = catalogue.snapshot().cards
+    return _merge(request, db=db, user_id=user_id, address=address, file=file, cards=cards, via="api")
 
 
 def _file_problem(error: dict[str, Any]) -> str:
@@ -94,62 +150,25 @@ def _file_problem(error: dict[str, Any]) -> str:
     return describe(error, f"In the file, “{where}”") if where else sentence(str(error.get("msg")))
 
 
-def _uploaded_document(form: FormDep) -> ExportDoc | list[str]:
-    """The uploaded export, or what the form should say is wrong with it."""
-    upload = form.get("file")
-    if not isinstance(upload, UploadFile):
-        return ["Choose a JSON export file to import."]
-    try:
-        return _parse(upload.file.read())
-    except HTTPException as error:
-        return [_file_problem(problem) for problem in cast(list[dict[str, Any]], error.detail)[:10]]
-
-
-def _store(session: Session, user_id: int, doc: ExportDoc, catalogue: Catalogue) -> ImportResult:
-    try:
-        result = export_import.import_document(session, user_id, doc, catalogue.snapshot().cards)
-        session.commit()
-    except Exception:
-        session.rollback()
-        raise
-    return result
-
-
-@router.post(
-    "/api/import",
-    openapi_extra={
-        "requestBody": {
-            "required": True,
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ExportDoc"}}},
-        }
-    },
-)
-def import_json(
-    address: ClientAddressDep,
-    doc: Annotated[ExportDoc, Depends(_body_document)],
-    session: WriteSessionDep,
-    user_id: UserIdDep,
-    catalogue: CatalogueDep,
-) -> ImportResult:
-    """Merge an export back in (idempotent: see docs/scheduling.md). Malformed input: 422, nothing stored."""
-    audit.record(session, "import", user_id=user_id, actor_id=user_id, address=address, via="api")
-    return _store(session, user_id, doc, catalogue)
-
-
 @router.post("/progress/import", response_class=HTMLResponse, include_in_schema=False)
 def import_upload(
     request: Request,
     form: FormDep,
-    doc: Annotated[ExportDoc | list[str], Depends(_uploaded_document)],
-    session: WriteSessionDep,
+    db: DatabaseDep,
     user_id: UserIdDep,
     address: ClientAddressDep,
     catalogue: CatalogueDep,
 ) -> HTMLResponse:
-    if isinstance(doc, list):
-        return render(request, "_progress_import.html", status_code=422, errors=doc)
-    audit.record(session, "import", user_id=user_id, actor_id=user_id, address=address, via="upload")
-    result = _store(session, user_id, doc, catalogue)
     upload = form.get("file")
-    filename = upload.filename if isinstance(upload, UploadFile) else None
-    return render(request, "_progress_import.html", result=result, filename=filename)
+    if not isinstance(upload, UploadFile):
+        return render(
+            request, "_progress_import.html", status_code=422, errors=["Choose a JSON export file to import."]
+        )
+    try:
+        file = import_file.read(upload.file)
+    except InvalidFile as error:
+        errors = [_file_problem(problem) for problem in error.problems]
+        return render(request, "_progress_import.html", status_code=422, errors=errors, more=error.more)
+    cards = catalogue.snapshot().cards
+    result = _merge(request, db=db, user_id=user_id, address=address, file=file, cards=cards, via="upload")
+    return render(request, "_progress_import.html", result=result, filename=upload.filename)
