@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from app.accounts import passwords, service, throttle
-from app.accounts.dependencies import AdminDep, BrowserDep, PrincipalDep
+from app.accounts.dependencies import AdminDep, BrowserAdminDep, BrowserDep, PrincipalDep
 from app.accounts.middleware import SESSION_COOKIE, Principal, lifetimes
 from app.accounts.models import User
 from app.accounts.roles import ROLES
@@ -311,7 +311,7 @@ def users_page(request: Request, session: SessionDep, _admin: AdminDep) -> HTMLR
 
 @router.post("/admin/users/{name}", response_class=HTMLResponse)
 def change_user(
-    request: Request, name: str, form: FormDep, session: WriteSessionDep, admin: AdminDep
+    request: Request, name: str, form: FormDep, session: WriteSessionDep, admin: BrowserAdminDep
 ) -> HTMLResponse:
     """Set a person's role, or disable or enable them; never leaves the server without an admin."""
     try:
@@ -336,7 +336,7 @@ def change_user(
 
 
 @router.post("/admin/invites", response_class=HTMLResponse)
-def invite(request: Request, form: FormDep, session: WriteSessionDep, admin: AdminDep) -> HTMLResponse:
+def invite(request: Request, form: FormDep, session: WriteSessionDep, admin: BrowserAdminDep) -> HTMLResponse:
     _accounts_only(request)
     try:
         days = float(str(form.get("expires_days") or "7"))

@@ -171,3 +171,21 @@ def test_serve_refuses_a_network_address_in_single_mode(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "AUTH_MODE=accounts" in result.stderr and "ALLOW_OPEN_SINGLE" in result.stderr
+
+
+def test_an_admins_api_token_cannot_change_people_or_make_invites(
+    signed_in: Callable[[str], TestClient], team_app: FastAPI
+) -> None:
+    root = signed_in("root")
+    page = root.post("/account/tokens", data={"name": "admin script", "password": PASSWORDS["root"]})
+    token = BeautifulSoup(page.text, "html.parser").select_one("code.token").text
+    script = TestClient(team_app)
+    headers = {"Authorization": f"Bearer {token}"}
+    assert script.get("/api/me", headers=headers).json() == {"name": "root", "role": "admin"}
+    promoted = script.post("/admin/users/bob", data={"role": "admin"}, headers=headers)
+    assert promoted.status_code == 403 and "signed-in browser" in promoted.text
+    assert users(team_app)["bob"].role == "member"
+    invited = script.post("/admin/invites", data={"role": "admin"}, headers=headers)
+    assert invited.status_code == 403 and "signed-in browser" in invited.text
+    with team_app.state.db.read_sessions() as session:
+        assert session.query(Invite).count() == 0
