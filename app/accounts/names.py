@@ -3,7 +3,8 @@ makes two names one person's.
 
 Two names are the same name when their keys are equal: Unicode compatibility forms (NFKC: a
 fullwidth a, U+FF41, is "a"), case, and letters that look alike (the UTS #39 skeleton: a Cyrillic
-a, U+0430, is "a"; "0" is "O"; "m" is "rn") all fold away. The users table keeps each key, unique.
+a, U+0430, is "a"; "0" is "O"; "m" is "rn"; "I", "i" and "1" are "l") all fold away. The users
+table keeps each key, unique.
 """
 
 import re
@@ -46,9 +47,10 @@ def _skeleton(text: str) -> str:
 
 def name_key(name: str) -> str:
     """The form two names share when a reader could take one for the other."""
-    # Case folds first, so that case never matters ("I" would otherwise look like "l" while "i"
-    # does not), and again after, since the skeleton maps to capitals ("0" is "O").
-    return _skeleton(unicodedata.normalize("NFKC", name).casefold()).casefold()
+    # Case folds first, so that case never matters, and again after, since the skeleton maps to
+    # capitals ("0" is "O"). Folding loses that "I" looks like "l" ("AIice" and "alice"), so "i",
+    # "l", "I", "1" and "|" are all one letter after it.
+    return _skeleton(unicodedata.normalize("NFKC", name).casefold()).casefold().replace("i", "l")
 
 
 RESERVED_KEYS = frozenset(name_key(name) for name in RESERVED_NAMES)

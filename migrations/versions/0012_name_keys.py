@@ -35,7 +35,9 @@ def upgrade() -> None:
         batch.add_column(sa.Column("name_key", sa.String(length=KEY_LENGTH), nullable=True))
     connection = op.get_bind()
     seen: dict[str, str] = {}
-    for user_id, name in connection.execute(sa.select(users.c.id, users.c.name).order_by(users.c.id)):
+    # Every row read before any is written: no update runs while a cursor is still open on the table.
+    rows = connection.execute(sa.select(users.c.id, users.c.name).order_by(users.c.id)).all()
+    for user_id, name in rows:
         key = name_key(name)
         if key in seen:
             log.warning("the name %r looks like %r, which was there first: both stay", name, seen[key])

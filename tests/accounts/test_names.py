@@ -17,7 +17,16 @@ def test_look_alikes_share_a_key(look_alike: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("one", "other"), [("b0b", "bob"), ("bam", "barn"), ("a1ice", "alice"), ("ALICE", "alice")]
+    ("one", "other"),
+    [
+        ("b0b", "bob"),
+        ("bam", "barn"),
+        ("a1ice", "alice"),
+        ("ALICE", "alice"),
+        ("AIice", "alice"),
+        ("aIIce", "alice"),
+        ("AL1CE", "alice"),
+    ],
 )
 def test_ascii_look_alikes_share_a_key(one: str, other: str) -> None:
     assert names.name_key(one) == names.name_key(other)
@@ -28,7 +37,9 @@ def test_different_names_keep_different_keys(one: str, other: str) -> None:
     assert names.name_key(one) != names.name_key(other)
 
 
-@pytest.mark.parametrize("name", ["local", "admin", "Root", "SYSTEM", "\u0430dmin", "r00t"])
+@pytest.mark.parametrize(
+    "name", ["local", "admin", "Root", "SYSTEM", "\u0430dmin", "r00t", "Iocal", "LOCAL", "ADMlN", "sysadmIn"]
+)
 def test_reserved_names_and_their_look_alikes_are_reserved(name: str) -> None:
     assert names.is_reserved(name)
 

@@ -87,6 +87,9 @@ def test_the_solo_history_is_no_account_to_sign_in_as(team_app: FastAPI) -> None
         ("Alice", "too like 'alice'"),
         ("ALICE", "too like 'alice'"),
         ("a1ice", "too like 'alice'"),
+        ("AIice", "too like 'alice'"),  # a capital I, not an l
+        ("Iocal", "reserved"),
+        ("ADMlN", "reserved"),
         ("\uff41\uff4c\uff49\uff43\uff45", "a name is"),  # fullwidth
         ("\u0430lice", "a name is"),  # a Cyrillic a
     ],
