@@ -7,6 +7,7 @@
   parameters change.
 """
 
+import threading
 from functools import cache
 
 from argon2 import PasswordHasher
@@ -19,6 +20,10 @@ RECOMMENDED_LENGTH = 15
 MAX_LENGTH = 256
 
 _hasher = PasswordHasher()
+# argon2 at most this many at once in the process: each takes 64 MiB, and a burst of sign-ins on
+# the thread pool would otherwise take that many times over.
+MAX_AT_ONCE = 2
+_at_once = threading.BoundedSemaphore(MAX_AT_ONCE)
 
 
 @cache
@@ -43,7 +48,8 @@ def check(password: str, name: str = "") -> None:
 
 
 def hash_password(password: str) -> str:
-    return _hasher.hash(password)
+    with _at_once:
+        return _hasher.hash(password)
 
 
 def new_hash(password: str, name: str) -> str:
@@ -56,7 +62,8 @@ def verify(stored_hash: str | None, password: str) -> bool:
     if stored_hash is None:
         return False
     try:
-        return _hasher.verify(stored_hash, password)
+        with _at_once:
+            return _hasher.verify(stored_hash, password)
     except (VerificationError, InvalidHashError):
         return False
 
