@@ -48,6 +48,10 @@ class Forbidden(DomainError):
     """The person is signed in but their role does not allow this."""
 
 
+class NotThisFormat(DomainError):
+    """The request body is in a format this route does not read (a form where JSON is wanted)."""
+
+
 class Conflict(DomainError):
     """The request is valid but the thing's state forbids it now (a finished run cancelled)."""
 

@@ -14,7 +14,7 @@ from app.content.catalogue import Catalogue
 from app.content.dependencies import CatalogueDep
 from app.content.tiers import TIERS, Tier, parse_tier
 from app.exceptions import Invalid
-from app.storage.dependencies import WriteSessionDep
+from app.storage.dependencies import DatabaseDep
 from app.web.dependencies import FormDep
 from app.web.messages import form_messages
 from app.web.templating import render
@@ -103,12 +103,15 @@ def check_card(
     source: CardSource,
     author: AuthorDep,
     catalogue: CatalogueDep,
-    session: WriteSessionDep,
+    db: DatabaseDep,
     per_minute: ChecksPerMinuteDep,
 ) -> CheckOut:
     """What `tiercards content check` says of a card's text, one problem a line; when it says
     nothing, the card at each depth. Nothing of the card is stored; the check is counted."""
-    service.count_check(session, user_id=author.id, per_minute=per_minute)
+    # Counted in a transaction of its own that ends before the card is rendered: a write session
+    # held through the preview would keep one of the few writers' turns for its whole length.
+    with db.write_sessions() as session:
+        service.count_check(session, user_id=author.id, per_minute=per_minute)
     shown = service.preview(source.text, catalogue.snapshot().cards)
     return CheckOut(
         problems=[ProblemOut(line=problem.line, message=problem.message) for problem in shown.problems],

@@ -243,7 +243,10 @@ def _outline(text: _Text) -> tuple[dict[str, str], dict[str, int], dict[str, int
     lengths: dict[str, int] = {}
     for key, is_list in _members(text):
         if not is_list:
-            header[key] = text.value()[1]
+            raw = text.value()[1]
+            # A key the format lacks is refused by the model all the same; its value need not be
+            # kept (a file of many large unknown values would otherwise be held whole).
+            header[key] = raw if key in ExportDoc.model_fields else "null"
             continue
         header[key] = "[]"
         start = text.offset()

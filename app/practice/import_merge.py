@@ -323,6 +323,15 @@ def _busy(wait: timedelta) -> TooMany:
     )
 
 
+def refuse_while_running(session: Session, user_id: int) -> None:
+    """TooMany while an import of `user_id`'s holds its lease: asked before a file is read, so a
+    second upload costs no read (claim, later, is what makes it one at a time)."""
+    lease_until = session.scalar(select(ImportGuard.lease_until).where(ImportGuard.user_id == user_id))
+    now = utcnow()
+    if lease_until is not None and lease_until > now:
+        raise _busy(lease_until - now)
+
+
 def merge(
     *,
     sessions: Callable[[], Session],

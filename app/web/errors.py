@@ -18,6 +18,7 @@ from app.exceptions import (
     Forbidden,
     Invalid,
     NotFound,
+    NotThisFormat,
     TooMany,
     Unavailable,
     field_messages,
@@ -52,6 +53,7 @@ STATUS_BY_ERROR: tuple[tuple[type[DomainError], int], ...] = (
     (Forbidden, 403),
     (Invalid, 422),
     (Conflict, 409),
+    (NotThisFormat, 415),
     (TooMany, 429),
     (Unavailable, 503),
 )

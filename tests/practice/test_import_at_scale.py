@@ -22,6 +22,7 @@ from app.practice import import_merge
 from app.practice.export_import import ReviewLogDoc
 from app.practice.models import Attempt, ImportGuard
 from app.storage.base import utcnow
+from app.web.security import CSRF_COOKIE
 from tests.factories import DECK, OWNER_CARD
 from tests.practice.scheduling_helpers import HTMX, T0, counts, review, write_session
 from tests.servers import csrf_client, free_port, start_server, stop
@@ -155,6 +156,19 @@ def test_a_second_import_while_one_runs_gets_429(app: FastAPI, client: TestClien
     assert response.status_code == 429
     assert 1 <= int(response.headers["retry-after"]) <= 30
     assert counts(app) == {"attempts": 0, "review_logs": 0, "review_states": 0}
+
+
+def test_while_an_import_runs_a_second_file_is_refused_before_it_is_read(
+    app: FastAPI, client: TestClient
+) -> None:
+    with write_session(app) as session:
+        session.add(ImportGuard(user_id=1, lease_until=utcnow() + timedelta(seconds=30), digest="0" * 64))
+    # Not even JSON: read, it would be a 422; refused first, it is the 429 that says why.
+    response = client.post(
+        "/api/import", content=b"{" * 100_000, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 429, response.text
+    assert "another import of yours" in response.json()["detail"]
 
 
 def test_a_guard_left_by_a_killed_server_expires(app: FastAPI, client: TestClient) -> None:
@@ -306,3 +320,25 @@ def test_an_import_killed_mid_way_converges_when_run_again(client: TestClient, t
     finally:
         http.close()
         stop(process)
+
+
+def test_keys_the_format_lacks_are_named_and_their_values_not_kept(client: TestClient) -> None:
+    unknown = {f"extra_{n}": "x" * 500_000 for n in range(10)}
+    body = json.dumps(header(client) | unknown).encode()
+    response = client.post("/api/import", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422
+    named = {problem["loc"][-1] for problem in response.json()["detail"]}
+    assert named == set(unknown)
+    assert len(response.content) < 20_000
+
+
+def test_an_import_sent_as_a_form_is_refused_with_a_sentence(
+    app: FastAPI, anonymous_client: TestClient
+) -> None:
+    token = anonymous_client.get("/healthz").cookies[CSRF_COOKIE]
+    response = anonymous_client.post(
+        "/api/import", data={"csrf_token": token}, files={"file": ("export.json", b"{}", "application/json")}
+    )
+    assert response.status_code == 415
+    assert "application/json" in response.json()["detail"]
+    assert counts(app) == {"attempts": 0, "review_logs": 0, "review_states": 0}

@@ -14,7 +14,7 @@ from app.accounts import audit
 from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CatalogueDep
 from app.content.model import Card
-from app.exceptions import InvalidFile
+from app.exceptions import InvalidFile, NotThisFormat
 from app.practice import export_import, import_file, import_merge
 from app.practice.export_import import CsvTable, ExportDoc
 from app.practice.import_file import ImportFile
@@ -76,7 +76,16 @@ def export_csv(
 SPOOL_IN_MEMORY_BYTES = 1024 * 1024
 
 
-async def _spooled_body(request: Request) -> AsyncIterator[IO[bytes]]:
+def _no_import_running(session: SessionDep, user_id: UserIdDep) -> None:
+    import_merge.refuse_while_running(session, user_id)
+
+
+async def _spooled_body(
+    request: Request, _free: Annotated[None, Depends(_no_import_running)]
+) -> AsyncIterator[IO[bytes]]:
+    # A form's body is read whole by the CSRF check before this; only JSON is streamed here.
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+        raise NotThisFormat("send the export file as the body, with Content-Type: application/json")
     # UploadFile writes to the spool off the loop once it has gone to disk; it closes it below.
     spool = UploadFile(cast(BinaryIO, tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY_BYTES)))  # noqa: SIM115
     try:
@@ -115,7 +124,11 @@ def _merge(
 @router.post(
     "/api/import",
     response_model=ImportResult,
-    responses={422: {"description": "The first 50 problems in `detail`, how many more in `more_problems`"}},
+    responses={
+        415: {"description": "The body is not sent as application/json"},
+        422: {"description": "The first 50 problems in `detail`, how many more in `more_problems`"},
+        429: {"description": "Another import of yours is still running"},
+    },
     openapi_extra={
         "requestBody": {
             "required": True,
