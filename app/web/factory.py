@@ -90,7 +90,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(
         SecurityMiddleware,
         secret_key=settings.secret_key,
-        session_cookie=SESSION_COOKIE,
+        session_cookie=SESSION_COOKIE if settings.auth_mode == "accounts" else None,
         production=settings.is_production,
     )
     app.add_middleware(RequestLog)

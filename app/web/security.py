@@ -1,10 +1,10 @@
 """Security headers on every response, and CSRF protection for every state-changing request.
 
-CSRF tokens are bound to who is asking. Signed in, the token is derived from the sign-in
-session's own secret (its cookie), so it changes with every sign-in, and a token or cookie planted
-from elsewhere never matches. Not signed in (the sign-in page, single and proxy mode), it is a
-signed double-submit token: a cookie holds `token.signature`, replaced whenever a response signs
-someone in or out. Pages carry the token in <meta name="csrf-token">, and htmx (or an API client)
+CSRF tokens are bound to who is asking. Signed in with an account, the token is derived from the
+sign-in session's own secret (its cookie), so it changes with every sign-in, and a CSRF cookie
+planted from elsewhere never matches. Otherwise (the sign-in page, single and proxy mode, where
+no sign-in cookie says who someone is and none is read) it is a signed double-submit token: a
+cookie holds `token.signature`, replaced whenever a response signs someone in or out. Pages carry the token in <meta name="csrf-token">, and htmx (or an API client)
 sends it back as X-CSRF-Token or a `csrf_token` form field. Another site can make the browser send
 the cookies but cannot read them.
 """
@@ -98,13 +98,16 @@ class SecurityMiddleware:
     request, and it will succeed once the database is back.
     """
 
-    def __init__(self, app: ASGIApp, secret_key: str, session_cookie: str, production: bool = False) -> None:
+    def __init__(
+        self, app: ASGIApp, secret_key: str, session_cookie: str | None, production: bool = False
+    ) -> None:
         self.app = app
         self.secret_key = secret_key
         self.production = production
-        # A response setting (or clearing) this cookie signs someone in or out.
+        # A response setting (or clearing) this cookie signs someone in or out. None where no
+        # sign-in cookie says who someone is (single, proxy): a planted one must not choose the token.
         self.session_cookie = session_cookie
-        self.session_set = f"{session_cookie}=".encode()
+        self.session_set = f"{session_cookie}=".encode() if session_cookie else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -114,7 +117,7 @@ class SecurityMiddleware:
         new_cookie = None
         if cookie is None or not _valid(self.secret_key, cookie):
             cookie = new_cookie = signed_token(self.secret_key)
-        session = cookie_value(scope, self.session_cookie)
+        session = cookie_value(scope, self.session_cookie) if self.session_cookie else None
         token = session_token(self.secret_key, session) if session else cookie
         scope.setdefault("state", {})["csrf_token"] = token
         personal = not scope["path"].startswith(STATIC_PREFIX)
@@ -124,7 +127,7 @@ class SecurityMiddleware:
             nonlocal started, new_cookie
             if message["type"] == "http.response.start":
                 started = True
-                if any(
+                if self.session_set and any(
                     n == b"set-cookie" and v.startswith(self.session_set)
                     for n, v in message.get("headers", ())
                 ):

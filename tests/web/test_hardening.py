@@ -41,6 +41,17 @@ def _attempt_with(client: TestClient, token: str) -> int:
     return client.post(ATTEMPTS, json=attempt_payload(), headers={"X-CSRF-Token": token}).status_code
 
 
+def test_where_no_sign_in_cookie_names_anyone_a_planted_one_does_not_choose_the_token(
+    anonymous_client: TestClient,
+) -> None:
+    # Single mode (proxy mode alike): whoever can plant a sign-in cookie could read the token it
+    # leads to off a page of their own; here it leads to none.
+    anonymous_client.cookies.set("tiercards_session", "chosen-by-someone-else")
+    token = page_token(anonymous_client, "/")
+    assert token == anonymous_client.cookies[CSRF_COOKIE]
+    assert _attempt_with(anonymous_client, token) == 201
+
+
 def test_a_csrf_cookie_planted_from_elsewhere_does_not_work_for_a_signed_in_person(team_app: FastAPI) -> None:
     """A cookie another site managed to set (a sibling subdomain can) with its own token: the
     signed-in person's writes are judged against their own session, not the cookie."""
