@@ -167,6 +167,13 @@ def begin(
     )
 
 
+def _still_as_checked(session: Session, check: Check) -> bool:
+    """Whether the person checked still has the password verified and is still active; on
+    PostgreSQL their row is held until commit, so a change waits for this outcome."""
+    user = session.scalar(select(User).where(User.id == check.user_id).with_for_update(key_share=True))
+    return user is not None and user.password_hash == check.password_hash and not user.disabled
+
+
 def checked_password(
     sessions: Callable[[], Session],
     *,
@@ -193,18 +200,28 @@ def checked_password(
             sign_ins_per_address=sign_ins_per_address,
         )
         session.commit()
-    ok = passwords.verify(check.password_hash, password) and check.usable
+    verified = passwords.verify(check.password_hash, password) and check.usable
     rehashed = (
-        passwords.hash_password(password) if ok and passwords.needs_rehash(check.password_hash) else None
+        passwords.hash_password(password)
+        if verified and passwords.needs_rehash(check.password_hash)
+        else None
     )
     with sessions() as session:
+        # Read again: a password change, reset or disabling that ended while argon2 ran must not
+        # be undone by a check of the password it replaced.
+        ok = verified and _still_as_checked(session, check)
         session.execute(
             update(SignInAttempt)
             .where(SignInAttempt.id == check.attempt_id)
             .values(outcome="ok" if ok else "failed")
         )
-        if rehashed is not None:
-            session.execute(update(User).where(User.id == check.user_id).values(password_hash=rehashed))
+        if ok and rehashed is not None:
+            # Only over the hash just verified, never over a new password set meanwhile.
+            session.execute(
+                update(User)
+                .where(User.id == check.user_id, User.password_hash == check.password_hash)
+                .values(password_hash=rehashed)
+            )
         if not ok:
             audit.record(session, FAILED_KIND[purpose], user_id=check.user_id, address=address, name=name)
         session.commit()

@@ -249,3 +249,37 @@ def test_a_name_nobody_can_have_is_refused_like_a_wrong_password(team_app: FastA
     response = browser(team_app, "198.51.100.80").post("/login", data={"username": name, "password": "x"})
     assert response.status_code == 401
     assert "do not match" in BeautifulSoup(response.text, "html.parser").select_one(".errors").text
+
+
+@pytest.mark.parametrize("needs_rehash", [False, True], ids=["current-hash", "old-parameters"])
+def test_a_sign_in_with_the_old_password_during_a_password_change_gets_no_session(
+    team_app: FastAPI, monkeypatch: pytest.MonkeyPatch, needs_rehash: bool
+) -> None:
+    new_password = "a brand new phrase 9"
+    new_hash = passwords.hash_password(new_password)
+    changed: list[bool] = []
+
+    def change_password_meanwhile(_stored: str) -> None:
+        if changed:
+            return
+        changed.append(True)
+        with team_app.state.db.write_sessions() as session:
+            user = service.user_named(session, "alice")
+            assert user is not None
+            service.set_password(session, user, new_hash)
+            session.commit()
+
+    monkeypatch.setattr(passwords, "needs_rehash", lambda _stored: needs_rehash)
+    monkeypatch.setattr(passwords, "_hasher", Hasher(passwords._hasher, change_password_meanwhile))
+    client = browser(team_app, "198.51.100.60")
+    old = client.post("/login", data={"username": "alice", "password": PASSWORDS["alice"]})
+    assert old.status_code == 401
+    assert client.get("/api/me").status_code == 401
+    monkeypatch.setattr(passwords, "needs_rehash", lambda _stored: False)
+    # The new password stands (no rehash wrote the old one back); the old one opens nothing.
+    assert wrong(browser(team_app, "198.51.100.61"), "alice") == 401
+    assert sign_in(browser(team_app, "198.51.100.62"), "alice", new_password)
+    refused = browser(team_app, "198.51.100.63").post(
+        "/login", data={"username": "alice", "password": PASSWORDS["alice"]}
+    )
+    assert refused.status_code == 401
