@@ -331,6 +331,10 @@ def tokens_of(session: Session, user_id: int) -> list[ApiToken]:
 
 
 def has_password(session: Session, user_id: int) -> bool:
+    """Whether the person signs in with a password (to be asked again before a token). Never the
+    solo history of single mode: a password left on its row is nobody's (no sign-in checks it)."""
+    if user_id == LOCAL_USER_ID:
+        return False
     return session.scalar(select(User.password_hash).where(User.id == user_id)) is not None
 
 

@@ -266,3 +266,20 @@ def test_the_cli_may_name_the_first_admin_anything_but_the_solo_history(team_app
             service.create_user(session, "local", "admin", by_operator=True)
         with pytest.raises(service.Conflict, match="admin"):
             service.create_user(session, "Admin", "admin", by_operator=True)
+
+
+def test_single_mode_makes_tokens_even_when_the_solo_history_kept_a_password(tmp_path: Path) -> None:
+    app = create_app(accounts_settings(tmp_path, auth_mode="single"))
+    with app.state.db.write_sessions() as session:
+        local = session.get(User, LOCAL_USER_ID)
+        assert local is not None
+        local.password_hash = passwords.hash_password("the solo pass phrase 3")
+        session.commit()
+    with fresh_client(app) as client:
+        account = BeautifulSoup(client.get("/account").text, "html.parser")
+        assert account.select_one("input[name=password]") is None  # nobody to ask a password of
+        page = client.post("/account/tokens", data={"name": "my script"})
+        assert page.status_code == 200, page.text
+        token = BeautifulSoup(page.text, "html.parser").select_one("code.token").text
+        assert client.get("/api/me", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+    app.state.db.dispose()
