@@ -67,6 +67,9 @@ def user_named(session: Session, name: str, *, lock: bool = False) -> User | Non
     """The account called exactly `name`. Never the solo history of single mode: nobody signs in,
     is named by a proxy or is managed as it. `lock`: its row, fresh, held until commit (FOR NO
     KEY UPDATE, as in lock_person)."""
+    if not names.NAME_PATTERN.fullmatch(name):
+        # Nobody is called so; and PostgreSQL would refuse a NUL in the query (a 500, not a 404).
+        return None
     query = select(User).where(User.name == name, User.id != LOCAL_USER_ID)
     if lock:
         query = query.with_for_update(key_share=True).execution_options(populate_existing=True)

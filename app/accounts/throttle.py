@@ -187,8 +187,8 @@ def checked_password(
     """The id of the active person `name` if `password` is theirs, else None (the failure is
     stored and audited); TooMany when the throttle holds this check back. `sessions` makes write
     sessions: two short ones, with argon2 run between them, outside both."""
-    # PostgreSQL stores no NUL; no real name has one (service.NAME_PATTERN), so this one is
-    # counted and refused under a stand-in like any other unknown name.
+    # The attempt stores the name as typed, and PostgreSQL stores no NUL: one that has it (nobody
+    # does: names.NAME_PATTERN) is counted and refused under a stand-in like any unknown name.
     name = name.replace("\x00", "\ufffd")
     with sessions() as session:
         check = begin(

@@ -7,6 +7,7 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from bs4 import BeautifulSoup
@@ -283,3 +284,15 @@ def test_single_mode_makes_tokens_even_when_the_solo_history_kept_a_password(tmp
         token = BeautifulSoup(page.text, "html.parser").select_one("code.token").text
         assert client.get("/api/me", headers={"Authorization": f"Bearer {token}"}).status_code == 200
     app.state.db.dispose()
+
+
+@pytest.mark.parametrize("name", ["al\x00ice", "a b", "\u0430lice", "x" * 81])
+def test_a_name_nobody_can_have_finds_nobody(
+    signed_in: Callable[[str], TestClient], team_app: FastAPI, name: str
+) -> None:
+    root = signed_in("root")
+    quoted = quote(name, safe="")
+    assert root.get(f"/team/members/{quoted}").status_code == 404
+    changed = root.post(f"/admin/users/{quoted}", data={"role": "admin"})
+    assert changed.status_code == 404
+    assert "no user named" in changed.text

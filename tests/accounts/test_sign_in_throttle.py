@@ -249,6 +249,14 @@ def test_a_name_nobody_can_have_is_refused_like_a_wrong_password(team_app: FastA
     response = browser(team_app, "198.51.100.80").post("/login", data={"username": name, "password": "x"})
     assert response.status_code == 401
     assert "do not match" in BeautifulSoup(response.text, "html.parser").select_one(".errors").text
+    assert events(team_app, "sign_in_failed") == 1
+
+
+def test_a_name_with_a_nul_is_counted_like_any_wrong_name(team_app: FastAPI) -> None:
+    stranger = browser(team_app, "198.51.100.81")
+    for _ in range(throttle.MAX_FAILURES_PER_NAME_AND_ADDRESS):
+        assert wrong(stranger, "al\x00ice") == 401
+    assert wrong(stranger, "al\x00ice") == 429
 
 
 @pytest.mark.parametrize("needs_rehash", [False, True], ids=["current-hash", "old-parameters"])
