@@ -22,6 +22,7 @@ made them owed, and the next import of that person does them.
 """
 
 import math
+import secrets
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from datetime import datetime, timedelta
@@ -29,12 +30,12 @@ from itertools import islice
 from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
-from sqlalchemy import delete, func, insert, select, tuple_, update
+from sqlalchemy import func, insert, select, tuple_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.content.model import Card
-from app.exceptions import TooMany
+from app.exceptions import Conflict, TooMany
 from app.practice import preferences, quiz, scheduling
 from app.practice.export_import import STATE_BY_NAME, AttemptDoc, ReviewLogDoc, ReviewStateDoc
 from app.practice.import_file import ImportFile
@@ -89,6 +90,7 @@ class _Import:
         self.result = ImportResult()
         self.attempt_ids: dict[int, int] = {}  # an attempt id in the file: its id in the database
         self.kept: set[Pair] = set()  # served states the file has and the database had
+        self.owner = secrets.token_hex(16)
 
     def claim(self, file: ImportFile, on_start: Callable[[Session], None]) -> None:
         """Take the person's guard, or TooMany while another import of theirs runs."""
@@ -99,7 +101,12 @@ class _Import:
             )
             if guard is None:
                 session.add(
-                    ImportGuard(user_id=self.user_id, lease_until=now + self.lease, digest=file.digest)
+                    ImportGuard(
+                        user_id=self.user_id,
+                        lease_until=now + self.lease,
+                        digest=file.digest,
+                        owner=self.owner,
+                    )
                 )
             elif guard.lease_until > now:
                 raise _busy(guard.lease_until - now)
@@ -108,7 +115,7 @@ class _Import:
                 # restored stays exempt from them only if this is the same file run again.
                 if guard.digest != file.digest:
                     guard.restored = []
-                guard.lease_until, guard.digest = now + self.lease, file.digest
+                guard.lease_until, guard.digest, guard.owner = now + self.lease, file.digest, self.owner
             on_start(session)
             try:
                 session.commit()
@@ -125,10 +132,24 @@ class _Import:
         """Move the lease on, in the batch's own transaction, noting what the batch made owed."""
         values: dict[str, object] = {"lease_until": utcnow() + self.lease}
         if replays or restored:
-            guard = session.get_one(ImportGuard, self.user_id)
+            guard = self._guard(session)
             values["replays"] = sorted(_pairs(guard.replays) | replays)
             values["restored"] = sorted(_pairs(guard.restored) | restored)
-        session.execute(update(ImportGuard).where(ImportGuard.user_id == self.user_id).values(**values))
+        mine = (ImportGuard.user_id == self.user_id, ImportGuard.owner == self.owner)
+        renewed: Any = session.execute(update(ImportGuard).where(*mine).values(**values))
+        if renewed.rowcount != 1:
+            raise _taken_over()
+
+    def _guard(self, session: Session, *, lock: bool = True) -> ImportGuard:
+        """The person's guard, still this import's own (with `lock`, locked until commit on
+        PostgreSQL), or Conflict."""
+        query = select(ImportGuard).where(ImportGuard.user_id == self.user_id)
+        if lock:
+            query = query.with_for_update().execution_options(populate_existing=True)
+        guard = session.scalar(query)
+        if guard is None or guard.owner != self.owner:
+            raise _taken_over()
+        return guard
 
     # Each batch's rows are made before its transaction begins: the write turn is held only for
     # the look-up of what is stored already and the insert.
@@ -238,7 +259,7 @@ class _Import:
     def finish(self, file: ImportFile) -> None:
         """The owed replays; then the settings, and the guard goes."""
         with self.reads() as session:
-            guard = session.get_one(ImportGuard, self.user_id)
+            guard = self._guard(session, lock=False)
             owed = sorted(_pairs(guard.replays) - _pairs(guard.restored))
         for card_id, tier in owed:
             self._replay(card_id, tier)
@@ -246,8 +267,8 @@ class _Import:
         # A kept state that got new reviews was replayed, not kept.
         self.result.review_states_kept -= len(self.kept & set(owed))
         with self.sessions() as session:
+            session.delete(self._guard(session))
             preferences.save(session, self.user_id, file.settings)
-            session.execute(delete(ImportGuard).where(ImportGuard.user_id == self.user_id))
             session.commit()
 
     def _replay(self, card_id: str, tier: str) -> None:
@@ -258,6 +279,10 @@ class _Import:
         seen = select(func.count(), func.max(ReviewLog.id), func.sum(ReviewLog.rating)).where(*where)
         reviews = select(ReviewLog.id, ReviewLog.rating, ReviewLog.review_datetime).where(*where)
         for _attempt in range(REPLAY_TRIES):
+            # A pass over a card's reviews may take longer than the lease: it is renewed first.
+            with self.sessions() as session:
+                self._renew(session)
+                session.commit()
             fresh = ReviewState(user_id=self.user_id, card_id=card_id, tier=tier)
             witness = _Witness()
             with self.reads() as session:
@@ -287,7 +312,7 @@ class _Import:
             session.commit()
 
     def _owe_no_more(self, session: Session, pair: Pair) -> None:
-        guard = session.get_one(ImportGuard, self.user_id)
+        guard = self._guard(session)
         guard.replays = sorted(_pairs(guard.replays) - {pair})
         guard.lease_until = utcnow() + self.lease
 
@@ -295,9 +320,11 @@ class _Import:
         """After a failure: the guard goes, or, while it holds owed replays, only its lease."""
         with self.sessions() as session:
             guard = session.get(ImportGuard, self.user_id)
-            if guard is not None and guard.replays:
+            if guard is None or guard.owner != self.owner:  # taken over: it is the new one's
+                return
+            if guard.replays:
                 guard.lease_until = utcnow()
-            elif guard is not None:
+            else:
                 session.delete(guard)
             session.commit()
 
@@ -320,6 +347,13 @@ def _busy(wait: timedelta) -> TooMany:
     return TooMany(
         "another import of yours is still running: try again when it has finished",
         retry_after=max(1, math.ceil(wait.total_seconds())),
+    )
+
+
+def _taken_over() -> Conflict:
+    return Conflict(
+        "this import stopped reporting for longer than its lease and another import of yours took"
+        " over: what it merged is kept, and running the file again finishes it"
     )
 
 

@@ -25,6 +25,7 @@ def upgrade() -> None:
         sa.Column("user_id", sa.Integer(), nullable=False),
         sa.Column("lease_until", UTCDateTime(), nullable=False),
         sa.Column("digest", sa.String(length=64), nullable=False),
+        sa.Column("owner", sa.String(length=32), nullable=False),
         sa.Column("replays", sa.JSON(), nullable=False),
         sa.Column("restored", sa.JSON(), nullable=False),
         sa.ForeignKeyConstraint(

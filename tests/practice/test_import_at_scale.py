@@ -151,7 +151,14 @@ def test_reviews_of_served_cards_still_replay_their_schedule(app: FastAPI, clien
 def test_a_second_import_while_one_runs_gets_429(app: FastAPI, client: TestClient) -> None:
     """The guard is a row in the database, so it holds whichever replica the second import reaches."""
     with write_session(app) as session:
-        session.add(ImportGuard(user_id=1, lease_until=utcnow() + timedelta(seconds=30), digest="0" * 64))
+        session.add(
+            ImportGuard(
+                user_id=1,
+                lease_until=utcnow() + timedelta(seconds=30),
+                digest="0" * 64,
+                owner="another-import",
+            )
+        )
     response = client.post("/api/import", json=large_file(header(client), 10))
     assert response.status_code == 429
     assert 1 <= int(response.headers["retry-after"]) <= 30
@@ -162,7 +169,14 @@ def test_while_an_import_runs_a_second_file_is_refused_before_it_is_read(
     app: FastAPI, client: TestClient
 ) -> None:
     with write_session(app) as session:
-        session.add(ImportGuard(user_id=1, lease_until=utcnow() + timedelta(seconds=30), digest="0" * 64))
+        session.add(
+            ImportGuard(
+                user_id=1,
+                lease_until=utcnow() + timedelta(seconds=30),
+                digest="0" * 64,
+                owner="another-import",
+            )
+        )
     # Not even JSON: read, it would be a 422; refused first, it is the 429 that says why.
     response = client.post(
         "/api/import", content=b"{" * 100_000, headers={"content-type": "application/json"}
@@ -173,12 +187,45 @@ def test_while_an_import_runs_a_second_file_is_refused_before_it_is_read(
 
 def test_a_guard_left_by_a_killed_server_expires(app: FastAPI, client: TestClient) -> None:
     with write_session(app) as session:
-        session.add(ImportGuard(user_id=1, lease_until=utcnow() - timedelta(seconds=1), digest="0" * 64))
+        session.add(
+            ImportGuard(
+                user_id=1,
+                lease_until=utcnow() - timedelta(seconds=1),
+                digest="0" * 64,
+                owner="another-import",
+            )
+        )
     response = client.post("/api/import", json=large_file(header(client), 10))
     assert response.status_code == 200, response.text
     assert response.json()["attempts_added"] == 10
     with app.state.db.read_sessions() as session:
         assert session.scalar(select(func.count()).select_from(ImportGuard)) == 0
+
+
+def test_an_import_whose_lease_was_taken_over_stops_and_leaves_the_new_one_alone(
+    app: FastAPI, client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An import that stopped reporting for longer than its lease (a long pause) finds another
+    import of the person's running when it goes on: it stops, and touches nothing of the other's."""
+    batches = 0
+    merge_batch = import_merge._Import.attempts
+
+    def paused_past_its_lease(run: import_merge._Import, docs: list[Any]) -> None:
+        nonlocal batches
+        batches += 1
+        if batches == 2:  # meanwhile another import took the lapsed guard over
+            with write_session(app) as session:
+                guard = session.get_one(ImportGuard, 1)
+                guard.owner, guard.lease_until = "another-import", utcnow() + timedelta(seconds=30)
+        merge_batch(run, docs)
+
+    monkeypatch.setattr(import_merge._Import, "attempts", paused_past_its_lease)
+    response = client.post("/api/import", json=large_file(header(client), 3 * import_merge.BATCH_ROWS))
+    assert response.status_code == 409
+    assert "took over" in response.json()["detail"]
+    assert _attempts_stored(app) == import_merge.BATCH_ROWS  # the first batch is kept
+    with app.state.db.read_sessions() as session:
+        assert session.get_one(ImportGuard, 1).owner == "another-import"
 
 
 def _attempts_stored(app: FastAPI) -> int:
