@@ -153,7 +153,11 @@ class RequestGuard:
         if scope["method"] not in SAFE_METHODS and not _same_origin(
             _header(scope, b"origin"), scope["scheme"], host
         ):
-            await _json(send, 403, "a write must come from this site's own pages (Origin differs)")
+            await _json(
+                send,
+                403,
+                "a write must come from this site's own pages (Origin differs; behind an HTTPS proxy, list it in TRUSTED_PROXIES so its X-Forwarded-Proto is believed)",
+            )
             return
         limit = self.max_import if scope["path"] in IMPORT_PATHS else self.max_body
         length = _header(scope, b"content-length")
