@@ -77,11 +77,13 @@ def users_add(
 ) -> None:
     """Add a person with a password (the first admin comes from here). Unlike an invite, this may
     take a reserved name such as admin; never local, the solo history of single mode."""
-    from app.accounts import service
+    from app.accounts import passwords, service
 
     password = _read_password(password_stdin)
     with _users_change() as session:
-        user = service.create_user(session, name, role, password, by_operator=True)
+        # Hashed before the session's first query: argon2 never runs inside the write.
+        hashed = passwords.new_hash(password, name)
+        user = service.create_user(session, name, role, by_operator=True, password_hash=hashed)
         typer.echo(f"added {user.name} ({user.role})")
 
 

@@ -120,10 +120,12 @@ def create_user(
     address: str | None = None,
     *,
     by_operator: bool = False,
+    password_hash: str | None = None,
 ) -> User:
     """A new person (a password is optional: OIDC and proxy people have none). A reserved name is
     refused unless `by_operator` (names.check_name); a name like one already there always is.
-    Caller commits."""
+    Caller commits. Inside a write, pass `password_hash` (passwords.new_hash, made before the
+    write began) rather than `password`, which is hashed here: argon2 is slow."""
     key = names.check_name(name, by_operator=by_operator)
     chosen = role_or_invalid(role)
     taken = name_like(session, name)
@@ -135,12 +137,8 @@ def create_user(
         )
     if password is not None:
         passwords.check(password, name)
-    user = User(
-        name=name,
-        name_key=key,
-        role=chosen.name,
-        password_hash=passwords.hash_password(password) if password else None,
-    )
+        password_hash = passwords.hash_password(password)
+    user = User(name=name, name_key=key, role=chosen.name, password_hash=password_hash)
     try:
         # A savepoint: on Postgres another transaction may have taken the name since the check
         # above (two first requests of a proxy-named person, on two replicas); that is a conflict,
@@ -488,10 +486,18 @@ def open_invite(session: Session, token: str, lock: bool = False) -> Invite:
     return invite
 
 
-def redeem_invite(session: Session, token: str, name: str, password: str, address: str | None) -> User:
-    """Create the invited person; the invite cannot be used again. Caller commits."""
+def redeem_invite(session: Session, token: str, name: str, password_hash: str, address: str | None) -> User:
+    """Create the invited person with `password_hash` (passwords.new_hash, made before the write);
+    the invite cannot be used again. Caller commits."""
     invite = open_invite(session, token, lock=True)
-    user = create_user(session, name, invite.role, password, actor_id=invite.created_by, address=address)
+    user = create_user(
+        session,
+        name,
+        invite.role,
+        actor_id=invite.created_by,
+        address=address,
+        password_hash=password_hash,
+    )
     invite.used_at, invite.used_by = utcnow(), user.id
     audit.record(session, "invite_used", user_id=user.id, actor_id=user.id, address=address, role=invite.role)
     return user

@@ -4,9 +4,11 @@ roles (admins manage people, never the last admin away), and the CLI that makes 
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bs4 import BeautifulSoup
@@ -15,7 +17,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import update
 
 from app import PROJECT_ROOT
-from app.accounts import service
+from app.accounts import passwords, service
 from app.accounts.models import Invite, User
 from app.storage.base import utcnow
 from tests.accounts.conftest import (
@@ -189,3 +191,41 @@ def test_an_admins_api_token_cannot_change_people_or_make_invites(
     assert invited.status_code == 403 and "signed-in browser" in invited.text
     with team_app.state.db.read_sessions() as session:
         assert session.query(Invite).count() == 0
+
+
+class WriterProbe:
+    """argon2's hasher that, at each hash, tries a write of its own elsewhere: whether it got in
+    says whether the database's writer was free while argon2 ran."""
+
+    def __init__(self, real: Any, app: FastAPI) -> None:
+        self.real, self.app, self.writer_free = real, app, []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def _write(self) -> None:
+        with self.app.state.db.write_sessions() as session:
+            session.execute(update(User).where(User.id == -1).values(role="member"))
+            session.commit()
+
+    def hash(self, password: str) -> str:
+        writer = threading.Thread(target=self._write, daemon=True)
+        writer.start()
+        writer.join(5)
+        self.writer_free.append(not writer.is_alive())
+        return str(self.real.hash(password))
+
+
+def test_accepting_an_invite_hashes_the_password_outside_the_write(
+    signed_in: Callable[[str], TestClient], team_app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    link = invite_link(signed_in("root"))
+    probe = WriterProbe(passwords._hasher, team_app)
+    monkeypatch.setattr(passwords, "_hasher", probe)
+    bad = fresh_client(team_app).post("/invite/not-a-token", data={"username": "eve", "password": "x" * 20})
+    assert bad.status_code == 404 and probe.writer_free == []  # a bad link costs no hash
+    newcomer = fresh_client(team_app)
+    joined = newcomer.post(link, data={"username": "carol", "password": "a long enough phrase"})
+    assert joined.status_code == 303
+    assert newcomer.get("/api/me").json() == {"name": "carol", "role": "member"}
+    assert probe.writer_free == [True]
