@@ -6,14 +6,15 @@ advisory lock on each), so a burst sent at once counts itself and stops at the l
 is verified outside any transaction: argon2 takes a few hundred milliseconds, and on SQLite
 everyone else's writes would wait for it. Then the outcome is written.
 
-Failures are counted per name and address, per address, and per name from anywhere (a longer
-window: guessing from many addresses). A browser that signed in as that person before carries a
+Failures are counted per name and address, per address (an IPv6 address by its /64), and per
+name from anywhere (a longer window: guessing from many addresses). A browser that signed in as that person before carries a
 device cookie (signed, naming the person); its checks are counted per cookie instead, so strangers
 who exhaust the name's limits do not lock its owner out. Successful sign-ins are limited per
 address. Unknown names and people without a password are verified against a dummy hash, so they
 cost as long as real ones.
 """
 
+import ipaddress
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -70,6 +71,20 @@ def trusted_device(secret: str, cookie: str | None, name: str) -> str | None:
     except (BadData, TypeError, ValueError):
         return None
     return nonce if named == name and isinstance(nonce, str) and len(nonce) <= 32 else None
+
+
+def counted_address(address: str | None) -> str | None:
+    """The address the per-address limits count: an IPv6 address by its /64, which one subscriber
+    usually holds whole (a fresh address from it per guess would otherwise escape every limit)."""
+    try:
+        ip = ipaddress.ip_address(address or "")
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return address
 
 
 def _serialise(session: Session, name: str, address: str | None) -> None:
@@ -194,7 +209,7 @@ def checked_password(
         check = begin(
             session,
             name=name,
-            address=address,
+            address=counted_address(address),
             device=device,
             purpose=purpose,
             sign_ins_per_address=sign_ins_per_address,

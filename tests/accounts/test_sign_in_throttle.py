@@ -291,3 +291,15 @@ def test_a_sign_in_with_the_old_password_during_a_password_change_gets_no_sessio
         "/login", data={"username": "alice", "password": PASSWORDS["alice"]}
     )
     assert refused.status_code == 401
+
+
+def test_fresh_ipv6_addresses_from_one_64_share_the_per_address_limit(team_app: FastAPI) -> None:
+    for n in range(throttle.MAX_FAILURES_PER_ADDRESS):
+        assert wrong(browser(team_app, f"2001:db8:1:2::{n + 1:x}"), f"guess{n}") == 401
+    assert wrong(browser(team_app, "2001:db8:1:2:ffff::1"), "another-guess") == 429
+    # Another /64 is another subscriber, and its owner still signs in.
+    sign_in(browser(team_app, "2001:db8:1:3::1"), "alice")
+    with team_app.state.db.read_sessions() as session:
+        # The audit log keeps each address as it was.
+        failed = session.scalars(select(AuditEvent.address).where(AuditEvent.kind == "sign_in_failed"))
+        assert "2001:db8:1:2::1" in set(failed)
