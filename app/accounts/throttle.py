@@ -7,11 +7,12 @@ is verified outside any transaction: argon2 takes a few hundred milliseconds, an
 everyone else's writes would wait for it. Then the outcome is written.
 
 Failures are counted per name and address, per address (an IPv6 address by its /64), and per
-name from anywhere (a longer window: guessing from many addresses). A browser that signed in as that person before carries a
-device cookie (signed, naming the person); its checks are counted per cookie instead, so strangers
-who exhaust the name's limits do not lock its owner out. Successful sign-ins are limited per
-address. Unknown names and people without a password are verified against a dummy hash, so they
-cost as long as real ones.
+name from anywhere (a longer window: guessing from many addresses). A browser that signed in as
+that person before carries a device cookie (signed, naming the person); its checks are counted
+per cookie instead, and no per-address limit holds it, so strangers who exhaust the name's or the
+address's limits do not lock its owner out. Successful sign-ins are limited per address (such a
+browser's excepted). Unknown names and people without a password are verified against a dummy
+hash, so they cost as long as real ones.
 """
 
 import ipaddress
@@ -132,6 +133,10 @@ def _refuse_if_throttled(
     for window, limit, where, condition in limits:
         if _count(session, now - window, *by_name, condition) >= limit:
             raise _too_many(f"wrong passwords for '{name}' {where}", window)
+    if device is not None:
+        # A browser that signed in as `name` before has its own limit (above): strangers sharing
+        # its address (an office, a carrier's NAT) do not lock it out (OWASP's device cookies).
+        return
     if _count(session, now - WINDOW, failed, from_here) >= MAX_FAILURES_PER_ADDRESS:
         raise _too_many("wrong passwords from this address", WINDOW)
     signed_in = (SignInAttempt.outcome == "ok", SignInAttempt.purpose == "sign_in")

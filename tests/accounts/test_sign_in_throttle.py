@@ -303,3 +303,16 @@ def test_fresh_ipv6_addresses_from_one_64_share_the_per_address_limit(team_app: 
         # The audit log keeps each address as it was.
         failed = session.scalars(select(AuditEvent.address).where(AuditEvent.kind == "sign_in_failed"))
         assert "2001:db8:1:2::1" in set(failed)
+
+
+def test_strangers_at_the_owners_address_cannot_lock_out_her_browser(team_app: FastAPI) -> None:
+    shared = "198.51.100.90"  # an office, or a carrier's NAT
+    owner = sign_in(browser(team_app, shared), "alice")
+    assert owner.post("/logout").status_code == 303
+    owner.headers["X-CSRF-Token"] = page_token(owner, "/login")
+    for n in range(throttle.MAX_FAILURES_PER_ADDRESS):
+        assert wrong(browser(team_app, shared), f"guess{n}") == 401
+    assert wrong(browser(team_app, shared), "alice") == 429
+    # Her browser, known by its device cookie, is counted on its own.
+    sign_in(owner, "alice")
+    assert owner.get("/api/me").json()["name"] == "alice"
