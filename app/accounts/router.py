@@ -130,7 +130,7 @@ def start_signed_in(request: Request, session: Any, user: Any, target: str | Non
     response = RedirectResponse(safe_next(target), status_code=303)
     _set_cookie(response, SESSION_COOKIE, token, int(settings.session_max_days * 86400), settings)
     device = throttle.device_cookie(settings.secret_key, user.name)
-    _set_cookie(response, throttle.DEVICE_COOKIE, device, throttle.DEVICE_DAYS * 86400, settings)
+    _set_cookie(response, throttle.DEVICE_COOKIE, device, throttle.DEVICE_MAX_AGE_SECONDS, settings)
     return response
 
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from itsdangerous import BadData, URLSafeSerializer
+from itsdangerous import BadData, URLSafeTimedSerializer
 from sqlalchemy import ColumnElement, delete, func, select, update
 from sqlalchemy.orm import Session
 
@@ -32,6 +32,9 @@ from app.storage.base import utcnow
 
 DEVICE_COOKIE = "tiercards_device"
 DEVICE_DAYS = 365
+# A device cookie older than this is no longer trusted (it carries when it was signed), however
+# long the browser kept it.
+DEVICE_MAX_AGE_SECONDS = DEVICE_DAYS * 86400
 WINDOW = timedelta(minutes=15)
 NAME_WINDOW = timedelta(hours=1)
 MAX_FAILURES_PER_NAME_AND_ADDRESS = 5
@@ -54,8 +57,8 @@ class Check:
     usable: bool
 
 
-def _serializer(secret: str) -> URLSafeSerializer:
-    return URLSafeSerializer(secret, salt="tiercards-device")
+def _serializer(secret: str) -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(secret, salt="tiercards-device")
 
 
 def device_cookie(secret: str, name: str) -> str:
@@ -68,7 +71,7 @@ def trusted_device(secret: str, cookie: str | None, name: str) -> str | None:
     if not cookie or len(cookie) > 400:
         return None
     try:
-        named, nonce = _serializer(secret).loads(cookie)
+        named, nonce = _serializer(secret).loads(cookie, max_age=DEVICE_MAX_AGE_SECONDS)
     except (BadData, TypeError, ValueError):
         return None
     return nonce if named == name and isinstance(nonce, str) and len(nonce) <= 32 else None

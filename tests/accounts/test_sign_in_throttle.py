@@ -2,6 +2,7 @@
 changes count like sign-ins, and checking a password never holds the database's one writer."""
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
@@ -316,3 +317,23 @@ def test_strangers_at_the_owners_address_cannot_lock_out_her_browser(team_app: F
     # Her browser, known by its device cookie, is counted on its own.
     sign_in(owner, "alice")
     assert owner.get("/api/me").json()["name"] == "alice"
+
+
+def test_a_device_cookie_past_its_age_earns_no_trust(
+    team_app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from itsdangerous.timed import TimestampSigner
+
+    secret = team_app.state.settings.secret_key
+    signed_at = int(time.time()) - throttle.DEVICE_DAYS * 86400 - 60
+    with monkeypatch.context() as then:
+        then.setattr(TimestampSigner, "get_timestamp", lambda _self: signed_at)
+        stale = throttle.device_cookie(secret, "alice")
+    assert throttle.trusted_device(secret, throttle.device_cookie(secret, "alice"), "alice") is not None
+    strangers = [browser(team_app, f"203.0.113.{n}") for n in range(1, 60)]
+    statuses = [wrong(s, "alice") for s in strangers for _ in range(2)]
+    assert statuses[-1] == 429
+    owner = browser(team_app, "198.51.100.95")
+    owner.cookies.set(throttle.DEVICE_COOKIE, stale)
+    refused = owner.post("/login", data={"username": "alice", "password": PASSWORDS["alice"]})
+    assert refused.status_code == 429
