@@ -23,6 +23,7 @@ from contextlib import closing
 from pathlib import Path
 
 import httpx
+from bs4 import BeautifulSoup
 from sqlalchemy import create_engine, func, select
 
 from app.accounts.models import AuditEvent
@@ -62,6 +63,11 @@ def signed_in(url: str, name: str) -> httpx.Client:
     response = client.post("/login", data={"username": name, "password": PEOPLE[name]})
     if response.status_code != 303:
         raise SystemExit(f"POST /login for {name} answered {response.status_code}")
+    # Signed in, the CSRF token is the session's own: the one the person's pages now carry.
+    meta = BeautifulSoup(client.get("/account").text, "html.parser").find(
+        "meta", attrs={"name": "csrf-token"}
+    )
+    client.headers["X-CSRF-Token"] = str(meta["content"]) if meta else ""
     return client
 
 
