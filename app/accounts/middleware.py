@@ -144,7 +144,9 @@ class Authentication:
             if g.strip()
         ]
         role = service.role_for_groups(groups, self.settings.group_roles)
-        return await self._remember(f"p{name}\n{role}", name, None, None, "proxy", role)
+        # The visitor the proxy reported (app/web/guards.py), for the audit of who it creates.
+        address = scope.get("state", {}).get("client_address")
+        return await self._remember(f"p{name}\n{role}", name, None, None, "proxy", role, address=address)
 
     async def _remember(
         self,
@@ -154,13 +156,15 @@ class Authentication:
         touch: Touch | None,
         via: str,
         role: str | None = None,
+        *,
+        address: str | None = None,
     ) -> Principal | None:
         now = time.monotonic()
         found = self._remembered.get(key)
         if found is not None and found[0] > now:
             return found[1]
         if lookup is None:  # proxy: the name is the proof; the person may need creating
-            principal = await anyio.to_thread.run_sync(self._proxy_user, secret, role)
+            principal = await anyio.to_thread.run_sync(self._proxy_user, secret, role, address)
         else:
             principal = await anyio.to_thread.run_sync(self._look_up, secret, lookup, touch, via)
         if len(self._remembered) > 10_000:
@@ -177,10 +181,10 @@ class Authentication:
                 touch(session, secret)
         return principal
 
-    def _proxy_user(self, name: str, role: str | None) -> Principal | None:
+    def _proxy_user(self, name: str, role: str | None, address: str | None) -> Principal | None:
         with self.db.write_sessions() as session:
             try:
-                user = service.ensure_user(session, name, role, how="proxy")
+                user = service.ensure_user(session, name, role, how="proxy", address=address)
             except DomainError:
                 return None  # a name the app cannot hold, or one like someone else's: nobody
             session.commit()

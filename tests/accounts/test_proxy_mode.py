@@ -50,6 +50,24 @@ def test_the_proxys_header_signs_the_person_in_and_creates_them(proxy_app: FastA
         ]
 
 
+def test_who_the_proxy_creates_and_promotes_is_audited_with_the_visitors_address(proxy_app: FastAPI) -> None:
+    visitor = {"Remote-User": "fern", "X-Forwarded-For": "198.51.100.77"}
+    with TestClient(proxy_app, client=PROXY) as client:
+        assert client.get("/api/me", headers=visitor).json()["role"] == "member"
+        proxy_app.state.signed_in.clear()
+        assert (
+            client.get("/api/me", headers={**visitor, "Remote-Groups": "tc-leads"}).json()["role"] == "lead"
+        )
+    with proxy_app.state.db.read_sessions() as session:
+        fern = service.user_named(session, "fern")
+        assert fern is not None
+        events = session.scalars(select(AuditEvent).where(AuditEvent.user_id == fern.id)).all()
+    assert {(event.kind, event.address) for event in events} == {
+        ("user_created", "198.51.100.77"),
+        ("role_changed", "198.51.100.77"),
+    }
+
+
 def test_the_header_from_anyone_else_is_ignored(proxy_app: FastAPI) -> None:
     with TestClient(proxy_app, client=STRANGER, follow_redirects=False) as client:
         headers = {"Remote-User": "erin", "X-Forwarded-For": "192.0.2.10"}
