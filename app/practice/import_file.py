@@ -10,8 +10,10 @@ first MAX_PROBLEMS problems and counts the rest.
 
 import codecs
 import hashlib
+import itertools
 import json
 import re
+import time
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterator
@@ -29,6 +31,9 @@ MAX_PROBLEMS = 50
 # Far more than any row an export writes (an answer holds at most 20,000 characters).
 MAX_VALUE_CHARS = 1024 * 1024
 CHUNK_BYTES = 64 * 1024
+# How often, in rows, a pass over the file lets other threads run, and for how long.
+YIELD_EVERY_ROWS = 20
+YIELD_SECONDS = 0.0002
 ROWS: dict[str, type[BaseModel]] = {
     "attempts": AttemptDoc,
     "review_states": ReviewStateDoc,
@@ -150,10 +155,19 @@ def _elements(text: _Text) -> Iterator[str]:
     if text.peek() == "]":
         text.pos += 1
         return
-    while True:
+    for count in itertools.count(1):
         yield text.value()[1]
         if text.expect(",]") == "]":
             return
+        if count % YIELD_EVERY_ROWS == 0:
+            let_others_run()
+
+
+def let_others_run() -> None:
+    """Hand the interpreter over for a moment. An import's passes over its rows hold it for
+    seconds: without this, each step of another person's request waits out the interpreter's
+    5 ms switch interval behind them (bench/import_wait.py)."""
+    time.sleep(YIELD_SECONDS)
 
 
 class _Problems:

@@ -38,7 +38,7 @@ from app.content.model import Card
 from app.exceptions import Conflict, TooMany
 from app.practice import preferences, quiz, scheduling
 from app.practice.export_import import STATE_BY_NAME, AttemptDoc, ReviewLogDoc, ReviewStateDoc
-from app.practice.import_file import ImportFile
+from app.practice.import_file import YIELD_EVERY_ROWS, ImportFile, let_others_run
 from app.practice.models import Attempt, ImportGuard, ReviewLog, ReviewState
 from app.storage.base import utcnow
 
@@ -340,6 +340,8 @@ class _Witness:
         for row_id, rating, at in rows:
             count, last, total = self.figures
             self.figures = count + 1, max(last or 0, row_id), (total or 0) + rating
+            if count % YIELD_EVERY_ROWS == 0:  # a card's replay may run over many reviews
+                let_others_run()
             yield rating, at
 
 
