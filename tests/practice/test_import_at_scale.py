@@ -148,17 +148,22 @@ def test_reviews_of_served_cards_still_replay_their_schedule(app: FastAPI, clien
     assert client.get(f"/api/cards/{OWNER_CARD}/schedule?tier=middle").json()["reps"] == 4
 
 
-def test_a_second_import_while_one_runs_gets_429(app: FastAPI, client: TestClient) -> None:
-    """The guard is a row in the database, so it holds whichever replica the second import reaches."""
+def _guard_held_by_another_import(app: FastAPI, *, seconds: int) -> None:
+    """Another import of the person's, its lease running out in `seconds` (past if negative)."""
     with write_session(app) as session:
         session.add(
             ImportGuard(
                 user_id=1,
-                lease_until=utcnow() + timedelta(seconds=30),
+                lease_until=utcnow() + timedelta(seconds=seconds),
                 digest="0" * 64,
                 owner="another-import",
             )
         )
+
+
+def test_a_second_import_while_one_runs_gets_429(app: FastAPI, client: TestClient) -> None:
+    """The guard is a row in the database, so it holds whichever replica the second import reaches."""
+    _guard_held_by_another_import(app, seconds=30)
     response = client.post("/api/import", json=large_file(header(client), 10))
     assert response.status_code == 429
     assert 1 <= int(response.headers["retry-after"]) <= 30
@@ -168,15 +173,7 @@ def test_a_second_import_while_one_runs_gets_429(app: FastAPI, client: TestClien
 def test_while_an_import_runs_a_second_file_is_refused_before_it_is_read(
     app: FastAPI, client: TestClient
 ) -> None:
-    with write_session(app) as session:
-        session.add(
-            ImportGuard(
-                user_id=1,
-                lease_until=utcnow() + timedelta(seconds=30),
-                digest="0" * 64,
-                owner="another-import",
-            )
-        )
+    _guard_held_by_another_import(app, seconds=30)
     # Not even JSON: read, it would be a 422; refused first, it is the 429 that says why.
     response = client.post(
         "/api/import", content=b"{" * 100_000, headers={"content-type": "application/json"}
@@ -186,15 +183,7 @@ def test_while_an_import_runs_a_second_file_is_refused_before_it_is_read(
 
 
 def test_a_guard_left_by_a_killed_server_expires(app: FastAPI, client: TestClient) -> None:
-    with write_session(app) as session:
-        session.add(
-            ImportGuard(
-                user_id=1,
-                lease_until=utcnow() - timedelta(seconds=1),
-                digest="0" * 64,
-                owner="another-import",
-            )
-        )
+    _guard_held_by_another_import(app, seconds=-1)
     response = client.post("/api/import", json=large_file(header(client), 10))
     assert response.status_code == 200, response.text
     assert response.json()["attempts_added"] == 10
