@@ -83,8 +83,9 @@ def _no_import_running(session: SessionDep, user_id: UserIdDep) -> None:
 async def _spooled_body(
     request: Request, _free: Annotated[None, Depends(_no_import_running)]
 ) -> AsyncIterator[IO[bytes]]:
-    # A form's body is read whole by the CSRF check before this; only JSON is streamed here.
-    if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+    # A form's body is read whole by the CSRF check before this; only JSON is streamed here (a
+    # body sent with no type, as `curl --data-binary` can, is read as JSON too).
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() not in ("", "application/json"):
         raise NotThisFormat("send the export file as the body, with Content-Type: application/json")
     # UploadFile writes to the spool off the loop once it has gone to disk; it closes it below.
     spool = UploadFile(cast(BinaryIO, tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY_BYTES)))  # noqa: SIM115
