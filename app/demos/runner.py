@@ -13,6 +13,7 @@ The ready info names the TensorFlow version and the GPUs TensorFlow lists in the
 
 from __future__ import annotations
 
+import logging
 import multiprocessing as mp
 import os
 import sys
@@ -26,6 +27,7 @@ from typing import Any
 
 import psutil
 
+from app import logs
 from app.demos.presets import (
     DemoCancelled,
     DemoCrashed,
@@ -103,8 +105,32 @@ def _serve(conn: Connection) -> None:
             conn.send(("result", doc))
 
 
-def _child_main(conn: Connection, hide_gpus: bool = False) -> None:
+def _log_native_output(production: bool) -> None:
+    """TensorFlow's C++ side writes its notices (oneDNN, CPU features) straight to the process's
+    stderr, which TF_CPP_MIN_LOG_LEVEL no longer quiets in 2.21: fd 2 becomes a pipe whose lines
+    are logged like the worker's own, one JSON object a line in production."""
+    handler = logging.StreamHandler(os.fdopen(os.dup(2), "w", buffering=1))
+    handler.setFormatter(logs.JsonFormatter() if production else logs.ReadableFormatter())
+    native = logging.getLogger("tiercards.demo_runner")
+    native.addHandler(handler)
+    native.setLevel(logging.INFO)
+    native.propagate = False
+    read_end, write_end = os.pipe()
+    os.dup2(write_end, 2)
+    os.close(write_end)
+
+    def relay() -> None:
+        with os.fdopen(read_end, errors="replace") as lines:
+            for line in lines:
+                if line.strip():
+                    native.info(line.rstrip())
+
+    threading.Thread(target=relay, name="native-stderr", daemon=True).start()
+
+
+def _child_main(conn: Connection, hide_gpus: bool = False, production_logs: bool = False) -> None:
     """Entry point of the child process."""
+    _log_native_output(production_logs)
     if hide_gpus:
         # Before TensorFlow loads: CUDA then shows it no device, so it leaves the GPUs alone.
         os.environ["CUDA_VISIBLE_DEVICES"] = "-1"
@@ -129,10 +155,13 @@ def _child_main(conn: Connection, hide_gpus: bool = False) -> None:
 class DemoRunner:
     """Owns one TensorFlow child process and runs one demo at a time in it."""
 
-    def __init__(self, memory_limit_mb: int | None = None, hide_gpus: bool = False) -> None:
+    def __init__(
+        self, memory_limit_mb: int | None = None, hide_gpus: bool = False, *, production_logs: bool = False
+    ) -> None:
         self.memory_limit_mb = memory_limit_mb
         # A worker started with --no-gpu: its child must not touch the host's GPUs.
         self.hide_gpus = hide_gpus
+        self.production_logs = production_logs
         self._ctx = mp.get_context("spawn")
         self._process: BaseProcess | None = None
         self._conn: Connection | None = None
@@ -151,7 +180,10 @@ class DemoRunner:
     def _start(self) -> None:
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
         process = self._ctx.Process(
-            target=_child_main, args=(child_conn, self.hide_gpus), name="tiercards-demo-runner", daemon=True
+            target=_child_main,
+            args=(child_conn, self.hide_gpus, self.production_logs),
+            name="tiercards-demo-runner",
+            daemon=True,
         )
         process.start()
         child_conn.close()  # only the child holds its end, so its death reads as EOF here

@@ -238,7 +238,12 @@ def _signed_in_through_the_proxy(deployment: Deployment) -> Iterator[httpx.Clien
             data={"username": "admin", "password": ADMIN_PASSWORD, "csrf_token": client.cookies[CSRF_COOKIE]},
         )
         assert signed_in.status_code == 303, signed_in.text
-        client.headers["X-CSRF-Token"] = client.cookies[CSRF_COOKIE]
+        # Signed in, the token is the session's own: the one the person's pages carry.
+        meta = BeautifulSoup(client.get("/account").text, "html.parser").find(
+            "meta", attrs={"name": "csrf-token"}
+        )
+        assert meta is not None
+        client.headers["X-CSRF-Token"] = str(meta["content"])
         yield client
 
 

@@ -55,7 +55,9 @@ class DemoWorker:
         self.name = f"{self.host}:{os.getpid()}"
         self.db = Database(settings)
         self.queue = DemoQueue(settings.queue_url)
-        self.runner = DemoRunner(settings.demo_memory_limit_mb, hide_gpus=gpu is False)
+        self.runner = DemoRunner(
+            settings.demo_memory_limit_mb, hide_gpus=gpu is False, production_logs=settings.is_production
+        )
         self.stopping = threading.Event()
         timeout = settings.demo_heartbeat_timeout_seconds
         self.heartbeat = Heartbeat(
