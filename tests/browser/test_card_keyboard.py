@@ -76,6 +76,8 @@ def test_the_card_flow_from_the_keyboard_alone(page: Page, base_url: str) -> Non
     to_rating = len(keys.presses)
     keys.press("Enter")
     expect(page.locator("#answer-panel .saved")).to_contain_text("rated good, 2 of 5 points covered")
+    # Focus comes back to the rating pressed, once the update settles: carry on from there.
+    expect(page.locator('#answer-panel .rating button[value="good"]')).to_be_focused()
 
     # The first follow-up: answer it, then rate it "easy".
     keys.tab_to("#follow-up-0 textarea")
@@ -87,6 +89,7 @@ def test_the_card_flow_from_the_keyboard_alone(page: Page, base_url: str) -> Non
     keys.tab_to('#follow-up-0 .rating button[value="easy"]')
     keys.press("Enter")
     expect(page.locator("#follow-up-0 .saved")).to_contain_text("rated easy")
+    expect(page.locator('#follow-up-0 .rating button[value="easy"]')).to_be_focused()
 
     # The quiz: tick every statement that would cost the question, and check the picks.
     keys.tab_to("#quiz input[name=choices]")
