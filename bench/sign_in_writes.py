@@ -18,7 +18,6 @@ import sys
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from app.web.security import CSRF_COOKIE
 from bench._servers import ROOT, free_port, tiercards_serve
 from bench._topology import postgres
 from bench.answer_writes import ANSWER, CARD
+from tests.servers import wrong_password_burst
 
 PEOPLE = {"writer": "writer bench pass phrase 1", "signer": "signer bench pass phrase 2"}
 BURST = 40
@@ -128,17 +128,7 @@ def burst_on_postgres() -> tuple[int, int]:
             }
             prepare(env)
             with tiercards_serve(env) as (url, _):
-                with httpx.Client(base_url=url) as first:
-                    first.get("/login")
-                    csrf = first.cookies[CSRF_COOKIE]
-
-                def wrong(_: int) -> int:
-                    with httpx.Client(base_url=url, timeout=120, cookies={CSRF_COOKIE: csrf}) as client:
-                        sent = {"username": "writer", "password": "a wrong guess"}
-                        return client.post("/login", data=sent, headers={"X-CSRF-Token": csrf}).status_code
-
-                with ThreadPoolExecutor(BURST) as pool:
-                    statuses = list(pool.map(wrong, range(BURST)))
+                statuses = wrong_password_burst(url, "writer", BURST)
             engine = create_engine(admin_url)
             with engine.connect() as connection:
                 query = (

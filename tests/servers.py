@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
@@ -94,3 +95,21 @@ def csrf_client(url: str) -> httpx.Client:
     client.get("/healthz")
     client.headers["X-CSRF-Token"] = client.cookies["tiercards_csrf"]
     return client
+
+
+def wrong_password_burst(url: str, name: str, count: int) -> list[int]:
+    """`count` wrong passwords for `name` sent to `/login` at once, from one browser's CSRF pair,
+    each on a connection of its own: the status of each."""
+    from app.web.security import CSRF_COOKIE
+
+    with httpx.Client(base_url=url) as first:
+        first.get("/login")
+        csrf = first.cookies[CSRF_COOKIE]
+
+    def attempt(_: int) -> int:
+        with httpx.Client(base_url=url, timeout=120, cookies={CSRF_COOKIE: csrf}) as client:
+            sent = {"username": name, "password": "a wrong guess"}
+            return client.post("/login", data=sent, headers={"X-CSRF-Token": csrf}).status_code
+
+    with ThreadPoolExecutor(count) as pool:
+        return list(pool.map(attempt, range(count)))

@@ -4,12 +4,10 @@ changes count like sign-ins, and checking a password never holds the database's 
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from bs4 import BeautifulSoup
 from fastapi import FastAPI
@@ -20,10 +18,9 @@ from sqlalchemy.orm import Session
 from app.accounts import passwords, service, throttle
 from app.accounts.models import AuditEvent, SignInAttempt
 from app.storage.base import utcnow
-from app.web.security import CSRF_COOKIE
 from tests.accounts.conftest import PASSWORDS, accounts_settings, fresh_client, page_token, sign_in
 from tests.factories import OWNER_CARD, attempt_payload
-from tests.servers import running_server
+from tests.servers import running_server, wrong_password_burst
 from tests.services import engine_for
 
 BURST = 40
@@ -75,17 +72,7 @@ def test_a_burst_of_wrong_passwords_against_a_running_server_checks_at_most_the_
         with Session(engine) as session:
             service.create_user(session, "alice", "member", PASSWORDS["alice"])
             session.commit()
-        with httpx.Client(base_url=url) as first:
-            first.get("/login")
-            csrf = first.cookies[CSRF_COOKIE]
-
-        def attempt(_: int) -> int:
-            with httpx.Client(base_url=url, timeout=120, cookies={CSRF_COOKIE: csrf}) as client:
-                sent = {"username": "alice", "password": "a wrong guess"}
-                return client.post("/login", data=sent, headers={"X-CSRF-Token": csrf}).status_code
-
-        with ThreadPoolExecutor(BURST) as pool:
-            statuses = list(pool.map(attempt, range(BURST)))
+        statuses = wrong_password_burst(url, "alice", BURST)
         with Session(engine) as session:
             checked = session.scalar(
                 select(func.count()).select_from(AuditEvent).where(AuditEvent.kind == "sign_in_failed")
