@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from app.demos.presets import PRESETS, DemoError, ParamError, ParamSpec, get_preset, validate_params
+from app.presets import PRESETS, DemoError, ParamError, ParamSpec, get_preset, validate_params
 from app.settings import get_settings
 
 cli = typer.Typer(
@@ -34,7 +34,7 @@ cli.add_typer(users_cli, name="users")
 
 
 def _role_help() -> str:
-    from app.accounts.roles import ROLES
+    from app.roles import ROLES
 
     return "; ".join(f"{name}: {role.description}" for name, role in ROLES.items())
 

@@ -4,6 +4,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 
+def in_words(names: tuple[str, ...]) -> str:
+    """'junior, middle, senior or principal': the choices an `Invalid` message offers."""
+    return f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else "".join(names)
+
+
 class DomainError(Exception):
     """Base: `message` is written for the person who made the request."""
 

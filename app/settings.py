@@ -11,8 +11,8 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from app import DEFAULT_DATA_DIR, PROJECT_ROOT
-from app.accounts.modes import AuthModeName
-from app.accounts.roles import ROLES
+from app.auth_modes import AuthModeName
+from app.roles import ROLES
 
 Environment = Literal["development", "production"]
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -53,7 +53,7 @@ class Settings(BaseSettings):
     )
     # The address people open the app at (invite links printed by the CLI, OIDC redirects).
     public_url: str = ""
-    # How people sign in (app/accounts/modes.py): single, accounts or proxy.
+    # How people sign in (app/auth_modes.py): single, accounts or proxy.
     auth_mode: AuthModeName = "single"
     # single mode on a non-loopback address: anyone who reaches the port is the one user.
     allow_open_single: bool = False

@@ -58,7 +58,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         env = migrated_data_dir(Path(folder))
         bare_db = Path(folder) / "bare.db"
-        with uvicorn_server("app.web.factory:create_app", env, factory=True) as url:
+        with uvicorn_server("app.factory:create_app", env, factory=True) as url:
             client = httpx.Client(base_url=url)
             client.get("/healthz")
             token = client.cookies["tiercards_csrf"]

@@ -21,7 +21,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         env = migrated_data_dir(Path(folder))
-        with uvicorn_server("app.web.factory:create_app", env, factory=True) as app_url:
+        with uvicorn_server("app.factory:create_app", env, factory=True) as app_url:
             body = httpx.get(app_url + CARD_URL).content
             page_file = Path(folder) / "page.html"
             page_file.write_bytes(body)

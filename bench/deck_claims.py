@@ -16,9 +16,9 @@ from typing import Any
 
 from app import PROJECT_ROOT
 from app.content.catalogue import load
-from app.demos.presets import PRESETS, measured_step_ms
 from app.demos.runner import DemoRunner
 from app.demos.worker.capabilities import gpu_device_present
+from app.presets import PRESETS, measured_step_ms
 
 
 def _variants(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -29,10 +29,10 @@ from fastapi.testclient import TestClient
 
 from app import PROJECT_ROOT
 from app.demos.models import WorkerBeat
+from app.factory import create_app
 from app.settings import Settings
 from app.storage import migrations
 from app.storage.database import Database
-from app.web.factory import create_app
 from app.web.security import CSRF_COOKIE
 from bench._servers import free_port
 

@@ -32,6 +32,7 @@ from fsrs import Rating
 from sqlalchemy import bindparam, insert, text
 from sqlalchemy.orm import Session
 
+from app.factory import create_app
 from app.practice import scheduling
 from app.practice.models import Attempt, ReviewLog, ReviewState
 from app.practice.preferences import PracticeSettings
@@ -39,7 +40,6 @@ from app.settings import Settings
 from app.storage import migrations
 from app.storage.base import UTCDateTime
 from app.storage.database import Database
-from app.web.factory import create_app
 from app.web.security import CSRF_COOKIE
 
 USER = 1

@@ -20,7 +20,7 @@ import httpx
 from app import PROJECT_ROOT
 from app.content.catalogue import load
 from app.content.tiers import LEVELS
-from app.demos.presets import PRESETS
+from app.presets import PRESETS
 from bench._servers import migrated_data_dir, uvicorn_server
 
 OWNER_CARD = PROJECT_ROOT / "content" / "tf-data-prefetch-last.md"
@@ -104,7 +104,7 @@ def main() -> None:
         assert len(snapshot.cards) == args.cards and not snapshot.problems, snapshot.problems[:3]
         env = migrated_data_dir(Path(folder)) | {"CONTENT_DIR": str(cards)}
         with (
-            uvicorn_server("app.web.factory:create_app", env, factory=True) as url,
+            uvicorn_server("app.factory:create_app", env, factory=True) as url,
             httpx.Client(base_url=url, timeout=30) as client,
         ):
             library = client.get("/")

@@ -17,10 +17,10 @@ from fastapi.testclient import TestClient
 from sqlalchemy import delete
 
 from app import PROJECT_ROOT
+from app.factory import create_app
 from app.practice.models import Attempt, ImportGuard, ReviewLog, ReviewState, UserSettings
 from app.settings import Settings
 from app.storage import migrations
-from app.web.factory import create_app
 from app.web.security import CSRF_COOKIE
 from tests.services import POSTGRES_ENV, RUN_ENV, database_url, postgres_server, redis_server
 

@@ -1,14 +1,18 @@
-"""The import rules docs/architecture.md states, checked on every module of app/.
+"""The import rules docs/architecture.md states, checked on every import of every module of app/.
 
+- The packages and the arrows allowed between them are declared once, in ALLOWED, bottom to top:
+  a package may import only packages declared below it, so the table has no cycle, and every
+  import of every module must follow it. The doc shows the same table.
+- No two modules import each other, directly or round a loop.
 - Services never import the HTTP layer: no FastAPI or Starlette, no router, nothing from app.web.
-- Only the app factory imports routers.
-- Lower layers never import higher ones: storage imports no domain, content imports no other domain.
+- Only the composition root (app/factory.py) imports routers.
 - Only the demo pipelines import TensorFlow, and building the web app never loads it.
 - Only the request guard reads the connection's own address: everything else asks
   app.web.dependencies.client_address, which names the visitor behind a trusted proxy.
 """
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +24,42 @@ from app import PROJECT_ROOT
 APP = PROJECT_ROOT / "app"
 DOMAINS = ("accounts", "content", "practice", "demos", "team", "authoring")
 HTTP_FRAMEWORKS = ("fastapi", "starlette")
+
+# Each package of app/ (a top-level module counts as one; `app` is app/__init__.py) and what it may
+# import besides itself, bottom to top. An import of a package not in its row fails the test, and a
+# row may name only rows above it, so an arrow can only point down.
+ALLOWED: dict[str, frozenset[str]] = {
+    package: frozenset(may_import.split())
+    for package, may_import in (
+        ("app", ""),
+        ("exceptions", ""),
+        ("schemas", ""),
+        ("logs", ""),
+        ("metrics", ""),
+        ("roles", ""),
+        ("auth_modes", ""),
+        ("settings", "app auth_modes roles"),
+        ("storage", "app settings"),
+        ("web", "app exceptions logs metrics settings"),
+        ("presets", "exceptions"),
+        ("content", "exceptions presets web"),
+        ("accounts", "exceptions roles schemas settings storage web"),
+        ("practice", "accounts content exceptions metrics schemas storage web"),
+        ("demos", "app accounts content exceptions logs presets settings storage web"),
+        ("authoring", "accounts content exceptions practice schemas storage web"),
+        ("team", "accounts content demos exceptions practice schemas storage web"),
+        ("ops", "content demos metrics settings web"),
+        (
+            "factory",
+            "app accounts authoring content demos ops practice settings storage team web",
+        ),
+        ("main", "factory"),
+        (
+            "cli",
+            "accounts content demos exceptions logs presets roles settings storage team",
+        ),
+    )
+}
 
 
 def _module_name(path: Path) -> str:
@@ -42,6 +82,65 @@ def _imports(path: Path) -> set[str]:
 MODULES = {_module_name(path): _imports(path) for path in sorted(APP.rglob("*.py"))}
 
 
+def _package(module: str) -> str:
+    """`app.practice.routers.api` -> `practice`; `app` itself -> `app`."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _defined(name: str) -> str | None:
+    """The module of app/ that `name` (a module, or a name imported from one) lives in."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _arrows(modules: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Module -> the modules of app/ it imports."""
+    return {
+        module: {d for i in imports if i.split(".")[0] == "app" and (d := _defined(i)) not in (None, module)}
+        for module, imports in modules.items()
+    }
+
+
+def _refused(modules: dict[str, set[str]]) -> list[str]:
+    """Every import the table does not allow, as `module -> imported`."""
+    return sorted(
+        f"{module} -> {target}"
+        for module, targets in _arrows(modules).items()
+        for target in targets
+        if _package(target) != _package(module) and _package(target) not in ALLOWED.get(_package(module), ())
+    )
+
+
+def _cycles(arrows: dict[str, set[str]]) -> list[list[str]]:
+    """Each loop of imports (Tarjan's strongly connected components larger than one module)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    loops: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(arrows.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            loop = stack[stack.index(node) :]
+            del stack[stack.index(node) :]
+            if len(loop) > 1:
+                loops.append(sorted(loop))
+
+    for node in sorted(arrows):
+        if node not in index:
+            visit(node)
+    return loops
+
+
 def _is_router(module: str) -> bool:
     last = module.split(".")
     return last[-1] == "router" or "routers" in last
@@ -49,7 +148,8 @@ def _is_router(module: str) -> bool:
 
 def _is_http_layer(module: str) -> bool:
     return (
-        module.startswith("app.web")
+        # The HTTP kit below the domains, and the operations routes above them.
+        module.startswith(("app.web", "app.ops"))
         or _is_router(module)
         or module.endswith((".dependencies", ".middleware"))
     )
@@ -59,9 +159,10 @@ def _imports_any(imports: set[str], prefixes: tuple[str, ...]) -> list[str]:
     return sorted(i for i in imports if any(i == p or i.startswith(p + ".") for p in prefixes))
 
 
-# The entry points (the command line, the ASGI factory for other servers) start the whole app.
-ENTRY_POINTS = ("app.cli", "app.main")
-SERVICES = sorted(m for m in MODULES if m not in ENTRY_POINTS and not _is_http_layer(m))
+# The entry points (the command line, the ASGI factory for other servers) and the composition root
+# start the whole app.
+ENTRY_POINTS = ("app.cli", "app.main", "app.factory")
+SERVICES = sorted(m for m in MODULES if not m.startswith(ENTRY_POINTS) and not _is_http_layer(m))
 
 
 def test_the_rules_see_every_domain_and_its_services() -> None:
@@ -78,38 +179,50 @@ def test_services_do_not_import_the_http_layer(module: str) -> None:
     assert [i for i in imports if i.startswith("app.") and _is_router(i)] == []
 
 
-def test_only_the_app_factory_imports_routers() -> None:
+def test_only_the_composition_root_imports_routers() -> None:
     importers = {
         module
         for module, imports in MODULES.items()
         if any(i.startswith("app.") and _is_router(i) and not _is_router(module) for i in imports)
     }
-    assert importers == {"app.web.factory"}
+    assert importers == {"app.factory"}
 
 
-@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("app.storage")))
-def test_storage_imports_no_domain(module: str) -> None:
-    assert _imports_any(MODULES[module], (*(f"app.{d}" for d in DOMAINS), "app.web")) == []
+def test_the_table_names_every_package_and_points_only_down() -> None:
+    assert {_package(m) for m in MODULES} == set(ALLOWED)
+    below: set[str] = set()
+    for package, may_import in ALLOWED.items():
+        assert may_import <= below, (
+            f"{package} may import {sorted(may_import - below)}, which is not below it"
+        )
+        below.add(package)
 
 
-@pytest.mark.parametrize("module", sorted(m for m in SERVICES if m.startswith("app.content")))
-def test_content_imports_no_other_domain(module: str) -> None:
-    others = tuple(f"app.{d}" for d in DOMAINS if d != "content")
-    # The parser checks a card's `demos:` and its notes' demos against the preset declarations,
-    # which need no TensorFlow.
-    allowed = {
-        "app.demos.presets",
-        "app.demos.presets.PRESETS",
-        "app.demos.presets.ParamError",
-        "app.demos.presets.validate_params",
-    }
-    assert [i for i in _imports_any(MODULES[module], others) if i not in allowed] == []
+def test_every_import_follows_the_table() -> None:
+    assert _refused(MODULES) == []
 
 
-@pytest.mark.parametrize("module", sorted(m for m in SERVICES if m.startswith("app.demos")))
-def test_demo_services_import_no_content(module: str) -> None:
-    # content imports the preset declarations, so the arrow may not also point back.
-    assert _imports_any(MODULES[module], ("app.content",)) == []
+def test_no_modules_import_each_other_round_a_loop() -> None:
+    assert _cycles(_arrows(MODULES)) == []
+
+
+def test_an_import_the_table_does_not_allow_is_refused() -> None:
+    """The check itself: practice reaching up into team (the "assigned to you" box used to) fails,
+    and so does a loop."""
+    upward = {**MODULES, "app.practice.stats": MODULES["app.practice.stats"] | {"app.team.assignments"}}
+    assert _refused(upward) == ["app.practice.stats -> app.team.assignments"]
+    looped = {**MODULES, "app.content.model": MODULES["app.content.model"] | {"app.content.catalogue"}}
+    assert any(
+        {"app.content.catalogue", "app.content.model"} <= set(loop) for loop in _cycles(_arrows(looped))
+    )
+
+
+def test_the_doc_shows_the_same_table() -> None:
+    doc = (PROJECT_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `([a-z_]+)` \| ([^|]*) \|$", doc, flags=re.MULTILINE)
+    shown = {package: frozenset(re.findall(r"`([a-z_]+)`", may_import)) for package, may_import in rows}
+    assert shown == ALLOWED
+    assert [package for package, _ in rows] == list(ALLOWED)[::-1], "the doc lists them top to bottom"
 
 
 def test_only_the_demo_pipelines_import_tensorflow() -> None:
@@ -121,7 +234,7 @@ def test_building_the_web_app_never_loads_tensorflow(tmp_path: Path) -> None:
     script = (
         "import sys\n"
         "from app.settings import Settings\n"
-        "from app.web.factory import create_app\n"
+        "from app.factory import create_app\n"
         f"create_app(Settings(data_dir={str(tmp_path)!r}, secret_key='x' * 40))\n"
         "from app.cli import cli\n"
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('tensorflow', 'keras'))\n"

@@ -30,8 +30,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app.accounts import service
 from app.accounts.models import LOCAL_USER_ID, User
 from app.accounts.names import SOLO_NAME
-from app.accounts.roles import ROLES, Role
 from app.exceptions import DomainError
+from app.roles import ROLES, Role
 from app.settings import Settings
 from app.storage.database import Database
 from app.web.guards import peer_in

@@ -8,7 +8,7 @@ from sqlalchemy import CheckConstraint, ForeignKey, Index, String, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.accounts.names import KEY_LENGTH
-from app.accounts.roles import ROLES
+from app.roles import ROLES
 from app.storage.base import Base, utcnow
 
 # The one user of AUTH_MODE=single, who owns everything recorded before accounts existed. In the

@@ -12,8 +12,8 @@ from app.accounts import names, passwords, service, throttle
 from app.accounts.dependencies import AdminDep, BrowserAdminDep, BrowserDep, PrincipalDep
 from app.accounts.middleware import SESSION_COOKIE, Principal, lifetimes
 from app.accounts.models import User
-from app.accounts.roles import ROLES
 from app.exceptions import Conflict, DomainError, Invalid, NotFound, TooMany
+from app.roles import ROLES
 from app.schemas import Id
 from app.settings import Settings
 from app.storage.database import Database

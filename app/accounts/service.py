@@ -17,8 +17,8 @@ from sqlalchemy.sql import Select
 
 from app.accounts import audit, names, passwords
 from app.accounts.models import LOCAL_USER_ID, ApiToken, Invite, SignInSession, User
-from app.accounts.roles import ROLES, Role, role_named
 from app.exceptions import Conflict, Forbidden, Invalid, NotFound
+from app.roles import ROLES, Role, role_named
 from app.storage.base import utcnow
 
 # How long an API token lasts unless its maker says otherwise, and the most they may say.

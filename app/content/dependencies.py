@@ -6,8 +6,8 @@ from fastapi import Depends, Path, Query, Request
 
 from app.content.catalogue import Catalogue
 from app.content.model import Card
-from app.content.tiers import TIERS, Tier, in_words, parse_tier
-from app.exceptions import Invalid, NotFound
+from app.content.tiers import TIERS, Tier, parse_tier
+from app.exceptions import Invalid, NotFound, in_words
 
 
 # Async so FastAPI runs these inline rather than in its thread pool: they never block.

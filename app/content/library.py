@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from app.content.model import Card
-from app.demos.presets import PRESETS
+from app.presets import PRESETS
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import yaml
 from app.content.model import Card, Entry, NoteDemo, Problem, Text, Timings, VersionNote, squeeze
 from app.content.tf_defaults import TF_DEFAULTS
 from app.content.tiers import IMPORTANCES, LEVELS, TIERS, Tier
-from app.demos.presets import PRESETS, ParamError, validate_params
+from app.presets import PRESETS, ParamError, validate_params
 
 SECTIONS = (
     "Answer",

@@ -10,8 +10,8 @@ from starlette.responses import HTMLResponse
 from app.content.dependencies import CardDep, CatalogueDep, TierQuery, tier_or_422
 from app.content.library import Group, Listed
 from app.content.serializers import card_for_tier, card_summary
-from app.content.tiers import LEVELS, in_words, parse_tier
-from app.exceptions import Invalid
+from app.content.tiers import LEVELS, parse_tier
+from app.exceptions import Invalid, in_words
 from app.web.page_cache import cacheable
 from app.web.templating import render, templates
 

@@ -37,8 +37,3 @@ def parse_tier(value: str | None, default: Tier = "middle") -> Tier | None:
     if not name:
         return default
     return next((tier for tier in TIERS if tier == name), None)
-
-
-def in_words(names: tuple[str, ...]) -> str:
-    """'junior, middle, senior or principal': the choices a message offers."""
-    return f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else "".join(names)

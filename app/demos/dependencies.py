@@ -10,9 +10,9 @@ from starlette.datastructures import State
 from app.content.catalogue import Catalogue
 from app.demos import service
 from app.demos.models import DemoRun
-from app.demos.presets import ParamError
 from app.demos.queue import DemoQueue
 from app.exceptions import NotFound
+from app.presets import ParamError
 
 
 def app_demo_queue(state: State) -> DemoQueue:

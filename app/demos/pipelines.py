@@ -29,7 +29,7 @@ import psutil
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import tensorflow as tf
 
-from app.demos.presets import (
+from app.presets import (
     AGREEMENT,
     WARMUP_STEPS,
     DemoCancelled,

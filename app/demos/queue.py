@@ -22,7 +22,7 @@ from huey import Huey, RedisHuey, SqliteHuey
 from huey.registry import Message
 from huey.serializer import Serializer
 
-from app.demos.presets import PRESETS, get_preset
+from app.presets import PRESETS, get_preset
 
 MESSAGE_KIND = "huey-message"
 

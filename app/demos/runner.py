@@ -28,7 +28,7 @@ from typing import Any
 import psutil
 
 from app import logs
-from app.demos.presets import (
+from app.presets import (
     DemoCancelled,
     DemoCrashed,
     DemoFailed,

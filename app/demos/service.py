@@ -29,9 +29,9 @@ from sqlalchemy.orm import Session, aliased, defer
 from app.accounts.service import lock_person
 from app.accounts.upkeep import purge
 from app.demos.models import DemoRun, WorkerBeat
-from app.demos.presets import ParamError, get_preset, validate_params
 from app.demos.queue import DemoQueue, lane_for, presets_on
 from app.exceptions import Conflict, Invalid, TooMany, Unavailable
+from app.presets import ParamError, get_preset, validate_params
 from app.storage.base import utcnow
 from app.storage.database import Database
 

@@ -14,8 +14,8 @@ from sqlalchemy.orm import Session
 from app.accounts.models import LOCAL_USER_ID, User
 from app.content.catalogue import Snapshot
 from app.practice import attempts, preferences, scheduling, stats
+from app.practice.filters import attempt_result, attempt_what
 from app.practice.models import Attempt, ReviewLog
-from app.practice.views import attempt_result, attempt_what
 
 WEEK = timedelta(days=7)
 MONTH = timedelta(days=30)

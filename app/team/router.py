@@ -1,6 +1,7 @@
 """The team's pages: /team and a member's answers (leads and admins), assignments, the answer
 privacy toggle everyone has (/account/privacy), and the audit log (/admin/audit, admins)."""
 
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -12,7 +13,7 @@ from app.accounts import audit
 from app.accounts.dependencies import AdminDep, LeadDep, PrincipalDep
 from app.accounts.models import User
 from app.accounts.service import all_users, user_by_id, user_or_404
-from app.content.catalogue import Catalogue
+from app.content.catalogue import Catalogue, Snapshot
 from app.content.dependencies import CatalogueDep
 from app.content.tiers import TIERS
 from app.exceptions import DomainError
@@ -23,9 +24,16 @@ from app.team import assignments, audit_log, members, service
 from app.team.schemas import AssignmentIn
 from app.web.dependencies import FormDep
 from app.web.errors import error_messages
+from app.web.panels import Panel
 from app.web.templating import render
 
 router = APIRouter(tags=["team"])
+
+
+def assigned_panel(*, session: Session, user_id: int, snapshot: Snapshot, now: datetime) -> Panel | None:
+    """The "Assigned to you" box /practice shows on top (app/factory.py hooks it in)."""
+    assigned = assignments.open_for(session, user_id, snapshot, now)
+    return Panel("_assigned_panel.html", {"assignments": assigned}) if assigned else None
 
 
 def _dashboard(

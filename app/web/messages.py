@@ -9,8 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.content.tiers import in_words
-from app.exceptions import Invalid
+from app.exceptions import Invalid, in_words
 
 
 def sentence(text: str) -> str:

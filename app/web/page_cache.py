@@ -1,8 +1,9 @@
-"""Rendered pages kept in memory, for pages that depend only on their URL, the card catalogue and
-the role of who is asking.
+"""Rendered pages kept in memory, for pages that depend only on their URL, the content they show
+and the role of who is asking.
 
 A route opts in by setting the `x-page-cache` response header. The cached copy is served without
-going through routing or rendering again, until the catalogue reloads. A copy is kept per role
+going through routing or rendering again, until the content's version changes (the app passes
+the catalogue's: a new snapshot after every reload). A copy is kept per role
 (the navigation differs: only authors see "Author"), so one person's chrome never reaches
 someone of another role; the one per-person part of such a page, the CSRF token, is swapped for
 the requester's own on the way out. A cached page must therefore show no name or other thing of
@@ -10,6 +11,7 @@ one person (those load into it by htmx).
 """
 
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -17,7 +19,6 @@ from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.content.catalogue import Catalogue, Snapshot
 from app.web.templating import wants_fragment
 
 OPT_IN_HEADER = b"x-page-cache"
@@ -29,12 +30,13 @@ Key = tuple[str, bytes, bool, str]
 
 @dataclass(frozen=True)
 class _Entry:
-    snapshot: Snapshot
+    # Compared by identity: a copy is good while the version object it was made under is current.
+    version: object
     status: int
     headers: list[tuple[bytes, bytes]]
     # The body split where the CSRF token stood: joining on a token is far cheaper than replacing.
     parts: tuple[bytes, ...]
-    # The route that rendered it, for what is counted and logged per route (app/web/metrics.py).
+    # The route that rendered it, for what is counted and logged per route (app/web/request_log.py).
     route: Any
 
     @property
@@ -43,16 +45,18 @@ class _Entry:
 
 
 def cacheable(response: ResponseT) -> ResponseT:
-    """Mark a response as depending only on its URL, the catalogue and the requester's role."""
+    """Mark a response as depending only on its URL, the content and the requester's role."""
     response.headers[OPT_IN_HEADER.decode()] = "1"
     return response
 
 
 class PageCache:
     # Capped by bytes, not entries: a deck of long cards must not grow the process without bound.
-    def __init__(self, app: ASGIApp, catalogue: Catalogue, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(
+        self, app: ASGIApp, version: Callable[[], object], max_bytes: int = DEFAULT_MAX_BYTES
+    ) -> None:
         self.app = app
-        self.catalogue = catalogue
+        self.version = version
         self.max_bytes = max_bytes
         self.bytes = 0
         self.entries: OrderedDict[Key, _Entry] = OrderedDict()
@@ -70,16 +74,16 @@ class PageCache:
         key = (scope["path"], scope["query_string"], htmx, principal.role if principal is not None else "")
         token = state.get("csrf_token", "").encode()
         entry = self.entries.get(key)
-        if entry is not None and entry.snapshot is self.catalogue.snapshot():
+        if entry is not None and entry.version is self.version():
             scope["route"] = entry.route
             body = token.join(entry.parts)
             headers = [*entry.headers, (b"content-length", str(len(body)).encode())]
             await send({"type": "http.response.start", "status": entry.status, "headers": headers})
             await send({"type": "http.response.body", "body": body})
             return
-        await self.app(scope, receive, self._capturing(scope, send, key, token, self.catalogue.snapshot()))
+        await self.app(scope, receive, self._capturing(scope, send, key, token, self.version()))
 
-    def _capturing(self, scope: Scope, send: Send, key: Key, token: bytes, snapshot: Snapshot) -> Send:
+    def _capturing(self, scope: Scope, send: Send, key: Key, token: bytes, version: object) -> Send:
         start: Message = {}
         chunks: list[bytes] = []
 
@@ -93,7 +97,7 @@ class PageCache:
             elif start and message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
                 if not message.get("more_body", False) and start["status"] == 200:
-                    self._store(key, start, b"".join(chunks), token, snapshot, scope.get("route"))
+                    self._store(key, start, b"".join(chunks), token, version, scope.get("route"))
             await send(message)
 
         return capture
@@ -104,7 +108,7 @@ class PageCache:
         start: Message,
         body: bytes,
         token: bytes,
-        snapshot: Snapshot,
+        version: object,
         route: Any,
     ) -> None:
         keep = [
@@ -113,7 +117,7 @@ class PageCache:
             if name not in (OPT_IN_HEADER, b"content-length", b"set-cookie")
         ]
         parts = tuple(body.split(token)) if token else (body,)
-        entry = _Entry(snapshot, start["status"], keep, parts, route)
+        entry = _Entry(version, start["status"], keep, parts, route)
         old = self.entries.pop(key, None)
         if old is not None:
             self.bytes -= old.size

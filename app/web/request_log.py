@@ -11,16 +11,17 @@ import re
 import secrets
 import time
 
+from starlette.routing import Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.logs import REQUEST_ID
 from app.metrics import observe_request
-from app.web.metrics import route_template
 
 REQUEST_ID_HEADER = b"x-request-id"
 # Short, and nothing that could break a log line or a header: letters, digits, dot, dash, underscore.
 WELL_FORMED_ID = re.compile(rb"[A-Za-z0-9._-]{1,64}")
 access = logging.getLogger("tiercards.access")
+UNROUTED = "unrouted"
 
 
 def _request_id(scope: Scope) -> str:
@@ -71,3 +72,16 @@ class RequestLog:
                     },
                 )
             REQUEST_ID.reset(token)
+
+
+def route_template(scope: Scope) -> str:
+    """The route a request went to, as declared (`/cards/{card_id}`), never the path asked for, so
+    counts and log lines stay few and carry no ids or invite tokens. The router names it (the page
+    cache too, for pages it kept); a mount such as /static is matched here. "unrouted": no route
+    matched, or the request was answered before routing (refused, or sent to sign in)."""
+    route = scope.get("route")
+    if route is None:
+        path = scope["path"]
+        routes = scope["app"].router.routes
+        route = next((r for r in routes if isinstance(r, Mount) and r.path_regex.match(path)), None)
+    return UNROUTED if route is None else str(route.path)

@@ -5,30 +5,14 @@ from typing import Any
 
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
-from jinja2 import pass_context
-from jinja2.runtime import Context
-from markupsafe import Markup
 from starlette.responses import HTMLResponse
 
 from app import PROJECT_ROOT
-from app.content.model import Card, Text
-from app.content.render import annotated_html
 from app.web.timefmt import ago, clock, span, until, utc
 
-
-@pass_context
-def noted(context: Context, text: Text, card: Card) -> Markup:
-    """A card's prose as HTML, each of the card's version notes placed beside the words it quotes."""
-    notes = [note for note in card.notes if note.quoted_in(text.markdown)]
-    if not notes:
-        return Markup(text.html)
-    callout = context.environment.get_template("_version_note.html")
-    callouts = [(note.quote, callout.render(note=note, card=card)) for note in notes]
-    return Markup(annotated_html(text.markdown, callouts))
-
-
 templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
-templates.env.filters.update(ago=ago, clock=clock, span=span, until=until, utc=utc, noted=noted)
+# The kit's own filters; each domain adds its own (its `filters.register`), wired by app/factory.py.
+templates.env.filters.update(ago=ago, clock=clock, span=span, until=until, utc=utc)
 
 
 def wants_fragment(headers: Mapping[str, str]) -> bool:

@@ -14,9 +14,9 @@ from fastapi.testclient import TestClient
 
 from app import PROJECT_ROOT
 from app.accounts import service
+from app.factory import create_app
 from app.settings import Settings
 from app.storage import migrations
-from app.web.factory import create_app
 from app.web.security import CSRF_COOKIE
 from tests.servers import data_env
 from tests.services import database_url

@@ -143,7 +143,7 @@ def test_the_first_admin_comes_from_the_cli(tmp_path: Path) -> None:
     assert "boss\tadmin\tactive\tpassword" in listed and "weak" not in listed
     assert "local" not in listed  # the solo history of single mode is no account
 
-    from app.web.factory import create_app
+    from app.factory import create_app
 
     app = create_app(settings)
     client = sign_in(fresh_client(app), "boss", "a sturdy admin phrase")

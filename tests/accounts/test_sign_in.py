@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 from app.accounts import service, throttle
 from app.accounts.models import AuditEvent, SignInSession
-from app.web.factory import create_app
+from app.factory import create_app
 from tests.accounts.conftest import PASSWORDS, accounts_settings, fresh_client, sign_in
 
 

@@ -139,7 +139,7 @@ def test_successful_sign_ins_from_one_address_are_limited(tmp_path: Path) -> Non
 
 
 def _app_with(data_dir: Path, **extra: Any) -> FastAPI:
-    from app.web.factory import create_app
+    from app.factory import create_app
 
     app = create_app(accounts_settings(data_dir, **extra))
     with app.state.db.write_sessions() as session:

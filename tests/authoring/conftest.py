@@ -9,9 +9,9 @@ from bs4 import BeautifulSoup, Tag
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from app.factory import create_app
 from app.settings import Settings
 from app.storage import migrations
-from app.web.factory import create_app
 from app.web.security import CSRF_COOKIE
 from tests.factories import card_text, write_card
 from tests.services import database_url

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 
 from app.accounts.models import AuditEvent
 from app.authoring import service
-from app.web.factory import create_app
+from app.factory import create_app
 from tests.accounts.conftest import new_person, team_app  # noqa: F401
 from tests.factories import card_text
 

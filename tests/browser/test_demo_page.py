@@ -12,7 +12,7 @@ import psutil
 import pytest
 from playwright.sync_api import APIRequestContext, Browser, Locator, Page, expect
 
-from app.demos.presets import PRESETS
+from app.presets import PRESETS
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
 from tests.servers import start_server
 

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize
 
+from app.factory import create_app
 from app.settings import Settings
-from app.web.factory import create_app
 from app.web.openapi import route_table
 from tests.browser.conftest import SITE_PAGES, Site, SitePage, site_page
 

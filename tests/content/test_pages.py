@@ -9,9 +9,9 @@ import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
-from app.demos.presets import PRESETS
+from app.factory import create_app
+from app.presets import PRESETS
 from app.settings import Settings
-from app.web.factory import create_app
 from tests.factories import OWNER_CARD, card_text, write_card
 
 HTML = {"Accept": "text/html"}

@@ -19,11 +19,11 @@ from app.content.model import item_key
 from app.content.parser import CardParseError, parse_card
 from app.content.tiers import TIERS
 from app.demos.models import DemoRun
-from app.demos.presets import validate_params
+from app.factory import create_app
+from app.presets import validate_params
 from app.settings import Settings
 from app.storage import migrations
 from app.storage.base import utcnow
-from app.web.factory import create_app
 from tests.factories import OWNER_CARD, card_text, line_of, write_card
 from tests.services import database_url
 

@@ -3,8 +3,8 @@ never the error's own text (it can carry paths and internals; the worker's log k
 
 import pytest
 
-from app.demos.presets import DemoCancelled, DemoCrashed, DemoFailed, DemoTimedOut, ParamError
 from app.demos.worker.execution import ending
+from app.presets import DemoCancelled, DemoCrashed, DemoFailed, DemoTimedOut, ParamError
 
 SECRET = "/srv/tiercards/secret_key at 0x7f00"
 

@@ -6,7 +6,8 @@ from collections.abc import Iterator, Mapping
 import pytest
 from fastapi.testclient import TestClient
 
-from app.demos.presets import (
+from app.demos.views.forms import params_text, preset_form
+from app.presets import (
     PRESETS,
     VARIANT_OVERHEAD_SECONDS,
     ParamError,
@@ -18,8 +19,7 @@ from app.demos.presets import (
     register,
     validate_params,
 )
-from app.demos.presets.base import Params, VariantDoc
-from app.demos.views.forms import params_text, preset_form
+from app.presets.base import Params, VariantDoc
 
 
 def _model(variant: str, p: Params) -> float:

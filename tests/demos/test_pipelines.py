@@ -15,7 +15,7 @@ import pytest
 tf = pytest.importorskip("tensorflow")
 
 from app.demos import pipelines  # noqa: E402
-from app.demos.presets import PRESETS, DemoCancelled, PresetUnavailable  # noqa: E402
+from app.presets import PRESETS, DemoCancelled, PresetUnavailable  # noqa: E402
 
 SMALL = {"input_ms": 4, "compute_ms": 4, "steps": 6}
 SMALL_BY_PRESET: dict[str, dict[str, int]] = {

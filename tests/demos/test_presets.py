@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from app.demos.presets import (
+from app.presets import (
     MAX_RUN_SECONDS,
     PRESETS,
     VARIANT_OVERHEAD_SECONDS,
@@ -172,7 +172,7 @@ def test_queue_model() -> None:
 
 def test_web_side_modules_do_not_import_tensorflow() -> None:
     code = (
-        "import sys, app.demos.presets, app.demos.runner; "
+        "import sys, app.presets, app.demos.runner; "
         "assert 'tensorflow' not in sys.modules, 'tensorflow imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

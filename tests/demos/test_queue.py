@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from app.demos.presets import PRESETS
 from app.demos.queue import LANES, DemoQueue, lane_for, lanes_for
+from app.presets import PRESETS
 
 MARKER = "pwned"
 

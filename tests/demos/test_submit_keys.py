@@ -20,8 +20,8 @@ from sqlalchemy import select, update
 from app.accounts import service as accounts
 from app.demos.models import DemoRun
 from app.demos.queue import DemoQueue
+from app.factory import create_app
 from app.storage.base import utcnow
-from app.web.factory import create_app
 from tests.accounts.conftest import accounts_settings
 from tests.factories import OWNER_CARD
 from tests.servers import free_port

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from app.accounts.models import User
 from app.demos import service
 from app.demos.models import DemoRun
-from app.demos.presets import validate_params
+from app.presets import validate_params
 from app.storage.base import utcnow
 
 RUN_ID = "f" * 32

@@ -10,8 +10,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.content.model import Card
+from app.factory import create_app
 from app.settings import Settings
-from app.web.factory import create_app
 from app.web.security import CSRF_COOKIE
 from tests.factories import DECK, OWNER_CARD, card_text, write_card
 from tests.practice.scheduling_helpers import dealt_quiz, logs, quiz_ids

@@ -6,7 +6,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup, Tag
 from fastapi.testclient import TestClient
 
-from app.web.factory import create_app
+from app.factory import create_app
 from tests.accounts.conftest import accounts_settings
 
 

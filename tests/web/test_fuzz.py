@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from app import PROJECT_ROOT
+from app.factory import create_app
 from app.settings import Settings
 from app.storage import migrations
-from app.web.factory import create_app
 from app.web.security import CSRF_COOKIE, signed_token
 from tests.services import database_url
 

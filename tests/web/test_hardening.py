@@ -14,8 +14,8 @@ from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
 from app import PROJECT_ROOT
+from app.factory import create_app
 from app.settings import Settings
-from app.web.factory import create_app
 from app.web.security import CSRF_COOKIE
 from tests.accounts.conftest import PASSWORDS, fresh_client, page_token, sign_in
 from tests.factories import OWNER_CARD, attempt_payload

@@ -22,9 +22,9 @@ from app.demos.dependencies import (
     demo_run_or_404,
     visible_run,
 )
-from app.demos.presets import PRESETS, estimate_seconds
 from app.demos.schemas import CancelOut, DemoAccepted, DemoIn, DemoRunList, DemoRunOut, SubmitKey
 from app.demos.views.documents import run_document, workers_document
+from app.presets import PRESETS, estimate_seconds
 from app.storage.dependencies import SessionDep, WriteSessionDep
 
 router = APIRouter(prefix="/api", tags=["demos"])

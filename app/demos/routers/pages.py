@@ -23,7 +23,6 @@ from app.demos.dependencies import (
     visible_run,
 )
 from app.demos.models import DemoRun
-from app.demos.presets import ParamError, Preset, get_preset
 from app.demos.schemas import SubmitKey
 from app.demos.views.comparison import (
     comparisons,
@@ -37,6 +36,7 @@ from app.demos.views.forms import preset_form
 from app.demos.views.status import history_rows, run_view
 from app.demos.views.timeline import timelines
 from app.exceptions import NotFound, TooMany
+from app.presets import ParamError, Preset, get_preset
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep
 from app.web.messages import sentence

@@ -7,10 +7,10 @@ from datetime import datetime
 from typing import Any
 
 from app.demos.models import WorkerBeat
-from app.demos.presets import (
+from app.demos.views.comparison import comparisons, first_batch_rows, memory_rows
+from app.presets import (
     PRESETS,
 )
-from app.demos.views.comparison import comparisons, first_batch_rows, memory_rows
 
 
 def result_table_text(doc: dict[str, Any]) -> str:

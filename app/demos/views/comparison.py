@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from app.demos.presets import (
+from app.presets import (
     AGREEMENT,
     measured_step_ms,
 )

@@ -7,10 +7,10 @@ from datetime import datetime
 from typing import Any
 
 from app.demos.models import DemoRun, WorkerBeat
-from app.demos.presets import (
+from app.demos.views.status import waiting_for
+from app.presets import (
     PRESETS,
 )
-from app.demos.views.status import waiting_for
 
 
 def _iso(moment: datetime | None) -> str | None:

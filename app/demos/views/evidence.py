@@ -9,8 +9,8 @@ from datetime import datetime
 from typing import Any
 
 from app.demos.models import DemoRun
-from app.demos.presets import get_preset, measured_step_ms
 from app.demos.views.forms import PresetForm, preset_form
+from app.presets import get_preset, measured_step_ms
 
 
 @dataclass(frozen=True)

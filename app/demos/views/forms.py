@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.demos.presets import (
+from app.presets import (
     PRESETS,
     ParamSpec,
     estimate_seconds,

@@ -8,15 +8,15 @@ from datetime import datetime
 from typing import Any
 
 from app.demos.models import DemoRun, WorkerBeat
-from app.demos.presets import (
+from app.demos.queue import lane_for
+from app.demos.service import ACTIVE
+from app.demos.views.forms import params_text
+from app.presets import (
     PRESETS,
     Preset,
     get_preset,
     measured_step_ms,
 )
-from app.demos.queue import lane_for
-from app.demos.service import ACTIVE
-from app.demos.views.forms import params_text
 
 STATUS_LABELS = {
     "queued": "Waiting in the queue",

@@ -16,12 +16,12 @@ from types import FrameType
 from typing import Any
 
 from app.demos import service, tasks
-from app.demos.presets import DemoCrashed, DemoTimedOut
 from app.demos.queue import DemoQueue
 from app.demos.runner import DemoRunner
 from app.demos.worker.capabilities import decide, mismatch
 from app.demos.worker.execution import JobExecutor
 from app.demos.worker.heartbeat import Heartbeat
+from app.presets import DemoCrashed, DemoTimedOut
 from app.settings import Settings
 from app.storage.database import Database
 

@@ -9,7 +9,10 @@ from functools import partial
 from typing import Any
 
 from app.demos import service
-from app.demos.presets import (
+from app.demos.queue import DemoQueue
+from app.demos.runner import DemoRunner
+from app.demos.worker.heartbeat import Heartbeat
+from app.presets import (
     DemoCancelled,
     DemoCrashed,
     DemoFailed,
@@ -18,9 +21,6 @@ from app.demos.presets import (
     PresetUnavailable,
     time_limit_seconds,
 )
-from app.demos.queue import DemoQueue
-from app.demos.runner import DemoRunner
-from app.demos.worker.heartbeat import Heartbeat
 from app.storage.database import Database
 
 log = logging.getLogger("tiercards.worker")

@@ -4,8 +4,7 @@ so the person can only send it again."""
 
 from pydantic import ValidationError
 
-from app.content.tiers import in_words
-from app.exceptions import Invalid
+from app.exceptions import Invalid, in_words
 from app.practice.schemas import RATINGS
 from app.web.messages import form_messages, sentence
 

@@ -24,9 +24,9 @@ from app.practice.routers.forms import ANSWER_LABELS, ANSWER_UNREADABLE, RATING_
 from app.practice.schemas import MAX_SECONDS, RATINGS, Assessment, AttemptIn
 from app.practice.stats import plain_title
 from app.storage.dependencies import SessionDep, WriteSessionDep
-from app.team import assignments
 from app.web.dependencies import FormDep
 from app.web.messages import form_messages, sentence
+from app.web.panels import PanelsDep
 from app.web.templating import is_htmx, render
 from app.web.timefmt import until
 
@@ -114,10 +114,15 @@ SETTINGS_UNREADABLE = "The settings could not be read; send them again"
 
 @router.get("/practice", response_class=HTMLResponse)
 def practice_page(
-    request: Request, session: SessionDep, user_id: UserIdDep, catalogue: CatalogueDep, now: NowDep
+    request: Request,
+    session: SessionDep,
+    user_id: UserIdDep,
+    catalogue: CatalogueDep,
+    now: NowDep,
+    extras: PanelsDep,
 ) -> HTMLResponse:
-    assigned = assignments.open_for(session, user_id, catalogue.snapshot(), now)
-    return render(request, "practice.html", **_page(session, user_id, catalogue, now), assignments=assigned)
+    panels = extras.fill("practice", session=session, user_id=user_id, snapshot=catalogue.snapshot(), now=now)
+    return render(request, "practice.html", **_page(session, user_id, catalogue, now), panels=panels)
 
 
 def _seconds(value: object) -> float | None:

@@ -26,10 +26,10 @@ from sqlalchemy import select, update
 
 from app import PROJECT_ROOT
 from app.demos.models import DemoRun, WorkerBeat
+from app.factory import create_app
 from app.settings import Settings
 from app.storage import migrations
 from app.storage.database import Database
-from app.web.factory import create_app
 from app.web.security import CSRF_COOKIE
 from tests.services import database_url
 

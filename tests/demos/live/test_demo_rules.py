@@ -15,8 +15,8 @@ from sqlalchemy import update
 from app.accounts.models import LOCAL_USER_ID
 from app.demos import service
 from app.demos.models import DemoRun, WorkerBeat
-from app.demos.presets import PRESETS
 from app.demos.worker import pid_alive
+from app.presets import PRESETS
 from app.storage.base import utcnow
 from app.storage.database import Database
 from tests.demos.live.conftest import HEARTBEAT_TIMEOUT_S, SMALL, submit

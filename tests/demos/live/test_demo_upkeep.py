@@ -15,8 +15,8 @@ from sqlalchemy import select, update
 from app.demos import service
 from app.demos.models import DemoRun
 from app.demos.queue import DemoQueue
+from app.factory import create_app
 from app.storage.base import utcnow
-from app.web.factory import create_app
 from tests.demos.live.conftest import (
     HEARTBEAT_TIMEOUT_S,
     SMALL,

@@ -9,9 +9,9 @@ import psutil
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
-from app.demos.presets import PRESETS
+from app.factory import create_app
+from app.presets import PRESETS
 from app.settings import Settings
-from app.web.factory import create_app
 from tests.demos.live.conftest import (
     HEARTBEAT_TIMEOUT_S,
     LONG,

@@ -10,9 +10,9 @@ import psutil
 import pytest
 from fastapi.testclient import TestClient
 
-from app.demos.presets import PRESETS
+from app.factory import create_app
+from app.presets import PRESETS
 from app.settings import Settings
-from app.web.factory import create_app
 from tests.demos.live.conftest import (
     LONG,
     SMALL,

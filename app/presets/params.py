@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.demos.presets.base import ParamSpec
-from app.demos.presets.schedule import WARMUP_STEPS
+from app.presets.base import ParamSpec
+from app.presets.schedule import WARMUP_STEPS
 
 
 def input_ms(default: int) -> ParamSpec:

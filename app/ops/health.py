@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from app.content.dependencies import CatalogueDep
-from app.web.probes import ProbesDep
+from app.ops.probes import ProbesDep
 
 router = APIRouter(tags=["health"])
 

@@ -1,4 +1,6 @@
-"""Builds the web app from `Settings`: state, middleware, routers, error pages. Nothing else.
+"""The composition root: builds the web app from `Settings` (state, middleware, routers, each
+domain's template filters, the panels one area adds to another's page, error pages) and nothing
+else. It sits above every domain; only app/main.py and the CLI import it.
 
 Nothing here (or anything it imports) imports TensorFlow.
 """
@@ -14,22 +16,25 @@ from app.accounts import router as accounts
 from app.accounts.middleware import SESSION_COOKIE, Authentication
 from app.accounts.routers import oidc
 from app.authoring import router as authoring
+from app.content import filters as content_filters
 from app.content import router as content
 from app.content.catalogue import Catalogue
+from app.demos import filters as demo_filters
 from app.demos.routers import api as demos_api
 from app.demos.routers import pages as demos_pages
-from app.demos.views.forms import preset_forms
+from app.ops import health, metrics
+from app.practice import filters as practice_filters
 from app.practice.routers import api as practice_api
 from app.practice.routers import card_page, export, practice_page, progress_page
-from app.practice.views import attempt_result, attempt_what, points_covered
 from app.settings import Settings, get_settings
 from app.storage.database import Database
 from app.team import router as team
-from app.web import docs, health, metrics
+from app.web import docs
 from app.web.errors import install_error_pages
 from app.web.guards import RequestGuard
 from app.web.openapi import document_api
 from app.web.page_cache import PageCache
+from app.web.panels import Panels
 from app.web.request_log import RequestLog
 from app.web.security import SecurityMiddleware, require_csrf
 from app.web.templating import templates
@@ -51,6 +56,10 @@ ROUTERS = (
     team,
     authoring,
 )
+# Every domain's own template filters and globals.
+FILTERS = (content_filters.register, practice_filters.register, demo_filters.register)
+# Which area's boxes stand on which page: /practice shows the person's open assignments on top.
+PANELS = {"practice": (team.assigned_panel,)}
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -75,16 +84,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.db = Database(settings)
     app.state.catalogue = Catalogue(settings.content_dir, settings.content_poll_seconds)
-    # The card page's "Run it live" forms: the same for everyone, so the cached page can hold them.
-    templates.env.globals["demo_forms"] = preset_forms
-    templates.env.filters.update(
-        attempt_what=attempt_what, attempt_result=attempt_result, points_covered=points_covered
-    )
+    app.state.panels = Panels(PANELS)
+    for register in FILTERS:
+        register(templates.env)
     # The last added runs first: the request's id, access line and metrics around everything,
     # then security headers, then the guards, then who is asking (so the page cache serves only
     # people allowed to see), then the cache.
     app.state.signed_in = {}
-    app.add_middleware(PageCache, catalogue=app.state.catalogue)
+    app.add_middleware(PageCache, version=app.state.catalogue.snapshot)
     app.add_middleware(Authentication, settings=settings, db=app.state.db, remembered=app.state.signed_in)
     app.add_middleware(RequestGuard, settings=settings)
     app.add_middleware(

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.demos.presets.base import Builder, Kit, Params, Preset, VariantDoc, VariantSpec
-from app.demos.presets.params import batch_size, compute_ms, input_ms, steps
+from app.presets.base import Builder, Kit, Params, Preset, VariantDoc, VariantSpec
+from app.presets.params import batch_size, compute_ms, input_ms, steps
 
 AFTER_MAP = "cache-after-map"
 BEFORE_MAP = "cache-before-map"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.demos.presets.base import ParamSpec
 from app.exceptions import DomainError, Invalid
+from app.presets.base import ParamSpec
 
 
 class DemoError(DomainError):

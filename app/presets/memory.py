@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from app.demos.presets.base import Params, Preset, VariantDoc, VariantSpec
-from app.demos.presets.params import BURST_LEN, JITTER_PCT, batch_mb, compute_ms, input_ms, steps
-from app.demos.presets.schedule import replayed_mean
+from app.presets.base import Params, Preset, VariantDoc, VariantSpec
+from app.presets.params import BURST_LEN, JITTER_PCT, batch_mb, compute_ms, input_ms, steps
+from app.presets.schedule import replayed_mean
 
 
 def _buffer(variant: str, p: Params) -> int | None:

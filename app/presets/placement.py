@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.demos.presets.base import Kit, Params, Preset, VariantDoc, VariantSpec
-from app.demos.presets.params import batch_size, compute_ms, input_ms, steps
+from app.presets.base import Kit, Params, Preset, VariantDoc, VariantSpec
+from app.presets.params import batch_size, compute_ms, input_ms, steps
 
 
 def _model(variant: str, p: Params) -> float:

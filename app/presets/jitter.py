@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.demos.presets.base import Builder, Kit, Params, Preset, VariantDoc, VariantSpec
-from app.demos.presets.params import BURST_LEN, JITTER_PCT, batch_size, compute_ms, input_ms, steps
-from app.demos.presets.schedule import replayed_mean
+from app.presets.base import Builder, Kit, Params, Preset, VariantDoc, VariantSpec
+from app.presets.params import BURST_LEN, JITTER_PCT, batch_size, compute_ms, input_ms, steps
+from app.presets.schedule import replayed_mean
 
 
 def _buffer(variant: str) -> int | None:

@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from app.demos.presets import (
+from app.presets import (
     cache,
     deficit,
     interleave,
@@ -24,8 +24,8 @@ from app.demos.presets import (
     to_device,
     vectorize,
 )
-from app.demos.presets.base import Kit, ParamSpec, Preset, VariantSpec
-from app.demos.presets.errors import (
+from app.presets.base import Kit, ParamSpec, Preset, VariantSpec
+from app.presets.errors import (
     DemoCancelled,
     DemoCrashed,
     DemoError,
@@ -34,7 +34,7 @@ from app.demos.presets.errors import (
     ParamError,
     PresetUnavailable,
 )
-from app.demos.presets.schedule import WARMUP_STEPS, batch_input_ms, replayed_mean, simulate_prefetch
+from app.presets.schedule import WARMUP_STEPS, batch_input_ms, replayed_mean, simulate_prefetch
 
 __all__ = [
     "AGREEMENT",

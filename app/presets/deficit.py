@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from app.demos.presets.base import Params, ParamSpec, Preset, VariantDoc, VariantSpec
-from app.demos.presets.params import batch_size, compute_ms, input_ms, steps
+from app.presets.base import Params, ParamSpec, Preset, VariantDoc, VariantSpec
+from app.presets.params import batch_size, compute_ms, input_ms, steps
 
 
 def _model(variant: str, p: Params) -> float:

@@ -11,20 +11,18 @@ from collections.abc import Iterable
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.concurrency import run_in_threadpool
-from starlette.routing import Mount
 from starlette.types import Scope
 
 from app.demos.metrics import DemoCollector
 from app.metrics import exposition
+from app.ops.probes import ProbesDep
 from app.settings import IPNetwork
 from app.web.guards import peer_in
-from app.web.probes import ProbesDep
 
 # Headers a proxy adds to what it passes on; a scraper asking directly sends none of them.
 FORWARDING_HEADERS = frozenset(
     {b"forwarded", b"x-forwarded-for", b"x-forwarded-proto", b"x-forwarded-host", b"x-real-ip"}
 )
-UNROUTED = "unrouted"
 
 
 def may_scrape(scope: Scope, allowed: Iterable[IPNetwork], proxies: Iterable[IPNetwork]) -> bool:
@@ -62,16 +60,3 @@ async def metrics(probes: ProbesDep) -> Response:
     # Adding up every process's files is file work: off the loop.
     body = await run_in_threadpool(exposition, DemoCollector(figures, depth))
     return Response(body, media_type=CONTENT_TYPE_LATEST)
-
-
-def route_template(scope: Scope) -> str:
-    """The route a request went to, as declared (`/cards/{card_id}`), never the path asked for, so
-    counts and log lines stay few and carry no ids or invite tokens. The router names it (the page
-    cache too, for pages it kept); a mount such as /static is matched here. "unrouted": no route
-    matched, or the request was answered before routing (refused, or sent to sign in)."""
-    route = scope.get("route")
-    if route is None:
-        path = scope["path"]
-        routes = scope["app"].router.routes
-        route = next((r for r in routes if isinstance(r, Mount) and r.path_regex.match(path)), None)
-    return UNROUTED if route is None else str(route.path)

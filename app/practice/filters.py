@@ -1,8 +1,11 @@
-"""How an attempt reads in a history table, computed here so templates only print it.
+"""The Jinja filters of practice: how an attempt reads in a history table, computed here so
+templates only print it.
 
 Defensive on purpose: a row written by an older version, or by hand, still reads sensibly
 instead of breaking the page.
 """
+
+from jinja2 import Environment
 
 from app.content.model import Card
 from app.practice.models import Attempt
@@ -28,3 +31,9 @@ def attempt_result(attempt: Attempt) -> str:
 def points_covered(attempt: Attempt, card: Card) -> int:
     """How many of the card's points the answer covered; points the card no longer has don't count."""
     return len(card.point_positions(attempt.points))
+
+
+def register(env: Environment) -> None:
+    env.filters.update(
+        attempt_what=attempt_what, attempt_result=attempt_result, points_covered=points_covered
+    )
