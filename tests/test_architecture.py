@@ -48,7 +48,7 @@ ALLOWED: dict[str, frozenset[str]] = {
         ("demos", "app accounts content exceptions logs presets settings storage web"),
         ("authoring", "accounts content exceptions practice schemas storage web"),
         ("team", "accounts content demos exceptions practice schemas storage web"),
-        ("ops", "content demos metrics settings web"),
+        ("ops", "content demos exceptions metrics settings web"),
         (
             "factory",
             "app accounts authoring content demos ops practice settings storage team web",

@@ -16,10 +16,10 @@ async def current_principal(request: Request) -> Principal:
     return principal
 
 
-PrincipalDep = Annotated[Principal, Depends(current_principal)]
+CurrentPersonDep = Annotated[Principal, Depends(current_principal)]
 
 
-async def current_user_id(principal: PrincipalDep) -> int:
+async def current_user_id(principal: CurrentPersonDep) -> int:
     """Every per-person query filters on this id: one person never reads another's rows."""
     return principal.id
 
@@ -27,19 +27,19 @@ async def current_user_id(principal: PrincipalDep) -> int:
 UserIdDep = Annotated[int, Depends(current_user_id)]
 
 
-async def require_admin(principal: PrincipalDep) -> Principal:
+async def require_admin(principal: CurrentPersonDep) -> Principal:
     if not principal.powers.manages_users:
         raise Forbidden("only an admin may do this")
     return principal
 
 
-async def require_lead(principal: PrincipalDep) -> Principal:
+async def require_lead(principal: CurrentPersonDep) -> Principal:
     if not principal.powers.sees_team:
         raise Forbidden("only a lead or an admin may see the team")
     return principal
 
 
-async def require_browser(principal: PrincipalDep) -> Principal:
+async def require_browser(principal: CurrentPersonDep) -> Principal:
     """Who manages their own sign-in (tokens, password): never an API token, which could otherwise
     mint more of itself."""
     if principal.via == "token":

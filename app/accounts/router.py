@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from app.accounts import names, passwords, service, throttle
-from app.accounts.dependencies import AdminDep, BrowserAdminDep, BrowserDep, PrincipalDep
+from app.accounts.dependencies import AdminDep, BrowserAdminDep, BrowserDep, CurrentPersonDep
 from app.accounts.middleware import SESSION_COOKIE, Principal, lifetimes
 from app.accounts.models import User
 from app.exceptions import Conflict, DomainError, Invalid, NotFound, TooMany
@@ -285,7 +285,7 @@ def revoke_token(
 
 
 @router.get("/api/me", tags=["api"])
-def me(principal: PrincipalDep) -> MeOut:
+def me(principal: CurrentPersonDep) -> MeOut:
     """Who you are signed in as, and your role."""
     return MeOut(name=principal.name, role=principal.role)
 

@@ -5,12 +5,12 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from app.accounts.dependencies import PrincipalDep
+from app.accounts.dependencies import CurrentPersonDep
 from app.accounts.middleware import Principal
 from app.exceptions import Forbidden
 
 
-async def require_author(principal: PrincipalDep) -> Principal:
+async def require_author(principal: CurrentPersonDep) -> Principal:
     if not principal.powers.authors:
         raise Forbidden("only an author or an admin may use the author preview")
     return principal

@@ -7,16 +7,19 @@ names (loopback unless set), and is a plain 404 to anyone else.
 import asyncio
 import ipaddress
 from collections.abc import Iterable
+from http import HTTPStatus
 
-from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from fastapi import APIRouter, Depends, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.concurrency import run_in_threadpool
 from starlette.types import Scope
 
 from app.demos.metrics import DemoCollector
+from app.exceptions import NotFound
 from app.metrics import exposition
 from app.ops.probes import ProbesDep
 from app.settings import IPNetwork
+from app.web.dependencies import SettingsDep
 from app.web.guards import peer_in
 
 # Headers a proxy adds to what it passes on; a scraper asking directly sends none of them.
@@ -43,10 +46,10 @@ def may_scrape(scope: Scope, allowed: Iterable[IPNetwork], proxies: Iterable[IPN
     return visitor is not None and any(ipaddress.ip_address(visitor) in network for network in allowed)
 
 
-async def require_scraper(request: Request) -> None:
-    settings = request.app.state.settings
+async def require_scraper(request: Request, settings: SettingsDep) -> None:
     if not may_scrape(request.scope, settings.metrics_allowed, settings.trusted_proxies):
-        raise HTTPException(status_code=404)  # what any unknown path gets: nothing to learn here
+        # What any unknown path gets, word for word: nothing to learn here.
+        raise NotFound(HTTPStatus.NOT_FOUND.phrase)
 
 
 router = APIRouter(dependencies=[Depends(require_scraper)])

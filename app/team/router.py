@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from app.accounts import audit
-from app.accounts.dependencies import AdminDep, LeadDep, PrincipalDep
+from app.accounts.dependencies import AdminDep, CurrentPersonDep, LeadDep
 from app.accounts.models import User
 from app.accounts.service import all_users, user_by_id, user_or_404
 from app.content.catalogue import Catalogue, Snapshot
@@ -115,7 +115,7 @@ def member_page(
 
 @router.get("/account/privacy", response_class=HTMLResponse)
 def privacy_page(
-    request: Request, session: SessionDep, catalogue: CatalogueDep, principal: PrincipalDep
+    request: Request, session: SessionDep, catalogue: CatalogueDep, principal: CurrentPersonDep
 ) -> HTMLResponse:
     """Whether leads may read your answer texts, beside what they see of you (/account loads the
     toggle from here)."""
@@ -128,7 +128,7 @@ def set_privacy(
     form: FormDep,
     session: WriteSessionDep,
     catalogue: CatalogueDep,
-    principal: PrincipalDep,
+    principal: CurrentPersonDep,
 ) -> HTMLResponse:
     user = members.set_hide_answers(session, principal.id, form.get("hide_answers") == "true")
     session.commit()

@@ -5,6 +5,17 @@ from typing import Annotated
 from fastapi import Depends, Request
 from starlette.datastructures import FormData
 
+from app.settings import Settings
+
+
+def app_settings(request: Request) -> Settings:
+    """This app's settings (several apps may share one process, so never `get_settings()`)."""
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+SettingsDep = Annotated[Settings, Depends(app_settings)]
+
 
 async def read_form(request: Request) -> FormData:
     """The submitted form, read on the loop before any session or lock is taken (declare it
