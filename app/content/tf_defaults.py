@@ -32,6 +32,10 @@ TF_DEFAULTS: dict[str, TfDefault] = {
             "on: a stateless map runs as a parallel map",
         ),
         TfDefault(
+            "tf.data.Options.experimental_optimization.parallel_batch",
+            "on: a batch copies its elements into the batch in parallel",
+        ),
+        TfDefault(
             "tf.data.Options.autotune.enabled",
             "on: AUTOTUNE values are tuned while the pipeline runs",
         ),
