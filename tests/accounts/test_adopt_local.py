@@ -18,8 +18,8 @@ from app.practice.models import Attempt, ReviewLog, ReviewState, UserSettings
 from app.storage.base import utcnow
 from app.team.models import Assignment
 from app.web.factory import create_app
-from tests.accounts.conftest import accounts_settings, users_cli
 from tests.factories import OWNER_CARD, make_attempt
+from tests.helpers.accounts import accounts_settings, users_cli
 
 OWNED = (Attempt, ReviewState, ReviewLog, DemoRun, UserSettings, Assignment)
 

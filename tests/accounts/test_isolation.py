@@ -11,8 +11,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.web.openapi import route_table
-from tests.accounts.conftest import PASSWORDS, fresh_client
 from tests.factories import OWNER_CARD
+from tests.helpers.accounts import PASSWORDS, fresh_client
 
 MARKER = "alice-secret-answer-7f3a"
 # What each route is: public (no sign-in), shared (the same for every signed-in person), own (a

@@ -30,7 +30,7 @@ from app.accounts.routers.oidc import FLOW_COOKIE, FLOW_PATH
 from app.exceptions import Invalid
 from app.settings import Settings
 from app.web.factory import create_app
-from tests.accounts.conftest import PASSWORDS, accounts_settings, fresh_client
+from tests.helpers.accounts import PASSWORDS, accounts_settings, fresh_client
 from tests.servers import free_port
 
 PROVIDER_DIR = PROJECT_ROOT / "tests" / "accounts" / "oidc_provider"

@@ -22,8 +22,8 @@ from app.demos.models import DemoRun
 from app.demos.queue import DemoQueue
 from app.storage.base import utcnow
 from app.web.factory import create_app
-from tests.accounts.conftest import accounts_settings
 from tests.factories import OWNER_CARD
+from tests.helpers.accounts import accounts_settings
 from tests.servers import free_port
 
 SMALL = {"steps": 6, "input_ms": 3, "compute_ms": 3, "batch_size": 2}

@@ -29,10 +29,11 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from app import PROJECT_ROOT
-from app.web.security import CSRF_COOKIE
 from tests import nginx
-from tests.demos.live.conftest import SMALL
 from tests.deploy.deployment import NGINX_CONF, compose, here, service_command, service_health_check
+from tests.helpers.accounts import sign_in
+from tests.helpers.clients import csrf_client
+from tests.helpers.demos import SMALL
 from tests.servers import free_port, stop
 from tests.services import database_on
 
@@ -231,20 +232,8 @@ def deployment(
 @contextmanager
 def _signed_in_through_the_proxy(deployment: Deployment) -> Iterator[httpx.Client]:
     headers = {"Host": PUBLIC_HOST, "X-Forwarded-For": VISITOR}
-    with httpx.Client(base_url=deployment.proxy, verify=False, timeout=30, headers=headers) as client:
-        client.get("/login")
-        signed_in = client.post(
-            "/login",
-            data={"username": "admin", "password": ADMIN_PASSWORD, "csrf_token": client.cookies[CSRF_COOKIE]},
-        )
-        assert signed_in.status_code == 303, signed_in.text
-        # Signed in, the token is the session's own: the one the person's pages carry.
-        meta = BeautifulSoup(client.get("/account").text, "html.parser").find(
-            "meta", attrs={"name": "csrf-token"}
-        )
-        assert meta is not None
-        client.headers["X-CSRF-Token"] = str(meta["content"])
-        yield client
+    with csrf_client(deployment.proxy, page="/login", verify=False, headers=headers) as client:
+        yield sign_in(client, "admin", ADMIN_PASSWORD)
 
 
 def _straight_to(replica: str, through_proxy: httpx.Client) -> httpx.Client:

@@ -7,7 +7,8 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
 from tests.factories import OWNER_CARD
-from tests.practice.scheduling_helpers import HTMX, dealt_quiz, quiz_ids
+from tests.helpers.html import HTMX
+from tests.helpers.practice import dealt_quiz, quiz_ids
 
 ANSWER = {"tier": "middle", "kind": "solid", "seconds": "12.5"}
 

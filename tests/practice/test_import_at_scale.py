@@ -24,8 +24,10 @@ from app.practice.models import Attempt, ImportGuard
 from app.storage.base import utcnow
 from app.web.security import CSRF_COOKIE
 from tests.factories import DECK, OWNER_CARD
-from tests.practice.scheduling_helpers import HTMX, T0, counts, review, write_session
-from tests.servers import csrf_client, free_port, start_server, stop
+from tests.helpers.clients import csrf_client
+from tests.helpers.html import HTMX
+from tests.helpers.practice import T0, counts, review, write_session
+from tests.servers import free_port, start_server, stop
 
 # What a review log must name; an empty row lacks each of them.
 REQUIRED = sum(field.is_required() for field in ReviewLogDoc.model_fields.values())

@@ -12,8 +12,9 @@ from app.demos.models import DemoRun
 from app.practice import scheduling
 from app.storage.base import utcnow
 from tests.factories import OWNER_CARD
-from tests.practice.scheduling_helpers import add, post_attempt, quiz_ids
-from tests.team.conftest import review_as, text_of, user_id
+from tests.helpers.accounts import review_as, user_id
+from tests.helpers.html import text_of
+from tests.helpers.practice import add, post_attempt, quiz_ids
 
 CACHE = "tf-data-cache-shuffle-order"  # budgets: basics 20 s, solid 60 s
 PARALLEL = "tf-data-parallel-map-interleave"

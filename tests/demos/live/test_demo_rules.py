@@ -19,8 +19,8 @@ from app.demos.presets import PRESETS
 from app.demos.worker import pid_alive
 from app.storage.base import utcnow
 from app.storage.database import Database
-from tests.demos.live.conftest import HEARTBEAT_TIMEOUT_S, SMALL, submit
 from tests.factories import DECK
+from tests.helpers.demos import HEARTBEAT_TIMEOUT_S, SMALL, submit
 
 CARD = "tf-data-prefetch-last"
 CPU = ("cpu",)  # the lanes a worker without a GPU reads

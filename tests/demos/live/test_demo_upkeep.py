@@ -17,14 +17,8 @@ from app.demos.models import DemoRun
 from app.demos.queue import DemoQueue
 from app.storage.base import utcnow
 from app.web.factory import create_app
-from tests.demos.live.conftest import (
-    HEARTBEAT_TIMEOUT_S,
-    SMALL,
-    csrf_client,
-    demo_settings_for,
-    submit,
-    wait_for,
-)
+from tests.helpers.clients import csrf_client
+from tests.helpers.demos import HEARTBEAT_TIMEOUT_S, SMALL, demo_settings_for, submit, wait_for
 from tests.servers import running_server
 
 CARD = "tf-data-prefetch-last"

@@ -12,12 +12,12 @@ from fastapi.testclient import TestClient
 from app.demos.presets import PRESETS
 from app.settings import Settings
 from app.web.factory import create_app
-from tests.demos.live.conftest import (
+from tests.helpers.clients import csrf_client
+from tests.helpers.demos import (
     HEARTBEAT_TIMEOUT_S,
     LONG,
     SMALL,
     WorkerProcess,
-    csrf_client,
     get_run,
     settle,
     submit,

@@ -24,10 +24,10 @@ from app.demos.queue import DemoQueue
 from app.settings import Settings
 from app.storage.database import Database
 from app.web.factory import create_app
-from tests.demos.live.conftest import (
+from tests.helpers.clients import csrf_client
+from tests.helpers.demos import (
     SMALL,
     WorkerProcess,
-    csrf_client,
     demo_settings_for,
     get_run,
     running_worker,

@@ -13,11 +13,11 @@ from fastapi.testclient import TestClient
 from app.demos.presets import PRESETS
 from app.settings import Settings
 from app.web.factory import create_app
-from tests.demos.live.conftest import (
+from tests.helpers.clients import csrf_client
+from tests.helpers.demos import (
     LONG,
     SMALL,
     WorkerProcess,
-    csrf_client,
     demo_settings_for,
     get_run,
     redis_database,

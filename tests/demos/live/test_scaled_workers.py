@@ -27,12 +27,12 @@ from app.demos.queue import DemoQueue
 from app.settings import Settings
 from app.storage.database import Database
 from app.web.factory import create_app
-from tests.demos.live.conftest import (
+from tests.helpers.clients import csrf_client
+from tests.helpers.demos import (
     HEARTBEAT_TIMEOUT_S,
     LONG,
     SMALL,
     WorkerProcess,
-    csrf_client,
     demo_settings_for,
     get_run,
     redis_database,
