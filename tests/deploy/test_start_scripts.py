@@ -33,7 +33,7 @@ from tests import nginx
 from tests.deploy.deployment import NGINX_CONF, compose, here, service_command, service_health_check
 from tests.helpers.accounts import sign_in
 from tests.helpers.clients import csrf_client
-from tests.helpers.demos import SMALL
+from tests.helpers.payloads import demo_run_payload
 from tests.servers import free_port, stop
 from tests.services import database_on
 
@@ -303,7 +303,7 @@ def test_a_demo_started_through_the_proxy_runs_on_the_worker_and_shows_on_both_r
     deployment: Deployment,
 ) -> None:
     with _signed_in_through_the_proxy(deployment) as client:
-        submitted = client.post("/api/demos", json={"preset": "placement", "params": SMALL})
+        submitted = client.post("/api/demos", json=demo_run_payload())
         assert submitted.status_code == 202, submitted.text
         run_id = submitted.json()["run_id"]
 

@@ -14,6 +14,7 @@ from tests.accounts.test_isolation import ROUTES
 from tests.factories import OWNER_CARD
 from tests.helpers.accounts import fresh_client
 from tests.helpers.clients import token_in
+from tests.helpers.payloads import attempt_payload
 
 CACHED_PAGES = ("/", f"/cards/{OWNER_CARD}", f"/cards/{OWNER_CARD}?tier=senior")
 
@@ -62,7 +63,7 @@ def test_a_token_from_a_cached_page_works_only_for_its_own_person(
     roots_token = token_in(root.get(url).text)
     bobs_token = token_in(bob.get(url).text)
     assert roots_token != bobs_token
-    payload = {"tier": "middle", "kind": "solid", "text": "mine", "seconds": 3, "rating": "good"}
+    payload = attempt_payload(text="mine", seconds=3)
     attempts = f"/api/cards/{OWNER_CARD}/attempts"
     assert bob.post(attempts, json=payload, headers={"X-CSRF-Token": roots_token}).status_code == 403
     assert bob.post(attempts, json=payload, headers={"X-CSRF-Token": bobs_token}).status_code == 201

@@ -19,6 +19,7 @@ from app.storage.base import utcnow
 from app.web.factory import create_app
 from tests.helpers.clients import csrf_client
 from tests.helpers.demos import HEARTBEAT_TIMEOUT_S, SMALL, demo_settings_for, submit, wait_for
+from tests.helpers.payloads import demo_run_payload
 from tests.servers import running_server
 
 CARD = "tf-data-prefetch-last"
@@ -115,7 +116,7 @@ def test_starting_too_many_runs_a_minute_is_refused_with_retry_after(tmp_path: P
             run_id = submit(client, params=SMALL)
             started += 1
             assert client.post(f"/api/demos/{run_id}/cancel").status_code == 200
-        response = client.post("/api/demos", json={"preset": "placement", "params": SMALL})
+        response = client.post("/api/demos", json=demo_run_payload())
         assert response.status_code == 429
         assert response.headers["retry-after"] == "60"
         assert "in the last minute" in response.json()["detail"]

@@ -24,6 +24,7 @@ from tests.helpers.demos import (
     wait_for,
     wait_status,
 )
+from tests.helpers.payloads import demo_run_payload
 
 CARD = "tf-data-prefetch-last"
 
@@ -42,7 +43,7 @@ def running_with_steps(client: TestClient, run_id: str, steps: int = 2) -> dict[
 
 def test_submit_then_poll_until_the_result_document_is_complete(demo_client: TestClient) -> None:
     started = time.monotonic()
-    response = demo_client.post("/api/demos", json={"preset": "placement", "params": SMALL, "card_id": CARD})
+    response = demo_client.post("/api/demos", json=demo_run_payload(card_id=CARD))
     assert response.status_code == 202
     accepted = response.json()
     assert accepted["status"] == "queued" and accepted["url"] == f"/demos/{accepted['run_id']}"
