@@ -18,13 +18,12 @@ def _modules() -> dict[Path, ast.Module]:
     }
 
 
-def _imported(node: ast.AST) -> list[str]:
-    if isinstance(node, ast.ImportFrom):
-        module = "." * node.level + (node.module or "")
-        return [module] + ([f"{module}.{alias.name}" for alias in node.names] if not node.module else [])
+def _imported(node: ast.Import | ast.ImportFrom) -> list[str]:
+    """The modules `node` imports (`from . import conftest` names conftest as a module)."""
     if isinstance(node, ast.Import):
         return [alias.name for alias in node.names]
-    return []
+    module = "." * node.level + (node.module or "")
+    return [module] + ([f"{module}.{alias.name}" for alias in node.names] if not node.module else [])
 
 
 def _overload(function: ast.FunctionDef) -> bool:
@@ -37,6 +36,7 @@ def test_no_module_imports_from_a_conftest() -> None:
         f"{path.relative_to(TESTS)}:{node.lineno} imports {name}"
         for path, module in _modules().items()
         for node in ast.walk(module)
+        if isinstance(node, ast.Import | ast.ImportFrom)
         for name in _imported(node)
         if "conftest" in name.replace(".", " ").split()
     ]

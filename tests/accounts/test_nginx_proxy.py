@@ -13,7 +13,7 @@ a direct client on another machine would see it.
 import subprocess
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -241,7 +241,7 @@ def _audited_addresses(data_dir: Path) -> dict[str, set[str | None]]:
 
 def test_the_audit_log_names_the_visitor_behind_nginx_not_nginx(accounts_deployment: Deployment) -> None:
     visitor = {"X-Forwarded-For": VISITOR}
-    with csrf_client(accounts_deployment.nginx_url, page="/login", headers=visitor) as browser:
+    with closing(csrf_client(accounts_deployment.nginx_url, page="/login", headers=visitor)) as browser:
         sign_in(browser, "alice", PASSWORDS["alice"])
         export = browser.get("/api/export.json")
         assert export.status_code == 200

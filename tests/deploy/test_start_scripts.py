@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -232,7 +232,7 @@ def deployment(
 @contextmanager
 def _signed_in_through_the_proxy(deployment: Deployment) -> Iterator[httpx.Client]:
     headers = {"Host": PUBLIC_HOST, "X-Forwarded-For": VISITOR}
-    with csrf_client(deployment.proxy, page="/login", verify=False, headers=headers) as client:
+    with closing(csrf_client(deployment.proxy, page="/login", verify=False, headers=headers)) as client:
         yield sign_in(client, "admin", ADMIN_PASSWORD)
 
 

@@ -21,7 +21,7 @@ from app.practice import scheduling
 from app.settings import Settings
 from app.storage import migrations
 from tests.helpers.clients import csrf_client, with_csrf
-from tests.helpers.html import soup_of
+from tests.helpers.html import one, soup_of
 from tests.servers import data_env
 from tests.services import database_url
 
@@ -90,7 +90,7 @@ def users_cli(settings: Settings, *args: str, stdin: str = "") -> subprocess.Com
 def invite_link(admin: TestClient, role: str = "member", days: str = "7") -> str:
     """The path of a new invite link an admin made on /admin/users."""
     page = soup_of(admin.post("/admin/invites", data={"role": role, "expires_days": days}))
-    url = page.select_one("code.token").text
+    url = one(page, "code.token").text
     return "/" + url.split("/", 3)[3]
 
 
