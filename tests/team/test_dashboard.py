@@ -13,7 +13,7 @@ from app.practice import scheduling
 from app.storage.base import utcnow
 from tests.factories import OWNER_CARD
 from tests.helpers.accounts import review_as, user_id
-from tests.helpers.html import text_of
+from tests.helpers.html import soup_of, text_of
 from tests.helpers.practice import add, post_attempt, quiz_ids
 
 CACHE = "tf-data-cache-shuffle-order"  # budgets: basics 20 s, solid 60 s
@@ -21,9 +21,7 @@ PARALLEL = "tf-data-parallel-map-interleave"
 
 
 def soup(client: TestClient, url: str = "/team") -> BeautifulSoup:
-    response = client.get(url)
-    assert response.status_code == 200, response.text
-    return BeautifulSoup(response.text, "html.parser")
+    return soup_of(client.get(url))
 
 
 def member_row(page: BeautifulSoup, name: str) -> dict[str, str]:
