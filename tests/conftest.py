@@ -1,4 +1,5 @@
-"""One temporary database per test session, migrated with Alembic; a client that speaks CSRF.
+"""One temporary database per test session, migrated with Alembic; a client that speaks CSRF;
+an app in AUTH_MODE=accounts with two members and an admin, and clients signed in as each.
 
 `TIERCARDS_TEST_DATABASE=postgres` (make test-postgres) runs the whole suite on a PostgreSQL server
 started here, each data folder with a database of its own (tests/services.py).
@@ -7,7 +8,7 @@ started here, each data folder with a database of its own (tests/services.py).
 import os
 import secrets
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -17,11 +18,12 @@ from fastapi.testclient import TestClient
 from sqlalchemy import delete
 
 from app import PROJECT_ROOT
-from app.factory import create_app
 from app.practice.models import Attempt, ImportGuard, ReviewLog, ReviewState, UserSettings
 from app.settings import Settings
 from app.storage import migrations
-from app.web.security import CSRF_COOKIE
+from app.factory import create_app
+from tests.helpers.accounts import accounts_settings, create_team, fresh_client, sign_in
+from tests.helpers.clients import with_csrf
 from tests.services import POSTGRES_ENV, RUN_ENV, database_url, postgres_server, redis_server
 
 _servers = ExitStack()
@@ -98,6 +100,26 @@ def anonymous_client(app: FastAPI) -> Iterator[TestClient]:
 @pytest.fixture
 def client(anonymous_client: TestClient) -> TestClient:
     """A client that has loaded a page, so it holds the CSRF cookie and sends the token back."""
-    anonymous_client.get("/healthz")
-    anonymous_client.headers["X-CSRF-Token"] = anonymous_client.cookies[CSRF_COOKIE]
-    return anonymous_client
+    return with_csrf(anonymous_client)
+
+
+@pytest.fixture
+def team_app(tmp_path: Path) -> Iterator[FastAPI]:
+    app = create_app(accounts_settings(tmp_path))
+    create_team(app)
+    yield app
+    app.state.db.dispose()
+
+
+@pytest.fixture
+def signed_in(team_app: FastAPI) -> Iterator[Callable[[str], TestClient]]:
+    clients: list[TestClient] = []
+
+    def make(name: str) -> TestClient:
+        client = sign_in(fresh_client(team_app), name)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.close()

@@ -1,4 +1,4 @@
-"""Builders for test data: card files and attempts."""
+"""Builders for test data: card files and stored attempts."""
 
 from pathlib import Path
 from typing import Any
@@ -35,19 +35,6 @@ def line_of(text: str, snippet: str) -> int:
         if snippet in line:
             return number
     raise AssertionError(f"{snippet!r} not found")
-
-
-def attempt_payload(**overrides: Any) -> dict[str, Any]:
-    payload: dict[str, Any] = {
-        "tier": "middle",
-        "kind": "solid",
-        "text": "prefetch overlaps producing with consuming",
-        "seconds": 41.5,
-        "rating": "good",
-        "points": [0, 1],
-    }
-    payload.update(overrides)
-    return payload
 
 
 def make_attempt(**overrides: Any) -> Attempt:

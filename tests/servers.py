@@ -89,14 +89,6 @@ def stop(process: subprocess.Popen[bytes], timeout: float = 20) -> None:
         process.wait()
 
 
-def csrf_client(url: str) -> httpx.Client:
-    """An HTTP client that picked up its CSRF token and sends it back on every request."""
-    client = httpx.Client(base_url=url, timeout=30)
-    client.get("/healthz")
-    client.headers["X-CSRF-Token"] = client.cookies["tiercards_csrf"]
-    return client
-
-
 def wrong_password_burst(url: str, name: str, count: int) -> list[int]:
     """`count` wrong passwords for `name` sent to `/login` at once, from one browser's CSRF pair,
     each on a connection of its own: the status of each."""

@@ -20,14 +20,7 @@ from app import PROJECT_ROOT
 from app.accounts import passwords, service
 from app.accounts.models import Invite, User
 from app.storage.base import utcnow
-from tests.accounts.conftest import (
-    PASSWORDS,
-    accounts_settings,
-    fresh_client,
-    invite_link,
-    sign_in,
-    users_cli,
-)
+from tests.helpers.accounts import PASSWORDS, accounts_settings, fresh_client, invite_link, sign_in, users_cli
 from tests.servers import data_env
 
 ANSWER = {"tier": "middle", "kind": "solid", "text": "an answer", "seconds": 3}

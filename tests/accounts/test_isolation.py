@@ -11,8 +11,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.web.openapi import route_table
-from tests.accounts.conftest import PASSWORDS, fresh_client
 from tests.factories import OWNER_CARD
+from tests.helpers.accounts import PASSWORDS, fresh_client
+from tests.helpers.payloads import attempt_payload
 
 MARKER = "alice-secret-answer-7f3a"
 # What each route is: public (no sign-in), shared (the same for every signed-in person), own (a
@@ -104,7 +105,7 @@ def alices(signed_in: Callable[[str], TestClient]) -> dict[str, Any]:
     alice = signed_in("alice")
     attempt = alice.post(
         f"/api/cards/{OWNER_CARD}/attempts",
-        json={"tier": "middle", "kind": "solid", "text": MARKER, "seconds": 3, "rating": "good"},
+        json=attempt_payload(text=MARKER, seconds=3),
     ).json()
     run = alice.post("/api/demos", json={"preset": "placement", "card_id": OWNER_CARD}).json()
     assert (

@@ -13,18 +13,19 @@ a direct client on another machine would see it.
 import subprocess
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
-from bs4 import BeautifulSoup
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from app.accounts import service
 from tests import nginx
+from tests.helpers.accounts import sign_in
+from tests.helpers.clients import csrf_client
 from tests.servers import free_port, start_server, stop
 from tests.services import engine_for
 
@@ -239,17 +240,9 @@ def _audited_addresses(data_dir: Path) -> dict[str, set[str | None]]:
 
 
 def test_the_audit_log_names_the_visitor_behind_nginx_not_nginx(accounts_deployment: Deployment) -> None:
-    with httpx.Client(
-        base_url=accounts_deployment.nginx_url, headers={"X-Forwarded-For": VISITOR}, timeout=30
-    ) as browser:
-        login = BeautifulSoup(browser.get("/login").text, "html.parser")
-        token = str(login.find("meta", attrs={"name": "csrf-token"})["content"])  # type: ignore[index]
-        signed_in = browser.post(
-            "/login", data={"username": "alice", "password": PASSWORDS["alice"], "csrf_token": token}
-        )
-        assert signed_in.status_code == 303, signed_in.text
-        page = BeautifulSoup(browser.get("/progress").text, "html.parser")
-        browser.headers["X-CSRF-Token"] = str(page.find("meta", attrs={"name": "csrf-token"})["content"])  # type: ignore[index]
+    visitor = {"X-Forwarded-For": VISITOR}
+    with closing(csrf_client(accounts_deployment.nginx_url, page="/login", headers=visitor)) as browser:
+        sign_in(browser, "alice", PASSWORDS["alice"])
         export = browser.get("/api/export.json")
         assert export.status_code == 200
         imported = browser.post(

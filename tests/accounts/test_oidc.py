@@ -28,9 +28,9 @@ from app.accounts import oidc, service
 from app.accounts.models import LOCAL_USER_ID, AuditEvent, SignInSession, User
 from app.accounts.routers.oidc import FLOW_COOKIE, FLOW_PATH
 from app.exceptions import Invalid
-from app.factory import create_app
 from app.settings import Settings
-from tests.accounts.conftest import PASSWORDS, accounts_settings, fresh_client
+from app.factory import create_app
+from tests.helpers.accounts import PASSWORDS, accounts_settings, fresh_client
 from tests.servers import free_port
 
 PROVIDER_DIR = PROJECT_ROOT / "tests" / "accounts" / "oidc_provider"

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from app.accounts import passwords, service
 from app.accounts.models import LOCAL_USER_ID, User
 from app.factory import create_app
-from tests.accounts.conftest import accounts_settings, fresh_client, invite_link, new_person
+from tests.helpers.accounts import accounts_settings, fresh_client, invite_link, new_person
 
 PROXY = ("192.0.2.10", 4000)
 ADA_PASSWORD = "second admin pass phrase 9"

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from app.accounts import service
 from app.accounts.models import AuditEvent
 from app.factory import create_app
-from tests.accounts.conftest import accounts_settings
+from tests.helpers.accounts import accounts_settings
 
 PROXY = ("192.0.2.10", 4000)
 STRANGER = ("198.51.100.7", 4000)

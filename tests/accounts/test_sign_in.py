@@ -13,7 +13,8 @@ from sqlalchemy import func, select
 from app.accounts import service, throttle
 from app.accounts.models import AuditEvent, SignInSession
 from app.factory import create_app
-from tests.accounts.conftest import PASSWORDS, accounts_settings, fresh_client, sign_in
+from tests.helpers.accounts import PASSWORDS, accounts_settings, fresh_client, sign_in
+from tests.helpers.clients import csrf_client
 
 
 def count(app: FastAPI, model: type, **where: object) -> int:
@@ -134,9 +135,7 @@ def test_failed_sign_ins_name_the_real_address_and_forged_forwarding_is_ignored(
     app = create_app(accounts_settings(tmp_path, trusted_proxies="192.0.2.1/32"))
     forged = {"X-Forwarded-For": "198.51.100.9"}
     for peer in ("192.0.2.1", "203.0.113.5"):
-        client = TestClient(app, client=(peer, 5000))
-        client.get("/login")
-        client.headers["X-CSRF-Token"] = client.cookies["tiercards_csrf"]
+        client = csrf_client(app, page="/login", client=(peer, 5000))
         client.post("/login", data={"username": "nobody", "password": "wrong wrong"}, headers=forged)
     with app.state.db.read_sessions() as session:
         addresses = session.scalars(

@@ -18,8 +18,10 @@ from sqlalchemy.orm import Session
 from app.accounts import passwords, service, throttle
 from app.accounts.models import AuditEvent, SignInAttempt
 from app.storage.base import utcnow
-from tests.accounts.conftest import PASSWORDS, accounts_settings, fresh_client, page_token, sign_in
-from tests.factories import OWNER_CARD, attempt_payload
+from tests.factories import OWNER_CARD
+from tests.helpers.accounts import PASSWORDS, accounts_settings, fresh_client, sign_in
+from tests.helpers.clients import with_csrf
+from tests.helpers.payloads import attempt_payload
 from tests.servers import running_server, wrong_password_burst
 from tests.services import engine_for
 
@@ -100,7 +102,7 @@ def test_strangers_everywhere_cannot_lock_out_a_browser_that_signed_in_before(te
     assert throttle.DEVICE_COOKIE in owner.cookies
     assert owner.post("/logout").status_code == 303
     # Signing out gives the browser a new CSRF token, which the sign-in page it is sent to carries.
-    owner.headers["X-CSRF-Token"] = page_token(owner, "/login")
+    with_csrf(owner, "/login")
     strangers = [browser(team_app, f"203.0.113.{n}") for n in range(1, 60)]
     # Guessing from many addresses at once: the name's own (slower) limit stops them.
     statuses = [wrong(s, "alice") for s in strangers for _ in range(2)]
@@ -297,7 +299,7 @@ def test_strangers_at_the_owners_address_cannot_lock_out_her_browser(team_app: F
     shared = "198.51.100.90"  # an office, or a carrier's NAT
     owner = sign_in(browser(team_app, shared), "alice")
     assert owner.post("/logout").status_code == 303
-    owner.headers["X-CSRF-Token"] = page_token(owner, "/login")
+    with_csrf(owner, "/login")
     for n in range(throttle.MAX_FAILURES_PER_ADDRESS):
         assert wrong(browser(team_app, shared), f"guess{n}") == 401
     assert wrong(browser(team_app, shared), "alice") == 429

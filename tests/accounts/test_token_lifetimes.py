@@ -16,7 +16,7 @@ from sqlalchemy import func, select, update
 from app import PROJECT_ROOT
 from app.accounts.models import ApiToken
 from app.storage.base import utcnow
-from tests.accounts.conftest import PASSWORDS, fresh_client, sign_in
+from tests.helpers.accounts import PASSWORDS, fresh_client, sign_in
 from tests.servers import data_env
 
 

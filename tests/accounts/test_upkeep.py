@@ -14,7 +14,7 @@ from app.accounts.models import AuditEvent, Invite, SignInAttempt, SignInSession
 from app.demos import service
 from app.demos.queue import DemoQueue
 from app.storage.base import utcnow
-from tests.accounts.conftest import PASSWORDS, fresh_client, sign_in, team_app  # noqa: F401
+from tests.helpers.accounts import PASSWORDS, fresh_client, sign_in
 
 IDLE = timedelta(hours=12)
 
@@ -53,7 +53,7 @@ def _sign_in_rows(app: FastAPI, now: datetime) -> None:
         session.commit()
 
 
-def test_ended_sign_ins_and_spent_invites_are_forgotten(team_app: FastAPI) -> None:  # noqa: F811
+def test_ended_sign_ins_and_spent_invites_are_forgotten(team_app: FastAPI) -> None:
     alice = sign_in(fresh_client(team_app), "alice")
     _sign_in_rows(team_app, utcnow())
     done = _upkeep(team_app)
@@ -64,7 +64,7 @@ def test_ended_sign_ins_and_spent_invites_are_forgotten(team_app: FastAPI) -> No
     assert alice.get("/api/me").json()["name"] == "alice"  # still signed in
 
 
-def test_old_audit_rows_go_but_the_throttle_keeps_its_failures(team_app: FastAPI) -> None:  # noqa: F811
+def test_old_audit_rows_go_but_the_throttle_keeps_its_failures(team_app: FastAPI) -> None:
     now = utcnow()
     with team_app.state.db.write_sessions() as session:
         session.add(AuditEvent(kind="sign_in", user_id=1, at=now - timedelta(days=2), detail={}))
@@ -89,7 +89,7 @@ def test_old_audit_rows_go_but_the_throttle_keeps_its_failures(team_app: FastAPI
     assert refused.status_code == 429
 
 
-def test_upkeep_with_nothing_to_forget_forgets_nothing(team_app: FastAPI) -> None:  # noqa: F811
+def test_upkeep_with_nothing_to_forget_forgets_nothing(team_app: FastAPI) -> None:
     client: TestClient = sign_in(fresh_client(team_app), "root")
     done = _upkeep(team_app)
     assert set(done.values()) == {0}

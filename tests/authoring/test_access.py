@@ -7,15 +7,15 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from tests.accounts.conftest import fresh_client, new_person, sign_in, signed_in, team_app  # noqa: F401
-from tests.authoring.conftest import soup
 from tests.factories import card_text
+from tests.helpers.accounts import new_person
+from tests.helpers.html import soup_of
 
 AUTHOR_PASSWORD = "author pass phrase 9"
 
 
 @pytest.fixture
-def ann(team_app: FastAPI) -> Iterator[TestClient]:  # noqa: F811
+def ann(team_app: FastAPI) -> Iterator[TestClient]:
     with new_person(team_app, "ann", "author", AUTHOR_PASSWORD) as client:
         yield client
 
@@ -32,20 +32,20 @@ def _uses(client: TestClient) -> list[int]:
 
 
 def _nav_links(client: TestClient) -> list[str]:
-    return [str(a["href"]) for a in soup(client.get("/").text).select("header.site nav a")]
+    return [str(a["href"]) for a in soup_of(client.get("/").text).select("header.site nav a")]
 
 
-def test_a_member_is_refused_and_not_shown_the_way(signed_in: Callable[[str], TestClient]) -> None:  # noqa: F811
+def test_a_member_is_refused_and_not_shown_the_way(signed_in: Callable[[str], TestClient]) -> None:
     bob = signed_in("bob")
     assert _uses(bob) == [403, 403, 403, 403]
     assert "/author" not in _nav_links(bob)
-    refused = soup(bob.get("/author", headers={"Accept": "text/html"}).text)
+    refused = soup_of(bob.get("/author", headers={"Accept": "text/html"}).text)
     assert "Only an author or an admin may use the author preview." in refused.get_text()
 
 
 def test_an_author_and_an_admin_use_it(
     ann: TestClient,
-    signed_in: Callable[[str], TestClient],  # noqa: F811
+    signed_in: Callable[[str], TestClient],
 ) -> None:
     for client in (ann, signed_in("root")):
         assert _uses(client) == [200, 200, 200, 200]
@@ -59,6 +59,6 @@ def test_an_author_is_still_refused_the_team_and_the_admin_pages(ann: TestClient
 
 def test_the_local_user_authors_in_single_mode(author: TestClient) -> None:
     assert _uses(author) == [200, 200, 200, 200]
-    page = soup(author.get("/author").text)
+    page = soup_of(author.get("/author").text)
     link = page.select_one("header.site nav a[href='/author']")
     assert link is not None and link.get("aria-current") == "page"

@@ -12,15 +12,15 @@ from sqlalchemy import func, select
 from app.accounts.models import AuditEvent
 from app.authoring import service
 from app.factory import create_app
-from tests.accounts.conftest import new_person, team_app  # noqa: F401
 from tests.factories import card_text
+from tests.helpers.accounts import new_person
 
 LIMIT = 3
 PASSWORD = "author pass phrase 9"
 
 
 @pytest.fixture
-def limited_app(team_app: FastAPI) -> FastAPI:  # noqa: F811
+def limited_app(team_app: FastAPI) -> FastAPI:
     team_app.state.settings = team_app.state.settings.model_copy(update={"author_checks_per_minute": LIMIT})
     return team_app
 

@@ -12,8 +12,8 @@ from sqlalchemy import func, inspect, select, table
 
 from app.accounts.models import AuditEvent
 from app.authoring.schemas import MAX_CARD_CHARS
-from tests.authoring.conftest import HTMX, soup
 from tests.factories import card_text
+from tests.helpers.html import HTMX, soup_of
 
 TOO_LONG = "The card's markdown must be at most 80000 characters."
 
@@ -58,12 +58,12 @@ def test_text_past_the_limit_is_refused_with_a_sentence(author: TestClient) -> N
     text = card_text() + "x" * (MAX_CARD_CHARS - len(card_text()) + 1)
     live = author.post("/author", data={"text": text}, headers=HTMX)
     assert live.status_code == 422
-    alert = soup(live.text).select_one("#author-preview [role=alert]")
+    alert = soup_of(live.text).select_one("#author-preview [role=alert]")
     assert alert is not None and alert.get_text(strip=True) == TOO_LONG
 
     refused = author.post("/author/download", data={"text": text}, headers={"Accept": "text/html"})
     assert refused.status_code == 422
-    assert TOO_LONG in soup(refused.text).get_text()
+    assert TOO_LONG in soup_of(refused.text).get_text()
 
     checked = author.post("/api/author/check", json={"text": text})
     assert checked.status_code == 422

@@ -5,8 +5,9 @@ that depth sees, and the pitfall quiz as it is dealt."""
 from fastapi.testclient import TestClient
 
 from app.content.model import item_key
-from tests.authoring.conftest import SERVED, one, preview_of, problems, soup, textarea_text
 from tests.factories import card_text, line_of
+from tests.helpers.authoring import SERVED, preview_of, problems, textarea_text
+from tests.helpers.html import one, soup_of
 
 EVERY_DEPTH = {"expectations", "points", "basics", "code", "quiz"}
 SECTIONS = {
@@ -31,7 +32,7 @@ def _quiz_card() -> str:
 
 
 def test_the_page_starts_from_the_card_content_new_writes(author: TestClient) -> None:
-    page = soup(author.get("/author").text)
+    page = soup_of(author.get("/author").text)
     text = textarea_text(page)
     assert text.startswith("---\nid: new-card\n") and "## True statements" in text
     # The scaffold itself has no problem: its preview is the card.
@@ -82,9 +83,9 @@ def test_a_good_card_shows_each_depth_with_the_sections_it_sees(author: TestClie
 
 def test_the_depth_shown_first_is_the_card_level_or_the_one_picked(author: TestClient) -> None:
     senior_card = card_text(**{"level: middle": "level: senior"})
-    page = soup(author.post("/author", data={"text": senior_card}).text)
+    page = soup_of(author.post("/author", data={"text": senior_card}).text)
     assert one(page, "input[name=tier]:checked")["value"] == "senior"
-    page = soup(author.post("/author", data={"text": senior_card, "tier": "Junior"}).text)
+    page = soup_of(author.post("/author", data={"text": senior_card, "tier": "Junior"}).text)
     assert one(page, "input[name=tier]:checked")["value"] == "junior"
 
 
@@ -122,7 +123,7 @@ def test_a_card_whose_id_is_served_says_where_from(author: TestClient) -> None:
 
 def test_without_scripts_check_now_answers_the_whole_page_with_the_text_kept(author: TestClient) -> None:
     text = card_text(**{"level: middle": "level: expert"})
-    page = soup(author.post("/author", data={"text": text}).text)
+    page = soup_of(author.post("/author", data={"text": text}).text)
     assert one(page, "h1").get_text() == "Write a card"
     assert textarea_text(page) == text
     assert problems(one(page, "#author-preview")) == [

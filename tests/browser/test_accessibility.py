@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 
-from tests.browser.conftest import SITE_PAGES, Site, SitePage, open_page, save_screenshot, site_page
 from tests.factories import DECK
+from tests.helpers.browser import SITE_PAGES, Site, SitePage, open_page, save_screenshot, site_page
 
 AXE = Path(__file__).parent / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]

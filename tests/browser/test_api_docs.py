@@ -6,7 +6,8 @@ import uuid
 
 from playwright.sync_api import Page, expect
 
-from tests.factories import OWNER_CARD, attempt_payload
+from tests.factories import OWNER_CARD
+from tests.helpers.payloads import attempt_payload
 
 
 def test_try_it_out_records_an_attempt(page: Page, base_url: str) -> None:

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import is_pitfall
 from tests.factories import OWNER_CARD
+from tests.helpers.browser import is_pitfall
 
 # Keys that move or act (Tab, Enter, Space), not the characters of the answers typed. Measured at
 # the middle depth: 61 for the whole flow (48 of them Tab; the quiz's ten statements take 15), and

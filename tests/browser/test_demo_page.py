@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import APIRequestContext, Browser, Locator, Page, expect
 
 from app.presets import PRESETS
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
+from tests.helpers.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.servers import start_server
 
 CARD = "tf-data-prefetch-last"

@@ -10,7 +10,7 @@ from playwright.sync_api import Browser, Page, ViewportSize
 from app.factory import create_app
 from app.settings import Settings
 from app.web.openapi import route_table
-from tests.browser.conftest import SITE_PAGES, Site, SitePage, site_page
+from tests.helpers.browser import SITE_PAGES, Site, SitePage, site_page
 
 # GET routes that answer JSON or text for programs, not pages for people.
 NOT_PAGES = ("/healthz", "/readyz", "/metrics")

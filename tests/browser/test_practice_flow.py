@@ -7,8 +7,8 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import is_pitfall
 from tests.factories import DECK
+from tests.helpers.browser import is_pitfall
 
 CARD = "tf-data-prefetch-last"
 

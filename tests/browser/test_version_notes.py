@@ -5,8 +5,8 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, ViewportSize, expect
 
-from tests.browser.conftest import open_page, save_screenshot
 from tests.factories import OWNER_CARD
+from tests.helpers.browser import open_page, save_screenshot
 
 SERIAL = "strictly serial"
 

@@ -13,26 +13,24 @@ from app.factory import create_app
 from app.presets import PRESETS
 from app.settings import Settings
 from tests.factories import OWNER_CARD, card_text, write_card
+from tests.helpers.html import HTML, soup_of
 
-HTML = {"Accept": "text/html"}
 
-
-def soup_of(client: TestClient, url: str, status: int = 200) -> BeautifulSoup:
-    response = client.get(url, headers=HTML)
-    assert response.status_code == status, response.text
-    return BeautifulSoup(response.text, "html.parser")
+def page_of(client: TestClient, url: str, status: int = 200) -> BeautifulSoup:
+    """The page at `url` as a browser asks for it."""
+    return soup_of(client.get(url, headers=HTML), status)
 
 
 def test_a_tier_in_any_case_serves_that_depth(client: TestClient) -> None:
     for name in ("Senior", "SENIOR", " senior "):
-        soup = soup_of(client, f"/cards/{OWNER_CARD}?tier={name}")
+        soup = page_of(client, f"/cards/{OWNER_CARD}?tier={name}")
         assert soup.select_one('.tier-switch [aria-current="true"]').get_text() == "senior"
         assert soup.select_one(".answer-form input[name=tier]")["value"] == "senior"
     assert client.get(f"/api/cards/{OWNER_CARD}?tier=Principal").json()["tier"] == "principal"
 
 
 def test_an_unknown_tier_names_the_four_there_are(client: TestClient) -> None:
-    soup = soup_of(client, f"/cards/{OWNER_CARD}?tier=wizard", status=422)
+    soup = page_of(client, f"/cards/{OWNER_CARD}?tier=wizard", status=422)
     # The page calls the tier its depth; the API, which calls it tier, says so in its own words.
     api = client.get(f"/api/cards/{OWNER_CARD}?tier=wizard").json()["detail"]
     assert api == [
@@ -48,14 +46,14 @@ def test_an_unknown_tier_names_the_four_there_are(client: TestClient) -> None:
 
 
 def test_a_level_in_any_case_filters_the_library(deck: TestClient) -> None:
-    soup = soup_of(deck, "/?level=Senior")
+    soup = page_of(deck, "/?level=Senior")
     assert [item["data-card-id"] for item in soup.select(".card-item")] == ["b-card", "d-card"]
     assert soup.select_one("select[name=level] option[selected]")["value"] == "senior"
 
 
 def test_an_unknown_level_is_refused_with_a_message_instead_of_an_empty_library(client: TestClient) -> None:
     """Chosen: a 422 page that says the level does not exist, rather than "any level" and 0 cards."""
-    soup = soup_of(client, "/?level=wizard", status=422)
+    soup = page_of(client, "/?level=wizard", status=422)
     assert soup.select(".card-item") == []
     assert soup.select_one(".errors").get_text(" ", strip=True) == (
         "There is no level “wizard”: a card's level is junior, middle, senior or principal."
@@ -63,7 +61,7 @@ def test_an_unknown_level_is_refused_with_a_message_instead_of_an_empty_library(
 
 
 def test_the_tab_title_reads_the_card_title_without_markdown(client: TestClient) -> None:
-    soup = soup_of(client, f"/cards/{OWNER_CARD}")
+    soup = page_of(client, f"/cards/{OWNER_CARD}")
     assert soup.title is not None
     assert soup.title.get_text() == (
         "Why does tf.data.Dataset.prefetch(tf.data.AUTOTUNE) go last in a pipeline? · tiercards"
@@ -118,7 +116,7 @@ def tags(soup: BeautifulSoup, card_id: str) -> list[str]:
 
 
 def test_the_library_lists_each_card_once_under_its_first_topic(deck: TestClient) -> None:
-    soup = soup_of(deck, "/")
+    soup = page_of(deck, "/")
     assert listing(soup) == {"GPUs": ["b-card"], "performance": ["d-card"], "tf.data": ["a-card", "c-card"]}
     headings = [h2.get_text(" ", strip=True) for h2 in soup.select(".topic-group h2")]
     assert headings == ["GPUs · 1 card", "performance · 1 card", "tf.data · 2 cards"]
@@ -128,14 +126,14 @@ def test_the_library_lists_each_card_once_under_its_first_topic(deck: TestClient
 
 
 def test_a_topic_filter_lists_every_card_with_that_topic_under_it(deck: TestClient) -> None:
-    soup = soup_of(deck, "/?topic=performance")
+    soup = page_of(deck, "/?topic=performance")
     assert listing(soup) == {"performance": ["a-card", "d-card"]}
     assert tags(soup, "a-card") == ["tf.data"]
     assert soup.select_one("#card-count").get_text() == "2 of 4 cards"
 
 
 def test_each_card_names_the_demos_it_links(deck: TestClient) -> None:
-    soup = soup_of(deck, "/")
+    soup = page_of(deck, "/")
 
     def demos(card_id: str) -> list[str]:
         return [li.get_text() for li in soup.select(f'[data-card-id="{card_id}"] .card-demos li')]
@@ -158,7 +156,7 @@ def test_each_card_names_the_demos_it_links(deck: TestClient) -> None:
 def test_filters_narrow_the_grouped_list(
     deck: TestClient, query: str, expected: dict[str, list[str]]
 ) -> None:
-    soup = soup_of(deck, f"/?{query}")
+    soup = page_of(deck, f"/?{query}")
     assert listing(soup) == expected
     shown = sum(map(len, expected.values()))
     assert soup.select_one("#card-count").get_text() == f"{shown} of 4 cards"
@@ -183,7 +181,7 @@ def test_a_thousand_card_library_lists_every_card(settings: Settings, tmp_path: 
             tmp_path, f"{card_id}.md", deck_card(card_id, title, chosen, level, "placement" * (number % 2))
         )
     with serving(settings, tmp_path) as client:
-        soup = soup_of(client, "/")
+        soup = page_of(client, "/")
     groups = listing(soup)
     assert sorted(groups) == sorted(topics, key=str.lower) == list(groups)
     listed = [card_id for ids in groups.values() for card_id in ids]

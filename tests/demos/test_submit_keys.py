@@ -20,10 +20,11 @@ from sqlalchemy import select, update
 from app.accounts import service as accounts
 from app.demos.models import DemoRun
 from app.demos.queue import DemoQueue
-from app.factory import create_app
 from app.storage.base import utcnow
-from tests.accounts.conftest import accounts_settings
+from app.factory import create_app
 from tests.factories import OWNER_CARD
+from tests.helpers.accounts import accounts_settings
+from tests.helpers.payloads import demo_run_payload
 from tests.servers import free_port
 
 SMALL = {"steps": 6, "input_ms": 3, "compute_ms": 3, "batch_size": 2}
@@ -32,7 +33,7 @@ SignIn = Callable[[str], TestClient]
 
 def submit(client: TestClient, key: str | None, **body: Any) -> httpx.Response:
     headers = {"Idempotency-Key": key} if key is not None else {}
-    return client.post("/api/demos", json={"preset": "placement", "params": SMALL, **body}, headers=headers)
+    return client.post("/api/demos", json=demo_run_payload(**body), headers=headers)
 
 
 def run_ids(client: TestClient) -> list[str]:

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,10 +29,11 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from app import PROJECT_ROOT
-from app.web.security import CSRF_COOKIE
 from tests import nginx
-from tests.demos.live.conftest import SMALL
 from tests.deploy.deployment import NGINX_CONF, compose, here, service_command, service_health_check
+from tests.helpers.accounts import sign_in
+from tests.helpers.clients import csrf_client
+from tests.helpers.payloads import demo_run_payload
 from tests.servers import free_port, stop
 from tests.services import database_on
 
@@ -231,20 +232,8 @@ def deployment(
 @contextmanager
 def _signed_in_through_the_proxy(deployment: Deployment) -> Iterator[httpx.Client]:
     headers = {"Host": PUBLIC_HOST, "X-Forwarded-For": VISITOR}
-    with httpx.Client(base_url=deployment.proxy, verify=False, timeout=30, headers=headers) as client:
-        client.get("/login")
-        signed_in = client.post(
-            "/login",
-            data={"username": "admin", "password": ADMIN_PASSWORD, "csrf_token": client.cookies[CSRF_COOKIE]},
-        )
-        assert signed_in.status_code == 303, signed_in.text
-        # Signed in, the token is the session's own: the one the person's pages carry.
-        meta = BeautifulSoup(client.get("/account").text, "html.parser").find(
-            "meta", attrs={"name": "csrf-token"}
-        )
-        assert meta is not None
-        client.headers["X-CSRF-Token"] = str(meta["content"])
-        yield client
+    with closing(csrf_client(deployment.proxy, page="/login", verify=False, headers=headers)) as client:
+        yield sign_in(client, "admin", ADMIN_PASSWORD)
 
 
 def _straight_to(replica: str, through_proxy: httpx.Client) -> httpx.Client:
@@ -314,7 +303,7 @@ def test_a_demo_started_through_the_proxy_runs_on_the_worker_and_shows_on_both_r
     deployment: Deployment,
 ) -> None:
     with _signed_in_through_the_proxy(deployment) as client:
-        submitted = client.post("/api/demos", json={"preset": "placement", "params": SMALL})
+        submitted = client.post("/api/demos", json=demo_run_payload())
         assert submitted.status_code == 202, submitted.text
         run_id = submitted.json()["run_id"]
 

@@ -8,7 +8,6 @@ from fastapi import FastAPI
 
 from app.content.catalogue import Catalogue
 from app.content.dependencies import get_catalogue
-from tests.accounts.conftest import signed_in, team_app  # noqa: F401
 
 
 @pytest.fixture

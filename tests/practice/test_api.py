@@ -5,11 +5,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.factories import OWNER_CARD, attempt_payload
-
-
-def post_attempt(client: TestClient, card_id: str = OWNER_CARD, **overrides: Any) -> Any:
-    return client.post(f"/api/cards/{card_id}/attempts", json=attempt_payload(**overrides))
+from tests.factories import OWNER_CARD
+from tests.helpers.payloads import attempt_payload
+from tests.helpers.practice import attempts_of, post_attempt
 
 
 def stored(client: TestClient) -> list[dict[str, Any]]:
@@ -69,7 +67,7 @@ def test_unknown_card_is_404_and_unknown_tier_422(client: TestClient) -> None:
 
 
 def test_posting_an_attempt_stores_it_and_answers_201(client: TestClient) -> None:
-    response = post_attempt(client)
+    response = client.post(attempts_of(), json=attempt_payload())
     assert response.status_code == 201
     body = response.json()
     assert isinstance(body["id"], int)
@@ -79,9 +77,9 @@ def test_posting_an_attempt_stores_it_and_answers_201(client: TestClient) -> Non
 
 
 def test_attempts_are_listed_newest_first_and_filtered_by_card(client: TestClient) -> None:
-    first = post_attempt(client).json()["id"]
-    second = post_attempt(client, kind="follow-up", follow_up=2, points=[]).json()["id"]
-    other = post_attempt(client, "tf-data-cache-shuffle-order", points=[]).json()["id"]
+    first = post_attempt(client)["id"]
+    second = post_attempt(client, kind="follow-up", follow_up=2, points=[])["id"]
+    other = post_attempt(client, "tf-data-cache-shuffle-order", points=[])["id"]
     assert [a["id"] for a in stored(client)] == [other, second, first]
     only_owner = client.get("/api/attempts", params={"card_id": OWNER_CARD}).json()
     assert [a["id"] for a in only_owner] == [second, first]
@@ -90,11 +88,13 @@ def test_attempts_are_listed_newest_first_and_filtered_by_card(client: TestClien
 def test_quiz_attempt_is_scored_from_choices(client: TestClient) -> None:
     card = client.get(f"/api/cards/{OWNER_CARD}").json()["sections"]
     pitfalls = [p["id"] for p in card["pitfalls"]]
-    perfect = post_attempt(client, kind="quiz", text=None, choices=pitfalls, rating=None, points=[])
+    perfect = client.post(
+        attempts_of(), json=attempt_payload(kind="quiz", text=None, choices=pitfalls, rating=None, points=[])
+    )
     assert perfect.status_code == 201 and perfect.json()["score"] == 1.0
     truths = [t["id"] for t in card["true_statements"]]
     backwards = post_attempt(client, kind="quiz", text=None, choices=truths, rating=None, points=[])
-    assert backwards.json()["score"] == 0.0
+    assert backwards["score"] == 0.0
 
 
 @pytest.mark.parametrize(
@@ -118,19 +118,19 @@ def test_quiz_attempt_is_scored_from_choices(client: TestClient) -> None:
 def test_bad_attempts_get_422_and_store_nothing(
     client: TestClient, overrides: dict[str, Any], field: str
 ) -> None:
-    response = post_attempt(client, **overrides)
+    response = client.post(attempts_of(), json=attempt_payload(**overrides))
     assert response.status_code == 422
     assert field in str(response.json()["detail"])
     assert stored(client) == []
 
 
 def test_attempt_on_unknown_card_is_404(client: TestClient) -> None:
-    assert post_attempt(client, "no-such-card").status_code == 404
+    assert client.post(attempts_of("no-such-card"), json=attempt_payload()).status_code == 404
     assert stored(client) == []
 
 
 def test_an_answer_of_exactly_20000_characters_is_accepted(client: TestClient) -> None:
-    assert post_attempt(client, text="y" * 20_000).status_code == 201
+    assert client.post(attempts_of(), json=attempt_payload(text="y" * 20_000)).status_code == 201
 
 
 def test_state_changing_requests_need_the_csrf_token(anonymous_client: TestClient) -> None:

@@ -14,7 +14,7 @@ from app.factory import create_app
 from app.settings import Settings
 from app.web.security import CSRF_COOKIE
 from tests.factories import DECK, OWNER_CARD, card_text, write_card
-from tests.practice.scheduling_helpers import dealt_quiz, logs, quiz_ids
+from tests.helpers.practice import dealt_quiz, logs, quiz_ids
 
 HTMX = {"HX-Request": "true"}
 

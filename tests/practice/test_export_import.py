@@ -14,7 +14,8 @@ from sqlalchemy import delete
 from app.practice.models import Attempt, ReviewLog, ReviewState, UserSettings
 from app.storage.base import utcnow
 from tests.factories import OWNER_CARD, make_attempt
-from tests.practice.scheduling_helpers import HTMX, counts, post_attempt, quiz_ids, review, write_session
+from tests.helpers.html import HTMX
+from tests.helpers.practice import counts, post_attempt, quiz_ids, review, write_session
 
 CACHE = "tf-data-cache-shuffle-order"
 

@@ -7,7 +7,9 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
 from tests.factories import OWNER_CARD
-from tests.practice.scheduling_helpers import HTMX, dealt_quiz, quiz_ids
+from tests.helpers.html import HTMX
+from tests.helpers.payloads import import_upload
+from tests.helpers.practice import dealt_quiz, quiz_ids
 
 ANSWER = {"tier": "middle", "kind": "solid", "seconds": "12.5"}
 
@@ -92,7 +94,7 @@ def test_an_import_that_is_not_json_says_so(client: TestClient) -> None:
 
 
 def test_an_import_missing_parts_names_them_in_the_file(client: TestClient) -> None:
-    files = {"file": ("export.json", b'{"format": "tiercards-export"}', "application/json")}
+    files = import_upload(b'{"format": "tiercards-export"}')
     assert errors(refused(client, "/progress/import", files=files)) == [
         "In the file, “exported_at” is required.",
         "In the file, “settings” is required.",

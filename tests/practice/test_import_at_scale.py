@@ -24,8 +24,11 @@ from app.practice.models import Attempt, ImportGuard
 from app.storage.base import utcnow
 from app.web.security import CSRF_COOKIE
 from tests.factories import DECK, OWNER_CARD
-from tests.practice.scheduling_helpers import HTMX, T0, counts, review, write_session
-from tests.servers import csrf_client, free_port, start_server, stop
+from tests.helpers.clients import csrf_client
+from tests.helpers.html import HTMX
+from tests.helpers.payloads import attempt_payload, import_upload
+from tests.helpers.practice import T0, counts, review, write_session
+from tests.servers import free_port, start_server, stop
 
 # What a review log must name; an empty row lacks each of them.
 REQUIRED = sum(field.is_required() for field in ReviewLogDoc.model_fields.values())
@@ -245,14 +248,7 @@ def test_another_person_answers_while_a_large_import_runs(
         time.sleep(0.005)
     answer = bob.post(
         f"/api/cards/{OWNER_CARD}/attempts",
-        json={
-            "tier": "senior",
-            "kind": "solid",
-            "text": "mine",
-            "seconds": 3.0,
-            "rating": "good",
-            "points": [],
-        },
+        json=attempt_payload(tier="senior", text="mine", seconds=3.0, points=[]),
     )
     acknowledged = time.monotonic()
     second = alice.post("/api/import", json=header(alice))
@@ -372,9 +368,7 @@ def test_an_import_sent_as_a_form_is_refused_with_a_sentence(
     app: FastAPI, anonymous_client: TestClient
 ) -> None:
     token = anonymous_client.get("/healthz").cookies[CSRF_COOKIE]
-    response = anonymous_client.post(
-        "/api/import", data={"csrf_token": token}, files={"file": ("export.json", b"{}", "application/json")}
-    )
+    response = anonymous_client.post("/api/import", data={"csrf_token": token}, files=import_upload(b"{}"))
     assert response.status_code == 415
     assert "application/json" in response.json()["detail"]
     assert counts(app) == {"attempts": 0, "review_logs": 0, "review_states": 0}

@@ -6,24 +6,19 @@ The clock is fixed by overriding the dependency every practice route reads it fr
 from datetime import datetime, timedelta
 
 import pytest
-from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.practice.dependencies import get_now
 from tests.factories import OWNER_CARD
-from tests.practice.scheduling_helpers import HTMX, T0, review
+from tests.helpers.html import HTMX, soup_of
+from tests.helpers.practice import T0, review
 
 TITLE = "Why does tf.data.Dataset.prefetch(tf.data.AUTOTUNE) go last in a pipeline?"
 
 
 def at(app: FastAPI, moment: datetime) -> None:
     app.dependency_overrides[get_now] = lambda: moment
-
-
-def soup_of(response: object) -> BeautifulSoup:
-    assert getattr(response, "status_code", None) == 200, getattr(response, "text", response)
-    return BeautifulSoup(response.text, "html.parser")  # type: ignore[attr-defined]
 
 
 def settings(client: TestClient, new_per_day: int) -> None:

@@ -1,7 +1,6 @@
 """/practice and its API: the queue, the answer flow, settings validation, the schedule endpoint."""
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import pytest
 from bs4 import BeautifulSoup
@@ -11,17 +10,13 @@ from fastapi.testclient import TestClient
 from app.content.tiers import IMPORTANCES
 from app.storage.base import utcnow
 from tests.factories import DECK, OWNER_CARD
-from tests.practice.scheduling_helpers import HTMX, counts, logs, post_attempt, review, state
+from tests.helpers.html import HTMX, soup_of
+from tests.helpers.practice import counts, logs, post_attempt, review, state
 
 PARALLEL = "tf-data-parallel-map-interleave"
 CACHE = "tf-data-cache-shuffle-order"
 # A new person takes up to this many new cards a day (their settings can change it).
 DEFAULT_NEW_PER_DAY = 10
-
-
-def soup_of(response: Any, status: int = 200) -> BeautifulSoup:
-    assert response.status_code == status, response.text
-    return BeautifulSoup(response.text, "html.parser")
 
 
 def current_card(soup: BeautifulSoup) -> str | None:

@@ -11,7 +11,8 @@ from fastapi.testclient import TestClient
 from app.practice import stats
 from app.storage.base import utcnow
 from tests.factories import DECK, OWNER_CARD, card_text, make_attempt, write_card
-from tests.practice.scheduling_helpers import HTMX, T0, add, post_attempt, quiz_ids, review
+from tests.helpers.html import HTMX
+from tests.helpers.practice import T0, add, post_attempt, quiz_ids, review
 
 SAMPLE = "sample-card"
 

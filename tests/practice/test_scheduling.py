@@ -12,16 +12,8 @@ from app.practice import scheduling
 from app.practice.models import Attempt, ReviewState
 from app.practice.preferences import PracticeSettings
 from tests.factories import OWNER_CARD
-from tests.practice.scheduling_helpers import (
-    HTMX,
-    T0,
-    logs,
-    post_attempt,
-    quiz_ids,
-    review,
-    state,
-    write_session,
-)
+from tests.helpers.html import HTMX
+from tests.helpers.practice import T0, logs, post_attempt, quiz_ids, review, state, write_session
 
 
 def test_a_new_card_again_is_due_sooner_than_good_and_good_sooner_than_easy(app: FastAPI) -> None:

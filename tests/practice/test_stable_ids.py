@@ -18,7 +18,7 @@ from app.storage import migrations
 from app.storage.base import utcnow
 from app.storage.database import make_engine
 from tests.factories import card_text, make_attempt, write_card
-from tests.practice.scheduling_helpers import post_attempt, quiz_ids, write_session
+from tests.helpers.practice import post_attempt, quiz_ids, write_session
 from tests.services import database_url
 
 SAMPLE = "sample-card"

@@ -11,8 +11,9 @@ from fastapi.testclient import TestClient
 from app.storage.base import utcnow
 from app.team.models import Assignment
 from tests.factories import OWNER_CARD
-from tests.practice.scheduling_helpers import add, post_attempt
-from tests.team.conftest import text_of, user_id
+from tests.helpers.accounts import user_id
+from tests.helpers.html import text_of
+from tests.helpers.practice import add, post_attempt
 
 CACHE = "tf-data-cache-shuffle-order"
 

@@ -6,8 +6,8 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
 from tests.factories import OWNER_CARD
-from tests.practice.scheduling_helpers import post_attempt
-from tests.team.conftest import text_of
+from tests.helpers.html import text_of
+from tests.helpers.practice import post_attempt
 
 FIELDS = ("actor", "about", "address", "detail")
 

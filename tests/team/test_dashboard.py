@@ -12,17 +12,16 @@ from app.demos.models import DemoRun
 from app.practice import scheduling
 from app.storage.base import utcnow
 from tests.factories import OWNER_CARD
-from tests.practice.scheduling_helpers import add, post_attempt, quiz_ids
-from tests.team.conftest import review_as, text_of, user_id
+from tests.helpers.accounts import review_as, user_id
+from tests.helpers.html import soup_of, text_of
+from tests.helpers.practice import add, post_attempt, quiz_ids
 
 CACHE = "tf-data-cache-shuffle-order"  # budgets: basics 20 s, solid 60 s
 PARALLEL = "tf-data-parallel-map-interleave"
 
 
 def soup(client: TestClient, url: str = "/team") -> BeautifulSoup:
-    response = client.get(url)
-    assert response.status_code == 200, response.text
-    return BeautifulSoup(response.text, "html.parser")
+    return soup_of(client.get(url))
 
 
 def member_row(page: BeautifulSoup, name: str) -> dict[str, str]:

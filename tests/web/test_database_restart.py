@@ -7,8 +7,10 @@ from pathlib import Path
 
 import httpx
 
-from tests.factories import OWNER_CARD, attempt_payload
-from tests.servers import csrf_client, running_server
+from tests.factories import OWNER_CARD
+from tests.helpers.clients import csrf_client
+from tests.helpers.payloads import attempt_payload
+from tests.servers import running_server
 from tests.services import database_on, postgres, postgres_server
 
 

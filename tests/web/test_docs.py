@@ -7,7 +7,7 @@ from bs4 import BeautifulSoup, Tag
 from fastapi.testclient import TestClient
 
 from app.factory import create_app
-from tests.accounts.conftest import accounts_settings
+from tests.helpers.accounts import accounts_settings
 
 
 def _auth_help(page_html: str) -> Tag:

@@ -3,7 +3,7 @@
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
-HTML = {"Accept": "text/html"}
+from tests.helpers.html import HTML
 
 
 def test_a_page_that_does_not_exist_says_not_found_once(client: TestClient) -> None:

@@ -17,8 +17,10 @@ from app import PROJECT_ROOT
 from app.factory import create_app
 from app.settings import Settings
 from app.web.security import CSRF_COOKIE
-from tests.accounts.conftest import PASSWORDS, fresh_client, page_token, sign_in
-from tests.factories import OWNER_CARD, attempt_payload
+from tests.factories import OWNER_CARD
+from tests.helpers.accounts import PASSWORDS, fresh_client, sign_in
+from tests.helpers.clients import page_token, with_csrf
+from tests.helpers.payloads import attempt_payload
 
 ATTEMPTS = f"/api/cards/{OWNER_CARD}/attempts"
 
@@ -176,9 +178,7 @@ def test_a_boosted_request_does_not_poison_the_fragment_cache(client: TestClient
 def small_body_client(settings: Settings) -> Iterator[TestClient]:
     app = create_app(settings.model_copy(update={"max_body_bytes": 64 * 1024}))
     with TestClient(app) as client:
-        client.get("/healthz")
-        client.headers["X-CSRF-Token"] = client.cookies[CSRF_COOKIE]
-        yield client
+        yield with_csrf(client)
 
 
 def test_a_body_over_the_cap_is_refused_with_413_and_stores_nothing(small_body_client: TestClient) -> None:
@@ -204,8 +204,7 @@ def test_a_streamed_body_over_the_cap_is_refused_without_a_length(small_body_cli
 def test_an_import_over_its_own_cap_is_refused_before_it_is_read(settings: Settings) -> None:
     app = create_app(settings.model_copy(update={"max_body_bytes": 4096, "max_import_bytes": 64 * 1024}))
     with TestClient(app) as client:
-        client.get("/healthz")
-        client.headers["X-CSRF-Token"] = client.cookies[CSRF_COOKIE]
+        with_csrf(client)
         big = b'{"format": "tiercards-export", "pad": "' + b"x" * (128 * 1024) + b'"}'
         response = client.post("/api/import", content=big, headers={"Content-Type": "application/json"})
         assert response.status_code == 413 and "64 KB" in response.json()["detail"]

@@ -14,7 +14,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.web.openapi import _full_schema
-from tests.factories import OWNER_CARD, attempt_payload
+from tests.factories import OWNER_CARD
+from tests.helpers.payloads import attempt_payload
 
 TOO_BIG = 2**63
 TOO_SMALL = -(2**63) - 1

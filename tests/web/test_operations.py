@@ -20,10 +20,12 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy.engine import make_url
 
 from app import PROJECT_ROOT
-from app.factory import create_app
 from app.settings import Settings
 from app.storage import migrations
-from tests.factories import OWNER_CARD, attempt_payload
+from app.factory import create_app
+from tests.factories import OWNER_CARD
+from tests.helpers.clients import with_csrf
+from tests.helpers.payloads import attempt_payload
 from tests.servers import free_port, start_server
 from tests.services import database_on, database_url, postgres, postgres_server, redis_server
 
@@ -144,9 +146,7 @@ def test_readiness_follows_postgres_and_redis_back_without_a_restart(tmp_path: P
 def scraped(tmp_path: Path) -> Iterator[TestClient]:
     """An app on a data folder of its own, asked from loopback as a Prometheus beside it would."""
     with TestClient(_app(tmp_path), client=("127.0.0.1", 50000)) as client:
-        client.get("/healthz")
-        client.headers["X-CSRF-Token"] = client.cookies["tiercards_csrf"]
-        yield client
+        yield with_csrf(client)
 
 
 def _scrape(client: TestClient) -> Samples:

@@ -10,9 +10,11 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.web.openapi import route_table
-from tests.accounts.conftest import fresh_client
 from tests.accounts.test_isolation import ROUTES
 from tests.factories import OWNER_CARD
+from tests.helpers.accounts import fresh_client
+from tests.helpers.clients import token_in
+from tests.helpers.payloads import attempt_payload
 
 CACHED_PAGES = ("/", f"/cards/{OWNER_CARD}", f"/cards/{OWNER_CARD}?tier=senior")
 
@@ -21,12 +23,6 @@ def _site_links(html: str) -> list[str]:
     nav = BeautifulSoup(html, "html.parser").find("nav", attrs={"aria-label": "Site"})
     assert nav is not None
     return [a.get_text(strip=True) for a in nav.find_all("a")]
-
-
-def _page_token(html: str) -> str:
-    meta = BeautifulSoup(html, "html.parser").find("meta", attrs={"name": "csrf-token"})
-    assert meta is not None
-    return str(meta["content"])
 
 
 @pytest.mark.parametrize("url", CACHED_PAGES)
@@ -41,8 +37,8 @@ def test_admin_then_member_then_stranger_each_see_their_own_chrome(
         assert as_admin.status_code == as_member.status_code == 200, turn
         assert "Author" in _site_links(as_admin.text)
         assert "Author" not in _site_links(as_member.text)
-        assert _page_token(as_admin.text) == root.headers["X-CSRF-Token"]
-        assert _page_token(as_member.text) == bob.headers["X-CSRF-Token"]
+        assert token_in(as_admin.text) == root.headers["X-CSRF-Token"]
+        assert token_in(as_member.text) == bob.headers["X-CSRF-Token"]
         stranger = fresh_client(team_app).get(url)
         assert stranger.status_code == 303
         assert stranger.headers["location"].startswith("/login")
@@ -64,10 +60,10 @@ def test_a_token_from_a_cached_page_works_only_for_its_own_person(
 ) -> None:
     url = f"/cards/{OWNER_CARD}"
     root, bob = signed_in("root"), signed_in("bob")
-    roots_token = _page_token(root.get(url).text)
-    bobs_token = _page_token(bob.get(url).text)
+    roots_token = token_in(root.get(url).text)
+    bobs_token = token_in(bob.get(url).text)
     assert roots_token != bobs_token
-    payload = {"tier": "middle", "kind": "solid", "text": "mine", "seconds": 3, "rating": "good"}
+    payload = attempt_payload(text="mine", seconds=3)
     attempts = f"/api/cards/{OWNER_CARD}/attempts"
     assert bob.post(attempts, json=payload, headers={"X-CSRF-Token": roots_token}).status_code == 403
     assert bob.post(attempts, json=payload, headers={"X-CSRF-Token": bobs_token}).status_code == 201

@@ -18,8 +18,10 @@ import pytest
 from bs4 import BeautifulSoup
 
 from app import PROJECT_ROOT
-from tests.factories import OWNER_CARD, attempt_payload
-from tests.servers import csrf_client, data_env, start_server
+from tests.factories import OWNER_CARD
+from tests.helpers.clients import csrf_client
+from tests.helpers.payloads import attempt_payload
+from tests.servers import data_env, start_server
 
 SECRET = "replica-test-secret-key-that-is-long-enough"
 POLL_S = 0.5

@@ -15,8 +15,10 @@ from pathlib import Path
 
 import httpx
 
-from tests.factories import OWNER_CARD, attempt_payload
-from tests.servers import csrf_client, free_port, start_server
+from tests.factories import OWNER_CARD
+from tests.helpers.clients import csrf_client
+from tests.helpers.payloads import attempt_payload
+from tests.servers import free_port, start_server
 
 CLIENTS = 20
 ATTEMPTS = f"/api/cards/{OWNER_CARD}/attempts"

@@ -16,7 +16,7 @@ from app.demos.models import WorkerBeat
 from app.settings import Settings
 from app.storage.base import utcnow
 from app.storage.database import Database
-from tests.demos.live.conftest import demo_settings_for, tiercards
+from tests.helpers.demos import demo_settings_for, tiercards
 
 TIMEOUT_S = 120
 

@@ -19,8 +19,9 @@ from app.demos.worker import pid_alive
 from app.presets import PRESETS
 from app.storage.base import utcnow
 from app.storage.database import Database
-from tests.demos.live.conftest import HEARTBEAT_TIMEOUT_S, SMALL, submit
 from tests.factories import DECK
+from tests.helpers.demos import HEARTBEAT_TIMEOUT_S, SMALL, submit
+from tests.helpers.payloads import demo_run_payload
 
 CARD = "tf-data-prefetch-last"
 CPU = ("cpu",)  # the lanes a worker without a GPU reads
@@ -57,7 +58,7 @@ def test_out_of_bounds_is_422_naming_the_parameter_and_its_range(
 
 def test_three_queued_then_429_and_cancelling_one_makes_room(idle_client: TestClient) -> None:
     ids = [submit(idle_client, params=SMALL) for _ in range(3)]
-    refused = idle_client.post("/api/demos", json={"preset": "placement", "params": SMALL})
+    refused = idle_client.post("/api/demos", json=demo_run_payload())
     assert refused.status_code == 429
     assert "3 demos waiting" in refused.json()["detail"]
     assert refused.headers["retry-after"]
@@ -68,7 +69,7 @@ def test_three_queued_then_429_and_cancelling_one_makes_room(idle_client: TestCl
     assert cancelled.json()["status"] == "cancelled"
     assert idle_client.get(f"/api/demos/{ids[0]}").json()["error"] == "Cancelled before it started."
     assert idle_client.post(f"/api/demos/{ids[0]}/cancel").status_code == 409
-    assert idle_client.post("/api/demos", json={"preset": "placement", "params": SMALL}).status_code == 202
+    assert idle_client.post("/api/demos", json=demo_run_payload()).status_code == 202
 
 
 def test_the_page_says_no_worker_is_running_and_how_to_start_one(idle_client: TestClient) -> None:

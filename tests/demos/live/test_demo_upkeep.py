@@ -15,16 +15,11 @@ from sqlalchemy import select, update
 from app.demos import service
 from app.demos.models import DemoRun
 from app.demos.queue import DemoQueue
-from app.factory import create_app
 from app.storage.base import utcnow
-from tests.demos.live.conftest import (
-    HEARTBEAT_TIMEOUT_S,
-    SMALL,
-    csrf_client,
-    demo_settings_for,
-    submit,
-    wait_for,
-)
+from app.factory import create_app
+from tests.helpers.clients import csrf_client
+from tests.helpers.demos import HEARTBEAT_TIMEOUT_S, SMALL, demo_settings_for, submit, wait_for
+from tests.helpers.payloads import demo_run_payload
 from tests.servers import running_server
 
 CARD = "tf-data-prefetch-last"
@@ -121,7 +116,7 @@ def test_starting_too_many_runs_a_minute_is_refused_with_retry_after(tmp_path: P
             run_id = submit(client, params=SMALL)
             started += 1
             assert client.post(f"/api/demos/{run_id}/cancel").status_code == 200
-        response = client.post("/api/demos", json={"preset": "placement", "params": SMALL})
+        response = client.post("/api/demos", json=demo_run_payload())
         assert response.status_code == 429
         assert response.headers["retry-after"] == "60"
         assert "in the last minute" in response.json()["detail"]

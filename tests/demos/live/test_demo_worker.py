@@ -9,21 +9,22 @@ import psutil
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
-from app.factory import create_app
 from app.presets import PRESETS
 from app.settings import Settings
-from tests.demos.live.conftest import (
+from app.factory import create_app
+from tests.helpers.clients import csrf_client
+from tests.helpers.demos import (
     HEARTBEAT_TIMEOUT_S,
     LONG,
     SMALL,
     WorkerProcess,
-    csrf_client,
     get_run,
     settle,
     submit,
     wait_for,
     wait_status,
 )
+from tests.helpers.payloads import demo_run_payload
 
 CARD = "tf-data-prefetch-last"
 
@@ -42,7 +43,7 @@ def running_with_steps(client: TestClient, run_id: str, steps: int = 2) -> dict[
 
 def test_submit_then_poll_until_the_result_document_is_complete(demo_client: TestClient) -> None:
     started = time.monotonic()
-    response = demo_client.post("/api/demos", json={"preset": "placement", "params": SMALL, "card_id": CARD})
+    response = demo_client.post("/api/demos", json=demo_run_payload(card_id=CARD))
     assert response.status_code == 202
     accepted = response.json()
     assert accepted["status"] == "queued" and accepted["url"] == f"/demos/{accepted['run_id']}"

@@ -10,14 +10,14 @@ import psutil
 import pytest
 from fastapi.testclient import TestClient
 
-from app.factory import create_app
 from app.presets import PRESETS
 from app.settings import Settings
-from tests.demos.live.conftest import (
+from app.factory import create_app
+from tests.helpers.clients import csrf_client
+from tests.helpers.demos import (
     LONG,
     SMALL,
     WorkerProcess,
-    csrf_client,
     demo_settings_for,
     get_run,
     redis_database,

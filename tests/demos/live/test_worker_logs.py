@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from app import PROJECT_ROOT
-from tests.demos.live.conftest import demo_settings_for, env_for
+from tests.helpers.demos import demo_settings_for, env_for
 
 
 def test_a_production_worker_logs_json_lines(tmp_path: Path) -> None:

@@ -1,23 +1,27 @@
-"""An app in AUTH_MODE=accounts with two members and an admin, and clients signed in as each."""
+"""The team of the accounts-mode tests (alice and bob, members; root, an admin), signing in, and
+the operator's `tiercards users` command."""
 
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
+from typing import TypeVar
 
-import pytest
-from bs4 import BeautifulSoup
+import httpx
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app import PROJECT_ROOT
 from app.accounts import service
-from app.factory import create_app
+from app.accounts.models import User
+from app.practice import scheduling
 from app.settings import Settings
 from app.storage import migrations
-from app.web.security import CSRF_COOKIE
+from tests.helpers.clients import csrf_client, with_csrf
+from tests.helpers.html import one, soup_of
 from tests.servers import data_env
 from tests.services import database_url
 
@@ -26,6 +30,7 @@ PASSWORDS = {
     "bob": "purple monkey dishwasher",
     "root": "admin pass phrase 7",
 }
+Client = TypeVar("Client", bound=httpx.Client)
 
 
 def accounts_settings(data_dir: Path, **extra: object) -> Settings:
@@ -44,43 +49,28 @@ def accounts_settings(data_dir: Path, **extra: object) -> Settings:
     return settings
 
 
-@pytest.fixture
-def team_app(tmp_path: Path) -> Iterator[FastAPI]:
-    app = create_app(accounts_settings(tmp_path))
+def create_team(app: FastAPI) -> None:
+    """alice and bob, members, and root, an admin."""
     with app.state.db.write_sessions() as session:
         service.create_user(session, "alice", "member", PASSWORDS["alice"])
         service.create_user(session, "bob", "member", PASSWORDS["bob"])
         # A reserved name, as an operator may give the first admin at the command line.
         service.create_user(session, "root", "admin", PASSWORDS["root"], by_operator=True)
         session.commit()
-    yield app
-    app.state.db.dispose()
 
 
 def fresh_client(app: FastAPI, **kwargs: object) -> TestClient:
     """A browser with a CSRF cookie and no sign-in."""
-    client = TestClient(app, follow_redirects=False, **kwargs)  # type: ignore[arg-type]
-    client.get("/login")
-    client.headers["X-CSRF-Token"] = client.cookies[CSRF_COOKIE]
-    return client
+    return csrf_client(app, page="/login", follow_redirects=False, **kwargs)
 
 
-def sign_in(client: TestClient, name: str, password: str | None = None) -> TestClient:
+def sign_in(client: Client, name: str, password: str | None = None) -> Client:
     response = client.post(
         "/login", data={"username": name, "password": password or PASSWORDS[name], "next": "/"}
     )
     assert response.status_code == 303, response.text
     # Signing in gives the browser a new CSRF token: the one its pages now carry.
-    client.headers["X-CSRF-Token"] = page_token(client)
-    return client
-
-
-def page_token(client: TestClient, url: str = "/account") -> str:
-    """The CSRF token the person's pages carry (the session's own once signed in)."""
-    page = BeautifulSoup(client.get(url).text, "html.parser")
-    meta = page.find("meta", attrs={"name": "csrf-token"})
-    assert meta is not None
-    return str(meta["content"])
+    return with_csrf(client, "/account")
 
 
 def users_cli(settings: Settings, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -99,9 +89,8 @@ def users_cli(settings: Settings, *args: str, stdin: str = "") -> subprocess.Com
 
 def invite_link(admin: TestClient, role: str = "member", days: str = "7") -> str:
     """The path of a new invite link an admin made on /admin/users."""
-    page = admin.post("/admin/invites", data={"role": role, "expires_days": days})
-    assert page.status_code == 200
-    url = BeautifulSoup(page.text, "html.parser").select_one("code.token").text
+    page = soup_of(admin.post("/admin/invites", data={"role": role, "expires_days": days}))
+    url = one(page, "code.token").text
     return "/" + url.split("/", 3)[3]
 
 
@@ -116,15 +105,17 @@ def new_person(app: FastAPI, name: str, role: str, password: str) -> Iterator[Te
     client.close()
 
 
-@pytest.fixture
-def signed_in(team_app: FastAPI) -> Callable[[str], TestClient]:
-    clients: list[TestClient] = []
+def user_id(app: FastAPI, name: str) -> int:
+    with app.state.db.read_sessions() as session:
+        user = service.user_named(session, name)
+        assert isinstance(user, User)
+        return user.id
 
-    def make(name: str) -> TestClient:
-        client = sign_in(fresh_client(team_app), name)
-        clients.append(client)
-        return client
 
-    yield make  # type: ignore[misc]
-    for client in clients:
-        client.close()
+def review_as(app: FastAPI, name: str, card_id: str, tier: str, rating: str, at: datetime) -> None:
+    """A review rated in /practice without an answer, at a moment of the test's choosing."""
+    with app.state.db.write_sessions() as session:
+        scheduling.review(
+            session, user_id(app, name), card_id, tier, scheduling.RATING_BY_NAME[rating], 1000, at
+        )
+        session.commit()

@@ -1,4 +1,4 @@
-"""Shared helpers for the scheduling, practice, progress and export tests."""
+"""Answers, reviews and quizzes, for the scheduling, practice, progress, export and team tests."""
 
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from bs4 import BeautifulSoup
+import httpx
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
@@ -15,8 +15,9 @@ from sqlalchemy.orm import Session
 from app.practice import scheduling
 from app.practice.models import Attempt, ReviewLog, ReviewState
 from tests.factories import OWNER_CARD
+from tests.helpers.html import HTMX, soup_of
+from tests.helpers.payloads import attempt_payload
 
-HTMX = {"HX-Request": "true"}
 T0 = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)  # a fixed Monday morning
 
 
@@ -73,16 +74,14 @@ def quiz_ids(client: TestClient, card_id: str = OWNER_CARD) -> tuple[list[str], 
     return [p["id"] for p in sections["pitfalls"]], [t["id"] for t in sections["true_statements"]]
 
 
-def post_attempt(client: TestClient, card_id: str = OWNER_CARD, **payload: Any) -> dict[str, Any]:
-    body = {
-        "tier": "middle",
-        "kind": "solid",
-        "text": "an answer",
-        "seconds": 12.5,
-        "rating": "good",
-        "points": [0],
-    } | payload
-    response = client.post(f"/api/cards/{card_id}/attempts", json=body)
+def attempts_of(card_id: str = OWNER_CARD) -> str:
+    """Where a card's answers are posted."""
+    return f"/api/cards/{card_id}/attempts"
+
+
+def post_attempt(client: httpx.Client, card_id: str = OWNER_CARD, **overrides: Any) -> dict[str, Any]:
+    """An answer to `card_id` (attempt_payload with `overrides`), stored: what the API returns."""
+    response = client.post(attempts_of(card_id), json=attempt_payload(**overrides))
     assert response.status_code == 201, response.text
     result: dict[str, Any] = response.json()
     return result
@@ -106,13 +105,11 @@ class DealtQuiz:
 
 
 def dealt_quiz(client: TestClient, card_id: str = OWNER_CARD) -> DealtQuiz:
-    response = client.get(f"/cards/{card_id}/quiz", headers=HTMX)
-    assert response.status_code == 200, response.text
-    form = BeautifulSoup(response.text, "html.parser").select_one("#quiz form")
+    form = soup_of(client.get(f"/cards/{card_id}/quiz", headers=HTMX)).select_one("#quiz form")
     assert form is not None
     sections = client.get(f"/api/cards/{card_id}", params={"tier": "principal"}).json()["sections"]
     by_words = {
-        BeautifulSoup(entry["statement"]["html"], "html.parser").get_text(" ", strip=True): entry["id"]
+        soup_of(entry["statement"]["html"]).get_text(" ", strip=True): entry["id"]
         for entry in sections["pitfalls"] + sections["true_statements"]
     }
     boxes = [

@@ -1,0 +1,299 @@
+"""Headless Debian chromium and the whole site as a team sees it (accounts mode, a worker, a
+finished demo run, people with answers), with `SITE_PAGES` listing every page of it, for the tests
+that look at every page at phone and desktop widths."""
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+
+import httpx
+from playwright.sync_api import Browser, Locator, Page, ViewportSize, expect
+
+from app import PROJECT_ROOT
+from app.content.model import item_key
+from tests.factories import DECK, OWNER_CARD
+from tests.helpers.accounts import sign_in
+from tests.helpers.clients import csrf_client
+from tests.helpers.payloads import demo_run_payload
+from tests.helpers.practice import post_attempt
+from tests.servers import data_env, start_server, stop
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+# This machine has no outside network: keep chromium from trying to reach Google's services.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+# The owner's card's note on its "strictly serial" claim, which the placement demo measures.
+SERIAL_NOTE = item_key("Without `prefetch`, a training step is strictly serial")
+# A phone (an iPhone 12 to 15's CSS pixels), a small Android phone, and a laptop.
+VIEWPORT_HEIGHTS = {360: 780, 390: 844, 1280: 800}
+
+
+@contextmanager
+def open_page(
+    browser: Browser,
+    viewport: ViewportSize,
+    cookies: dict[str, str] | None = None,
+    url: str = "",
+    expected_status: int = 200,
+    has_touch: bool = False,
+) -> Iterator[Page]:
+    """A page in a context of its own (with `cookies` for the site at `url`) that fails the test
+    on any script error or failed request, but a 422 (the app refusing bad input in place, which
+    the page shows) or the status the test asked for on purpose."""
+    context = browser.new_context(viewport=viewport, has_touch=has_touch)
+    if cookies:
+        context.add_cookies([{"name": name, "value": value, "url": url} for name, value in cookies.items()])
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    try:
+        yield page
+    finally:
+        context.close()
+    allowed = {"status of 422"} | ({f"status of {expected_status}"} if expected_status != 200 else set())
+    unexpected = [e for e in errors if not any(a in e for a in allowed)]
+    assert unexpected == [], f"the page reported errors: {unexpected}"
+
+
+# The README's images, taken from the same pages: `UPDATE_README_SCREENSHOTS=1` writes them too.
+README_SCREENSHOTS = {"card-answered-1280": "card-answered.png", "demo-result-1280": "demo-result.png"}
+
+
+def save_screenshot(page: Page, folder: Path, name: str) -> None:
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+    if name in README_SCREENSHOTS and os.environ.get("UPDATE_README_SCREENSHOTS") == "1":
+        page.screenshot(
+            path=str(PROJECT_ROOT / "docs" / "screenshots" / README_SCREENSHOTS[name]), full_page=True
+        )
+
+
+# ---- the whole site, as a team sees it -------------------------------------------------------
+
+PEOPLE = {"ada": ("admin", "ada pass phrase 111"), "max": ("member", "max pass phrase 222")}
+ACCOUNTS = {"AUTH_MODE": "accounts"}
+
+
+@dataclass(frozen=True)
+class Site:
+    url: str
+    # What fills each path parameter of the page routes.
+    params: dict[str, str]
+    # Each person's signed-in cookies, by name.
+    cookies: dict[str, dict[str, str]]
+
+
+def _tiercards(env: dict[str, str], *args: str, stdin: str = "") -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", *args],
+        input=stdin,
+        text=True,
+        cwd=PROJECT_ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    return done.stdout.strip()
+
+
+def _signed_in(url: str, name: str) -> httpx.Client:
+    return sign_in(csrf_client(url, page="/login"), name, PEOPLE[name][1])
+
+
+def _attempt(client: httpx.Client, **fields: object) -> None:
+    post_attempt(client, OWNER_CARD, text="prefetch overlaps input with compute", **fields)
+
+
+def _finished_demo(client: httpx.Client) -> str:
+    params = {"steps": 8, "input_ms": 10, "compute_ms": 10, "batch_size": 2}
+    accepted = client.post("/api/demos", json=demo_run_payload(card_id=OWNER_CARD, params=params))
+    assert accepted.status_code == 202, accepted.text
+    run_id = str(accepted.json()["run_id"])
+    deadline = time.monotonic() + 120
+    while (status := client.get(f"/api/demos/{run_id}").json()["status"]) != "done":
+        assert status in ("queued", "running") and time.monotonic() < deadline, f"the demo run is {status}"
+        time.sleep(0.5)
+    return run_id
+
+
+@contextmanager
+def running_site(data_dir: Path) -> Iterator[Site]:
+    """`tiercards serve` in accounts mode WITH its worker: ada (an admin) and max (a member) have
+    answered, ada has a finished demo run and assigned max a card, and an invite is open."""
+    env = {**os.environ, **data_env(data_dir), **ACCOUNTS}
+    for name, (role, password) in PEOPLE.items():
+        _tiercards(env, "users", "add", name, "--role", role, "--password-stdin", stdin=f"{password}\n")
+    invite = _tiercards(env, "users", "invite", "--role", "member").rsplit("/", 1)[-1]
+    process, url = start_server(data_dir, env=ACCOUNTS)
+    try:
+        ada, max_ = _signed_in(url, "ada"), _signed_in(url, "max")
+        _attempt(ada)
+        _attempt(ada, kind="basics", tier="junior", seconds=31.0, rating="hard", points=[0])
+        _attempt(max_)
+        run_id = _finished_demo(ada)
+        due = (date.today() + timedelta(days=7)).isoformat()
+        assigned = ada.post(
+            "/team/assignments",
+            data={"csrf_token": ada.headers["X-CSRF-Token"], "card_ids": OWNER_CARD, "tier": "middle"}
+            | {"member": "max", "due": due},
+        )
+        assert assigned.status_code == 303, assigned.text
+        cookies = {name: dict(client.cookies.items()) for name, client in (("ada", ada), ("max", max_))}
+        params = {
+            "card_id": OWNER_CARD,
+            "run_id": run_id,
+            "name": "max",
+            "token": invite,
+            "note_key": SERIAL_NOTE,
+        }
+        yield Site(url, params, cookies)
+    finally:
+        stop(process, timeout=30)
+
+
+@dataclass(frozen=True)
+class SitePage:
+    """One page in one state: `route` is its path in the app's route table, `path` the address
+    opened (route parameters filled from the site), `act` what a person does there first."""
+
+    name: str
+    route: str
+    path: str = ""
+    person: str | None = "ada"
+    status: int = 200
+    act: Callable[[Page], None] | None = None
+    # The state worth a screenshot in the README or for a look at both widths.
+    screenshot: bool = False
+
+    def url(self, site: Site) -> str:
+        return site.url + (self.path or self.route).format(**site.params)
+
+
+def is_pitfall(box: Locator, card_id: str = OWNER_CARD) -> bool:
+    """Whether the quiz box labels one of the card's pitfalls, told by its words as a reader does
+    (the form's values say nothing of it)."""
+    words = " ".join(box.locator("xpath=..").inner_text().split())
+    return words in {" ".join(entry.title.plain.split()) for entry in DECK[card_id].pitfalls}
+
+
+def _answer(page: Page) -> None:
+    page.fill("#answer-text", "Prefetch overlaps the input work of the next step with this step's compute.")
+    page.get_by_role("button", name="Submit answer").click()
+    expect(page.locator("#answer-panel .model-answer")).to_be_visible()
+
+
+def _answer_and_rate(page: Page) -> None:
+    _answer(page)
+    page.locator(".checklist input[type=checkbox]").first.check()
+    page.locator(".rating button[value=good]").click()
+    expect(page.locator("#answer-panel .saved")).to_be_visible()
+
+
+def _reveal(page: Page) -> None:
+    page.get_by_role("button", name="Reveal without answering").click()
+    expect(page.locator(".model-answer").first).to_be_visible()
+
+
+def _open_a_note(page: Page) -> None:
+    """Reveal the answer and open the note beside its first claim: its figures load."""
+    _reveal(page)
+    note = page.locator("details.version-note").first
+    note.locator("summary").click()
+    expect(note.locator(".evidence .figure")).to_be_visible()
+
+
+def _check_quiz(page: Page) -> None:
+    page.get_by_role("button", name="Check my picks").click()
+    expect(page.locator(".quiz .score")).to_be_visible()
+
+
+def _select_a_bar(page: Page) -> None:
+    page.locator("figure.timeline").first.locator("g.bars-compute rect").nth(3).click()
+    expect(page.locator("figure.timeline [data-readout]").first).not_to_be_empty()
+
+
+def _practice_reveal(page: Page) -> None:
+    page.locator("[data-shortcut=reveal]").click()
+    expect(page.locator("#practice-card .model-answer")).to_be_visible()
+
+
+def _break_the_card(page: Page) -> None:
+    page.fill("#card-source", "---\nid: half-written\nlevel: expert\n---\n\n## Answer\n")
+    expect(page.locator(".author-problems li").first).to_be_visible()
+
+
+SITE_PAGES = [
+    SitePage("library", "/", screenshot=True),
+    *(
+        SitePage(f"card-{t}", "/cards/{card_id}", f"/cards/{{card_id}}?tier={t}")
+        for t in ("junior", "senior")
+    ),
+    SitePage("card-principal", "/cards/{card_id}", "/cards/{card_id}?tier=principal", screenshot=True),
+    SitePage("card-middle", "/cards/{card_id}", "/cards/{card_id}?tier=middle", screenshot=True),
+    SitePage(
+        "card-answered",
+        "/cards/{card_id}",
+        "/cards/{card_id}?tier=middle",
+        act=_answer_and_rate,
+        screenshot=True,
+    ),
+    SitePage("card-revealed", "/cards/{card_id}", "/cards/{card_id}?tier=senior", act=_reveal),
+    SitePage("card-quiz-checked", "/cards/{card_id}", "/cards/{card_id}?tier=middle", act=_check_quiz),
+    SitePage(
+        "card-note-open",
+        "/cards/{card_id}",
+        "/cards/{card_id}?tier=middle",
+        act=_open_a_note,
+        screenshot=True,
+    ),
+    SitePage("card-note", "/cards/{card_id}/notes/{note_key}"),
+    SitePage("card-quiz", "/cards/{card_id}/quiz", "/cards/{card_id}/quiz?tier=middle"),
+    SitePage("card-history", "/cards/{card_id}/history"),
+    SitePage("card-demo-runs", "/cards/{card_id}/demo-runs"),
+    SitePage("demo-result", "/demos/{run_id}", act=_select_a_bar, screenshot=True),
+    SitePage("demo-status", "/demos/{run_id}/status"),
+    SitePage("practice", "/practice", screenshot=True),
+    SitePage("practice-revealed", "/practice", act=_practice_reveal),
+    SitePage("author", "/author", screenshot=True),
+    SitePage("author-problems", "/author", act=_break_the_card),
+    SitePage("progress", "/progress", screenshot=True),
+    SitePage("team", "/team", screenshot=True),
+    SitePage("team-member", "/team/members/{name}", screenshot=True),
+    SitePage("admin-users", "/admin/users", screenshot=True),
+    SitePage("audit", "/admin/audit"),
+    SitePage("account", "/account", screenshot=True),
+    SitePage("account-privacy", "/account/privacy"),
+    SitePage("login", "/login", person=None, screenshot=True),
+    SitePage("invite", "/invite/{token}", person=None),
+    SitePage("docs", "/docs"),
+    SitePage("not-found", "/cards/{card_id}", "/cards/no-such-card", status=404, screenshot=True),
+    SitePage("forbidden", "/team", person="max", status=403),
+    SitePage("oidc-login", "/auth/oidc/login", person=None, status=404),
+    SitePage("oidc-callback", "/auth/oidc/callback", person=None, status=404),
+]
+
+
+@contextmanager
+def site_page(browser: Browser, site: Site, entry: SitePage, viewport: ViewportSize) -> Iterator[Page]:
+    """`entry` opened at `viewport` as its person, loaded, and acted on."""
+    cookies = site.cookies[entry.person] if entry.person else None
+    with open_page(browser, viewport, cookies, site.url, entry.status) as page:
+        response = page.goto(entry.url(site))
+        assert response is not None and response.status == entry.status, entry.name
+        page.wait_for_load_state("networkidle")
+        if entry.act:
+            entry.act(page)
+            page.wait_for_load_state("networkidle")
+        yield page
