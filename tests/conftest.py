@@ -18,10 +18,10 @@ from fastapi.testclient import TestClient
 from sqlalchemy import delete
 
 from app import PROJECT_ROOT
+from app.factory import create_app
 from app.practice.models import Attempt, ImportGuard, ReviewLog, ReviewState, UserSettings
 from app.settings import Settings
 from app.storage import migrations
-from app.factory import create_app
 from tests.helpers.accounts import accounts_settings, create_team, fresh_client, sign_in
 from tests.helpers.clients import with_csrf
 from tests.services import POSTGRES_ENV, RUN_ENV, database_url, postgres_server, redis_server

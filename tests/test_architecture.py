@@ -198,8 +198,9 @@ def test_the_table_names_every_package_and_points_only_down() -> None:
         below.add(package)
 
 
-def test_every_import_follows_the_table() -> None:
-    assert _refused(MODULES) == []
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_every_import_follows_the_table(module: str) -> None:
+    assert _refused({module: MODULES[module]}) == []
 
 
 def test_no_modules_import_each_other_round_a_loop() -> None:

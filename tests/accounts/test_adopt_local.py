@@ -14,10 +14,10 @@ from sqlalchemy import func, select
 from app.accounts import service
 from app.accounts.models import LOCAL_USER_ID, AuditEvent
 from app.demos.models import DemoRun
+from app.factory import create_app
 from app.practice.models import Attempt, ReviewLog, ReviewState, UserSettings
 from app.storage.base import utcnow
 from app.team.models import Assignment
-from app.factory import create_app
 from tests.factories import OWNER_CARD, make_attempt
 from tests.helpers.accounts import accounts_settings, users_cli
 

@@ -28,8 +28,8 @@ from app.accounts import oidc, service
 from app.accounts.models import LOCAL_USER_ID, AuditEvent, SignInSession, User
 from app.accounts.routers.oidc import FLOW_COOKIE, FLOW_PATH
 from app.exceptions import Invalid
-from app.settings import Settings
 from app.factory import create_app
+from app.settings import Settings
 from tests.helpers.accounts import PASSWORDS, accounts_settings, fresh_client
 from tests.servers import free_port
 

@@ -7,9 +7,9 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from app.factory import create_app
 from app.settings import Settings
 from app.storage import migrations
-from app.factory import create_app
 from tests.factories import card_text, write_card
 from tests.helpers.authoring import SERVED
 from tests.helpers.clients import with_csrf

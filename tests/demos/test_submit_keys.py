@@ -20,8 +20,8 @@ from sqlalchemy import select, update
 from app.accounts import service as accounts
 from app.demos.models import DemoRun
 from app.demos.queue import DemoQueue
-from app.storage.base import utcnow
 from app.factory import create_app
+from app.storage.base import utcnow
 from tests.factories import OWNER_CARD
 from tests.helpers.accounts import accounts_settings
 from tests.helpers.payloads import demo_run_payload

@@ -20,9 +20,9 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy.engine import make_url
 
 from app import PROJECT_ROOT
+from app.factory import create_app
 from app.settings import Settings
 from app.storage import migrations
-from app.factory import create_app
 from tests.factories import OWNER_CARD
 from tests.helpers.clients import with_csrf
 from tests.helpers.payloads import attempt_payload

@@ -9,8 +9,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import update
 
 from app.demos.models import DemoRun
-from app.settings import Settings
 from app.factory import create_app
+from app.settings import Settings
 from tests.helpers.clients import csrf_client
 from tests.helpers.demos import WorkerProcess, demo_settings_for, running_worker, settle
 

@@ -15,8 +15,8 @@ from sqlalchemy import select, update
 from app.demos import service
 from app.demos.models import DemoRun
 from app.demos.queue import DemoQueue
-from app.storage.base import utcnow
 from app.factory import create_app
+from app.storage.base import utcnow
 from tests.helpers.clients import csrf_client
 from tests.helpers.demos import HEARTBEAT_TIMEOUT_S, SMALL, demo_settings_for, submit, wait_for
 from tests.helpers.payloads import demo_run_payload

@@ -9,9 +9,9 @@ import psutil
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
+from app.factory import create_app
 from app.presets import PRESETS
 from app.settings import Settings
-from app.factory import create_app
 from tests.helpers.clients import csrf_client
 from tests.helpers.demos import (
     HEARTBEAT_TIMEOUT_S,

@@ -24,9 +24,9 @@ from app.accounts import service as accounts
 from app.demos import service
 from app.demos.models import DemoRun
 from app.demos.queue import DemoQueue
+from app.factory import create_app
 from app.settings import Settings
 from app.storage.database import Database
-from app.factory import create_app
 from tests.helpers.clients import csrf_client
 from tests.helpers.demos import (
     HEARTBEAT_TIMEOUT_S,
