@@ -83,7 +83,7 @@ def _timed(session: Session, ids: list[int], snapshot: Snapshot, now: datetime) 
         card = snapshot.cards.get(card_id)
         if card is None:
             continue
-        budget = card.timings.basics if kind == "basics" else card.timings.solid
+        budget = card.time_budget(kind)
         total, in_time = counts[user_id]
         counts[user_id] = (total + 1, in_time + (seconds <= budget))
     return counts
