@@ -20,5 +20,8 @@ def test_each_depth_is_given_the_timing_of_the_answer_it_asks_for(tmp_path: Path
 
 def test_the_two_answer_lengths_have_budgets_of_their_own(tmp_path: Path) -> None:
     card = parse_card(write_card(tmp_path, "sample-card.md", card_text(**TIMINGS)))
-    assert (card.time_budget("basics"), card.time_budget("solid")) == (card.timings.basics, card.timings.solid)
+    assert (card.time_budget("basics"), card.time_budget("solid")) == (
+        card.timings.basics,
+        card.timings.solid,
+    )
     assert card.time_budget("basics") != card.time_budget("solid")
