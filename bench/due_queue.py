@@ -1,8 +1,8 @@
 """The due queue for one person with 5,000 cards and 200,000 review logs (target: under 50 ms),
 as a ratio to a plain indexed SELECT of the same rows, in the same run. Then the rated answer POST
-that writes those tables, with scheduling.record_review's ORM loads and flushes against the same review in
-three textual statements: scheduling.py had that raw-SQL fast path and dropped it, because the POST
-was only ~1.2x faster with it (1.65x for its write transaction alone).
+that writes those tables, with scheduling.record_review's ORM loads and flushes against the same
+review in three textual statements: scheduling.py had that raw-SQL fast path and dropped it,
+because the POST was only ~1.2x faster with it (1.65x for its write transaction alone).
 
 A temporary SQLite file is migrated with Alembic and filled; then, interleaved, each of these is
 timed `--runs` times and the medians are printed:
@@ -58,8 +58,8 @@ ANSWER = {
     "points": [0, 1, 4],
 }
 
-# The baseline of the answer write: scheduling.record_review done with one textual read and two textual
-# writes instead of ORM loads and flushes (in-order reviews only: all this bench makes).
+# The baseline of the answer write: scheduling.record_review done with one textual read and two
+# textual writes instead of ORM loads and flushes (in-order reviews only: all this bench makes).
 _FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "first_review", "reps", "lapses")
 _DATETIMES = ("due", "last_review", "first_review")
 _READ_STATE = text(

@@ -253,7 +253,8 @@ def rebuild(row: ReviewState, *, sched: Scheduler, reviews: Iterable[tuple[int, 
 
 
 def review_attempt(session: Session, attempt: Attempt) -> ReviewState | None:
-    """Part of the caller's unit of work: feed an attempt to its card's schedule at the tier it was answered; once per attempt."""
+    """Part of the caller's unit of work: feed an attempt to its card's schedule at the tier it
+    was answered; once per attempt."""
     rating = attempt_rating(attempt)
     if rating is None:
         return None
