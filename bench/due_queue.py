@@ -1,8 +1,8 @@
 """The due queue for one person with 5,000 cards and 200,000 review logs (target: under 50 ms),
 as a ratio to a plain indexed SELECT of the same rows, in the same run. Then the rated answer POST
-that writes those tables, with scheduling.review's ORM loads and flushes against the same review in
-three textual statements: scheduling.py had that raw-SQL fast path and dropped it, because the POST
-was only ~1.2x faster with it (1.65x for its write transaction alone).
+that writes those tables, with scheduling.record_review's ORM loads and flushes against the same
+review in three textual statements: scheduling.py had that raw-SQL fast path and dropped it,
+because the POST was only ~1.2x faster with it (1.65x for its write transaction alone).
 
 A temporary SQLite file is migrated with Alembic and filled; then, interleaved, each of these is
 timed `--runs` times and the medians are printed:
@@ -58,8 +58,8 @@ ANSWER = {
     "points": [0, 1, 4],
 }
 
-# The baseline of the answer write: scheduling.review done with one textual read and two textual
-# writes instead of ORM loads and flushes (in-order reviews only: all this bench makes).
+# The baseline of the answer write: scheduling.record_review done with one textual read and two
+# textual writes instead of ORM loads and flushes (in-order reviews only: all this bench makes).
 _FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "first_review", "reps", "lapses")
 _DATETIMES = ("due", "last_review", "first_review")
 _READ_STATE = text(
@@ -83,6 +83,7 @@ _UPDATE_STATE = text(
 
 def textual_review(
     session: Session,
+    *,
     user_id: int,
     card_id: str,
     tier: str,
@@ -91,7 +92,7 @@ def textual_review(
     at: datetime,
     attempt_id: int | None = None,
 ) -> ReviewState:
-    """scheduling.review's work in three textual statements (its signature, so it can stand in)."""
+    """scheduling.record_review's work in three textual statements (its signature, so it can stand in)."""
     key = {"user_id": user_id, "card_id": card_id, "tier": tier}
     found = session.execute(_READ_STATE, key).one()
     log = {"rating": int(rating), "review_datetime": at, "review_duration_ms": duration_ms}
@@ -103,7 +104,7 @@ def textual_review(
         for field in _FIELDS:
             setattr(row, field, getattr(found, field))
     sched = scheduling.scheduler(found.retention or PracticeSettings().desired_retention)
-    scheduling._apply(sched, row, Rating(int(rating)), at)
+    scheduling._apply(sched, row=row, rating=Rating(int(rating)), at=at)
     values = {field: getattr(row, field) for field in _FIELDS}
     if found.id is None:
         session.execute(_INSERT_STATE, key | values)
@@ -171,7 +172,7 @@ def timed(function: Callable[..., object], *args: object) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-REVIEWS = {"ORM": scheduling.review, "textual": textual_review}
+REVIEWS = {"ORM": scheduling.record_review, "textual": textual_review}
 
 
 def time_answers(settings: Settings, ids: list[str], count: int) -> dict[str, list[float]]:
@@ -208,7 +209,7 @@ def time_answers(settings: Settings, ids: list[str], count: int) -> dict[str, li
         ways = list(REVIEWS.items())
         for n in range(-3, count):  # the first three warm up
             for i, (way, review) in enumerate(ways if n % 2 else ways[::-1]):
-                with mock.patch.object(scheduling, "review", review):
+                with mock.patch.object(scheduling, "record_review", review):
                     post_ms = timed(post, n)
                     write_ms = timed(write, ids[(2 * n + i) % len(ids)], n)
                 if n >= 0:
@@ -238,11 +239,11 @@ def main() -> None:
 
         def due_queue() -> object:
             with db.read_sessions() as session:
-                return scheduling.due_queue(session, USER, TIER, NOW, known)
+                return scheduling.due_queue(session, user_id=USER, tier=TIER, now=NOW, known=known)
 
         def practice_queue() -> object:
             with db.read_sessions() as session:
-                return scheduling.practice_queue(session, USER, practice, ids, NOW)
+                return scheduling.practice_queue(session, user_id=USER, settings=practice, cards=ids, now=NOW)
 
         def plain() -> object:
             with db.engine.connect() as connection:

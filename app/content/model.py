@@ -163,6 +163,11 @@ class Card:
     def point_ids(self) -> tuple[str, ...]:
         return tuple(point.key for point in self.points)
 
+    def time_budget(self, answer_kind: str) -> int:
+        """The seconds an answer of this length is given: the basics' timing, else the solid
+        answer's (what the clock counts down from and what "in time" means on the dashboard)."""
+        return self.timings.basics if answer_kind == "basics" else self.timings.solid
+
     def point_positions(self, ids: Iterable[str]) -> list[int]:
         """Where the points with these ids stand in the card now; ids it no longer has are left out."""
         wanted = set(ids)

@@ -38,12 +38,12 @@ def check_against_card(card: Card, data: AttemptIn | Assessment) -> None:
             raise Invalid("choices", f"unknown quiz items: {', '.join(unknown[:5])}")
 
 
-def record(session: Session, card: Card, user_id: int, data: AttemptIn, now: datetime) -> Attempt:
-    """Store the attempt as made at `now` and feed it to the card's schedule; commits."""
+def record(session: Session, *, card: Card, user_id: int, data: AttemptIn, now: datetime) -> Attempt:
+    """Store the attempt as made at `now` and feed it to the card's schedule."""
     check_against_card(card, data)
     # First, before anything is written: the schedule this attempt feeds is the person's own.
     lock_person(session, user_id)
-    score = quiz.score(quiz.mark(card, data.choices)) if data.choices is not None else None
+    score = quiz.score(quiz.mark(card, choices=data.choices)) if data.choices is not None else None
     attempt = Attempt(
         user_id=user_id,
         card_id=card.id,
@@ -66,7 +66,8 @@ def record(session: Session, card: Card, user_id: int, data: AttemptIn, now: dat
     return attempt
 
 
-def assess(session: Session, card: Card, attempt: Attempt, data: Assessment) -> Attempt:
+def assess(session: Session, *, card: Card, attempt: Attempt, data: Assessment) -> Attempt:
+    """Rate an attempt (again: the latest rating counts); a reveal takes none."""
     if attempt.revealed:
         raise Invalid("attempt", "an answer revealed without answering counts as a miss and is not rated")
     check_against_card(card, data)
@@ -87,7 +88,7 @@ def as_out(attempt: Attempt, card: Card | None) -> AttemptOut:
     return AttemptOut(**fields, points=card.point_positions(ids) if card else [], point_ids=ids)
 
 
-def history(session: Session, user_id: int, card_id: str | None = None, limit: int = 200) -> list[Attempt]:
+def history(session: Session, *, user_id: int, card_id: str | None = None, limit: int = 200) -> list[Attempt]:
     """The person's attempts, newest first."""
     query = select(Attempt).where(Attempt.user_id == user_id)
     if card_id is not None:

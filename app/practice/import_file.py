@@ -24,7 +24,7 @@ from typing import IO, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from app.exceptions import InvalidFile
-from app.practice.export_import import MAX_ROWS, AttemptDoc, ExportDoc, ReviewLogDoc, ReviewStateDoc
+from app.practice.export_schema import MAX_ROWS, AttemptDoc, ExportDoc, ReviewLogDoc, ReviewStateDoc
 from app.practice.preferences import PracticeSettings
 
 MAX_PROBLEMS = 50
@@ -55,7 +55,7 @@ class _Unreadable(Exception):
 class _Text:
     """The file as text from byte offset `start`, decoded a chunk at a time."""
 
-    def __init__(self, file: IO[bytes], start: int = 0, digest: Any = None) -> None:
+    def __init__(self, file: IO[bytes], *, start: int = 0, digest: Any = None) -> None:
         file.seek(start)
         self.file = file
         self.digest = digest
@@ -175,7 +175,7 @@ class _Problems:
         self.listed: list[dict[str, Any]] = []
         self.more = 0
 
-    def add(self, loc: list[Any], msg: str, kind: str = "value_error") -> None:
+    def add(self, loc: list[Any], *, msg: str, kind: str = "value_error") -> None:
         if len(self.listed) < MAX_PROBLEMS:
             self.listed.append({"type": kind, "loc": loc, "msg": msg})
         else:
@@ -183,7 +183,7 @@ class _Problems:
 
     def add_errors(self, error: ValidationError, where: list[Any]) -> None:
         for e in error.errors(include_url=False, include_context=False, include_input=False):
-            self.add([*where, *e["loc"]], e["msg"], e["type"])
+            self.add([*where, *e["loc"]], msg=e["msg"], kind=e["type"])
 
 
 @dataclass(frozen=True)
@@ -198,7 +198,7 @@ class ImportFile:
 
     def _rows(self, name: str, model: type[Row]) -> Iterator[Row]:
         if name in self.starts:
-            for raw in _elements(_Text(self.file, self.starts[name])):
+            for raw in _elements(_Text(self.file, start=self.starts[name])):
                 yield model.model_validate_json(raw)
 
     def attempts(self) -> Iterator[AttemptDoc]:
@@ -287,10 +287,10 @@ def _check_rows(
             continue
         if lengths[name] > MAX_ROWS:
             problems.add(
-                [name], f"List should have at most {MAX_ROWS} items, not {lengths[name]}", "too_long"
+                [name], msg=f"List should have at most {MAX_ROWS} items, not {lengths[name]}", kind="too_long"
             )
             continue
-        for index, raw in enumerate(_elements(_Text(file, starts[name]))):
+        for index, raw in enumerate(_elements(_Text(file, start=starts[name]))):
             try:
                 row = model.model_validate_json(raw)
             except ValidationError as error:
@@ -300,23 +300,27 @@ def _check_rows(
                 ids.append(row.id)
                 if version is not None and any(isinstance(p, int) != (version == 1) for p in row.points):
                     form = "positions" if version == 1 else "ids"
-                    problems.add([name, index, "points"], f"must be {form} in a version-{version} file")
+                    problems.add([name, index, "points"], msg=f"must be {form} in a version-{version} file")
             elif isinstance(row, ReviewLogDoc) and row.attempt_id is not None:
                 if abs(row.attempt_id) < 2**63:
                     references.extend((index, row.attempt_id))
                 else:  # no attempt id is this large
                     problems.add(
-                        [name, index, "attempt_id"], f"{row.attempt_id} is not an attempt in the file"
+                        [name, index, "attempt_id"], msg=f"{row.attempt_id} is not an attempt in the file"
                     )
             elif isinstance(row, ReviewStateDoc):
                 key = hashlib.blake2b(f"{row.card_id}\0{row.tier}".encode(), digest_size=8).digest()
                 state_keys.append(int.from_bytes(key, "big", signed=True))
     known = sorted(ids)
     if any(a == b for a, b in pairwise(known)):
-        problems.add(["attempts"], "attempt ids must be unique within the file")
+        problems.add(["attempts"], msg="attempt ids must be unique within the file")
     for index, attempt_id in zip(references[::2], references[1::2], strict=True):
         at = bisect_left(known, attempt_id)
         if at == len(known) or known[at] != attempt_id:
-            problems.add(["review_logs", index, "attempt_id"], f"{attempt_id} is not an attempt in the file")
+            problems.add(
+                ["review_logs", index, "attempt_id"], msg=f"{attempt_id} is not an attempt in the file"
+            )
     if any(a == b for a, b in pairwise(sorted(state_keys))):
-        problems.add(["review_states"], "review_states has more than one state for the same card and tier")
+        problems.add(
+            ["review_states"], msg="review_states has more than one state for the same card and tier"
+        )

@@ -37,7 +37,7 @@ from sqlalchemy.orm import Session
 from app.content.model import Card
 from app.exceptions import Conflict, TooMany
 from app.practice import preferences, quiz, scheduling
-from app.practice.export_import import STATE_BY_NAME, AttemptDoc, ReviewLogDoc, ReviewStateDoc
+from app.practice.export_schema import STATE_BY_NAME, AttemptDoc, ReviewLogDoc, ReviewStateDoc
 from app.practice.import_file import YIELD_EVERY_ROWS, ImportFile, let_others_run
 from app.practice.models import Attempt, ImportGuard, ReviewLog, ReviewState
 from app.storage.base import utcnow
@@ -268,7 +268,7 @@ class _Import:
         self.result.review_states_kept -= len(self.kept & set(owed))
         with self.sessions() as session:
             session.delete(self._guard(session))
-            preferences.save(session, self.user_id, file.settings)
+            preferences.stage(session, user_id=self.user_id, settings=file.settings)
             session.commit()
 
     def _replay(self, card_id: str, tier: str) -> None:
@@ -292,10 +292,10 @@ class _Import:
                         yield_per=1000
                     )
                 )
-                scheduling.rebuild(fresh, sched, witness.reviews(rows))
+                scheduling.rebuild(fresh, sched=sched, reviews=witness.reviews(rows))
             with self.sessions() as session:
                 if tuple(session.execute(seen).one()) == witness.figures:
-                    row = scheduling.get_state(session, self.user_id, card_id, tier)
+                    row = scheduling.get_state(session, user_id=self.user_id, card_id=card_id, tier=tier)
                     if row is None and witness.figures[0]:
                         session.add(fresh)
                     elif row is not None and witness.figures[0]:
@@ -307,7 +307,7 @@ class _Import:
                     session.commit()
                     return
         with self.sessions() as session:  # reviewed all along: in the write turn, then
-            scheduling.replay(session, self.user_id, card_id, tier)
+            scheduling.replay(session, user_id=self.user_id, card_id=card_id, tier=tier)
             self._owe_no_more(session, (card_id, tier))
             session.commit()
 

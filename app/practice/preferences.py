@@ -40,8 +40,13 @@ def load(session: Session, user_id: int) -> PracticeSettings:
     )
 
 
-def save(session: Session, user_id: int, settings: PracticeSettings) -> None:
-    """Stage the change; the caller commits."""
+def save(session: Session, *, user_id: int, settings: PracticeSettings) -> None:
+    stage(session, user_id=user_id, settings=settings)
+    session.commit()
+
+
+def stage(session: Session, *, user_id: int, settings: PracticeSettings) -> None:
+    """Part of the caller's unit of work: the person's settings become `settings`."""
     row = session.get(UserSettings, user_id)
     if row is None:
         row = UserSettings(user_id=user_id)

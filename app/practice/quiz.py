@@ -94,7 +94,7 @@ def unknown_choices(card: Card, choices: list[str]) -> list[str]:
     return [choice for choice in choices if choice not in known]
 
 
-def mark(card: Card, choices: list[str], order: list[str] | None = None) -> list[MarkedItem]:
+def mark(card: Card, *, choices: list[str], order: list[str] | None = None) -> list[MarkedItem]:
     """Each item with whether the person marked it; in `order` when given (the order they saw),
     else in the card's order. Choices the card no longer has are ignored."""
     items = {item.id: item for item in card_items(card)}

@@ -37,7 +37,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.accounts.service import lock_person
-from app.content.tiers import Tier
+from app.content.model import Card
+from app.content.tiers import IMPORTANCES, Tier
 from app.practice import preferences
 from app.practice.models import Attempt, ReviewLog, ReviewState
 
@@ -136,7 +137,7 @@ def _fresh_state(row: ReviewState, at: datetime) -> None:
     row.lapses = 0
 
 
-def _apply(sched: Scheduler, row: ReviewState, rating: Rating, at: datetime) -> None:
+def _apply(sched: Scheduler, *, row: ReviewState, rating: Rating, at: datetime) -> None:
     before = row.state
     card, _log = sched.review_card(_fsrs_card(row), rating, review_datetime=at)
     row.state = int(card.state)
@@ -150,7 +151,7 @@ def _apply(sched: Scheduler, row: ReviewState, rating: Rating, at: datetime) -> 
         row.lapses += 1
 
 
-def get_state(session: Session, user_id: int, card_id: str, tier: str) -> ReviewState | None:
+def get_state(session: Session, *, user_id: int, card_id: str, tier: str) -> ReviewState | None:
     return session.scalar(
         select(ReviewState).where(
             ReviewState.user_id == user_id, ReviewState.card_id == card_id, ReviewState.tier == tier
@@ -160,6 +161,26 @@ def get_state(session: Session, user_id: int, card_id: str, tier: str) -> Review
 
 def review(
     session: Session,
+    *,
+    user_id: int,
+    card_id: str,
+    tier: str,
+    rating: Rating | int,
+    duration_ms: int | None,
+    at: datetime,
+) -> ReviewState:
+    """Record one review without an answer (a rating on /practice) and move the card's state on;
+    returns the new state."""
+    row = record_review(
+        session, user_id=user_id, card_id=card_id, tier=tier, rating=rating, duration_ms=duration_ms, at=at
+    )
+    session.commit()
+    return row
+
+
+def record_review(
+    session: Session,
+    *,
     user_id: int,
     card_id: str,
     tier: str,
@@ -168,14 +189,15 @@ def review(
     at: datetime,
     attempt_id: int | None = None,
 ) -> ReviewState:
-    """Record one review and move the card's state on; returns the new state. The caller commits."""
+    """Part of the caller's unit of work: record one review and move the card's state on; returns
+    the new state."""
     at = require_utc(at)
     rating = Rating(int(rating))
     if duration_ms is not None and duration_ms < 0:
         raise ValueError("review duration must not be negative")
     # Two answers of one person at once (two tabs, two replicas) must not both create the state.
     lock_person(session, user_id)
-    row = get_state(session, user_id, card_id, tier)
+    row = get_state(session, user_id=user_id, card_id=card_id, tier=tier)
     session.add(
         ReviewLog(
             user_id=user_id,
@@ -189,25 +211,25 @@ def review(
     )
     if row is not None and row.last_review is not None and at < row.last_review:
         # Out of order (an older attempt rated late): replay the card's history in time order.
-        replayed = replay(session, user_id, card_id, tier)
+        replayed = replay(session, user_id=user_id, card_id=card_id, tier=tier)
         assert replayed is not None
         return replayed
     if row is None:
         row = ReviewState(user_id=user_id, card_id=card_id, tier=tier)
         session.add(row)
         _fresh_state(row, at)
-    _apply(scheduler_for(session, user_id), row, rating, at)
+    _apply(scheduler_for(session, user_id), row=row, rating=rating, at=at)
     return row
 
 
-def replay(session: Session, user_id: int, card_id: str, tier: str) -> ReviewState | None:
+def replay(session: Session, *, user_id: int, card_id: str, tier: str) -> ReviewState | None:
     """Rebuild a card's state from its review logs, oldest first (after a re-rating or import)."""
     reviews = session.execute(
         select(ReviewLog.rating, ReviewLog.review_datetime)
         .where(ReviewLog.user_id == user_id, ReviewLog.card_id == card_id, ReviewLog.tier == tier)
         .order_by(ReviewLog.review_datetime, ReviewLog.id)
     ).all()
-    row = get_state(session, user_id, card_id, tier)
+    row = get_state(session, user_id=user_id, card_id=card_id, tier=tier)
     if not reviews:
         if row is not None:
             session.delete(row)
@@ -215,11 +237,11 @@ def replay(session: Session, user_id: int, card_id: str, tier: str) -> ReviewSta
     if row is None:
         row = ReviewState(user_id=user_id, card_id=card_id, tier=tier)
         session.add(row)
-    rebuild(row, scheduler_for(session, user_id), reviews)
+    rebuild(row, sched=scheduler_for(session, user_id), reviews=reviews)
     return row
 
 
-def rebuild(row: ReviewState, sched: Scheduler, reviews: Iterable[tuple[int, datetime]]) -> None:
+def rebuild(row: ReviewState, *, sched: Scheduler, reviews: Iterable[tuple[int, datetime]]) -> None:
     """Set `row` to what its reviews (rating, time; oldest first) make of a new card (with none,
     `row` is left as it was). Reads `reviews` once, as they come."""
     fresh = True
@@ -227,11 +249,12 @@ def rebuild(row: ReviewState, sched: Scheduler, reviews: Iterable[tuple[int, dat
         if fresh:
             _fresh_state(row, at)
             fresh = False
-        _apply(sched, row, Rating(rating), at)
+        _apply(sched, row=row, rating=Rating(rating), at=at)
 
 
 def review_attempt(session: Session, attempt: Attempt) -> ReviewState | None:
-    """Feed an attempt to its card's schedule at the tier it was answered; once per attempt."""
+    """Part of the caller's unit of work: feed an attempt to its card's schedule at the tier it
+    was answered; once per attempt."""
     rating = attempt_rating(attempt)
     if rating is None:
         return None
@@ -240,21 +263,22 @@ def review_attempt(session: Session, attempt: Attempt) -> ReviewState | None:
     # A brand-new attempt cannot have a review yet (this is the hot path of every answer POST).
     existing = None if new else session.scalar(select(ReviewLog).where(ReviewLog.attempt_id == attempt.id))
     if existing is None:
-        return review(
+        return record_review(
             session,
-            attempt.user_id,
-            attempt.card_id,
-            attempt.tier,
-            rating,
-            duration_ms(attempt.seconds),
-            attempt.created_at,
-            attempt.id,
+            user_id=attempt.user_id,
+            card_id=attempt.card_id,
+            tier=attempt.tier,
+            rating=rating,
+            duration_ms=duration_ms(attempt.seconds),
+            at=attempt.created_at,
+            attempt_id=attempt.id,
         )
+    user_id, card_id, tier = attempt.user_id, attempt.card_id, attempt.tier
     if existing.rating != int(rating):
         existing.rating = int(rating)
         session.flush()
-        return replay(session, attempt.user_id, attempt.card_id, attempt.tier)
-    return get_state(session, attempt.user_id, attempt.card_id, attempt.tier)
+        return replay(session, user_id=user_id, card_id=card_id, tier=tier)
+    return get_state(session, user_id=user_id, card_id=card_id, tier=tier)
 
 
 def retrievability(row: ReviewState, now: datetime) -> float:
@@ -263,7 +287,7 @@ def retrievability(row: ReviewState, now: datetime) -> float:
     return float(scheduler().get_card_retrievability(_fsrs_card(row), require_utc(now)))
 
 
-def preview(row: ReviewState | None, sched: Scheduler, now: datetime) -> dict[str, timedelta]:
+def preview(row: ReviewState | None, *, sched: Scheduler, now: datetime) -> dict[str, timedelta]:
     """How long until the card is due again after each possible rating now."""
     now = require_utc(now)
     if row is None:
@@ -277,6 +301,19 @@ def preview(row: ReviewState | None, sched: Scheduler, now: datetime) -> dict[st
 
 
 # --- the practice queue -----------------------------------------------------------------------
+
+
+def introduction_order(cards: Iterable[Card]) -> list[str]:
+    """The order new cards are introduced in: must-know first, then the most often asked."""
+    ranked = sorted(
+        cards,
+        key=lambda c: (
+            IMPORTANCES.index(c.importance) if c.importance in IMPORTANCES else 99,
+            -c.frequency,
+            c.title.markdown.lower(),
+        ),
+    )
+    return [card.id for card in ranked]
 
 
 @dataclass(frozen=True)
@@ -309,6 +346,7 @@ class PracticeQueue:
 
 def due_queue(
     session: Session,
+    *,
     user_id: int,
     tier: str,
     now: datetime,
@@ -324,7 +362,7 @@ def due_queue(
     return [DueItem(card_id, due, state) for card_id, due, state in rows if known is None or card_id in known]
 
 
-def new_introduced_today(session: Session, user_id: int, tier: str, now: datetime) -> int:
+def new_introduced_today(session: Session, *, user_id: int, tier: str, now: datetime) -> int:
     """Cards whose first review at `tier` fell on the current UTC day."""
     start = utc_day_start(now)
     count = session.scalar(
@@ -336,7 +374,7 @@ def new_introduced_today(session: Session, user_id: int, tier: str, now: datetim
 
 
 def next_due_after(
-    session: Session, user_id: int, tier: str, now: datetime, known: Collection[str] | None = None
+    session: Session, *, user_id: int, tier: str, now: datetime, known: Collection[str] | None = None
 ) -> datetime | None:
     query = (
         select(ReviewState.card_id, ReviewState.due)
@@ -351,6 +389,7 @@ def next_due_after(
 
 def practice_queue(
     session: Session,
+    *,
     user_id: int,
     settings: preferences.PracticeSettings,
     cards: Sequence[str],
@@ -364,8 +403,8 @@ def practice_queue(
     now = require_utc(now)
     tier = settings.target_tier
     known = set(cards)
-    due = due_queue(session, user_id, tier, now, known)
-    new_today = new_introduced_today(session, user_id, tier, now)
+    due = due_queue(session, user_id=user_id, tier=tier, now=now, known=known)
+    new_today = new_introduced_today(session, user_id=user_id, tier=tier, now=now)
     seen = set(
         session.scalars(
             select(ReviewState.card_id).where(ReviewState.user_id == user_id, ReviewState.tier == tier)
@@ -376,7 +415,7 @@ def practice_queue(
     new = unseen[:allowance]
     next_due = None
     if not due and not new:
-        candidates = [next_due_after(session, user_id, tier, now, known)]
+        candidates = [next_due_after(session, user_id=user_id, tier=tier, now=now, known=known)]
         if unseen and settings.new_per_day > 0:
             candidates.append(utc_day_start(now) + timedelta(days=1))
         next_due = min((c for c in candidates if c is not None), default=None)
@@ -392,7 +431,21 @@ def practice_queue(
     )
 
 
-def states_for(session: Session, user_id: int, card_ids: Iterable[str] | None = None) -> list[ReviewState]:
+def served_queue(
+    session: Session,
+    *,
+    user_id: int,
+    cards: Iterable[Card],
+    settings: preferences.PracticeSettings,
+    now: datetime,
+) -> PracticeQueue:
+    """The practice queue over the cards served now, new ones in their introduction order."""
+    return practice_queue(
+        session, user_id=user_id, settings=settings, cards=introduction_order(cards), now=now
+    )
+
+
+def states_for(session: Session, *, user_id: int, card_ids: Iterable[str] | None = None) -> list[ReviewState]:
     query = select(ReviewState).where(ReviewState.user_id == user_id)
     if card_ids is not None:
         query = query.where(ReviewState.card_id.in_(list(card_ids)))

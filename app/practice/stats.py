@@ -54,12 +54,12 @@ class CardProgress:
 
 
 def card_progress(
-    session: Session, user_id: int, snapshot: Snapshot, target_tier: Tier, now: datetime
+    session: Session, *, user_id: int, snapshot: Snapshot, target_tier: Tier, now: datetime
 ) -> list[CardProgress]:
     """One row per (card, tier) with a schedule, plus served cards never reviewed at the target tier."""
     rows: list[CardProgress] = []
     scheduled_at_target: set[str] = set()
-    for state in scheduling.states_for(session, user_id):
+    for state in scheduling.states_for(session, user_id=user_id):
         card = snapshot.cards.get(state.card_id)
         if state.tier == target_tier:
             scheduled_at_target.add(state.card_id)
@@ -165,7 +165,7 @@ def _day(value: object) -> date:
     return date.fromisoformat(str(value)[:10])
 
 
-def activity_by_day(session: Session, user_id: int, since: datetime | None = None) -> Counter[date]:
+def activity_by_day(session: Session, *, user_id: int, since: datetime | None = None) -> Counter[date]:
     """Answers recorded plus reviews rated without a typed answer, per UTC day."""
     counts: Counter[date] = Counter()
     attempt_day = func.date(Attempt.created_at)
@@ -237,7 +237,7 @@ HEAT_TOP = 16
 LEVEL_SIZES = (0, 5, 8, 11, 13)
 
 
-def heatmap(counts: Counter[date], today: date, weeks: int = HEATMAP_WEEKS) -> Heatmap:
+def heatmap(counts: Counter[date], *, today: date, weeks: int = HEATMAP_WEEKS) -> Heatmap:
     """Columns are weeks (Monday first), rows weekdays; the last column holds today."""
     first = today - timedelta(days=today.weekday()) - timedelta(weeks=weeks - 1)
     step = HEAT_CELL + HEAT_GAP
@@ -284,7 +284,7 @@ class ForecastBar:
 
 
 def due_forecast(
-    session: Session, user_id: int, tier: str, now: datetime, known: set[str], days: int = 14
+    session: Session, *, user_id: int, tier: str, now: datetime, known: set[str], days: int = 14
 ) -> list[ForecastBar]:
     """Reviews falling due on each of the next `days` UTC days (today includes what is overdue)."""
     start = scheduling.utc_day_start(now)
@@ -332,7 +332,9 @@ class MissedItem:
         }
 
 
-def missed_pitfalls(session: Session, user_id: int, snapshot: Snapshot, limit: int = 10) -> list[MissedItem]:
+def missed_pitfalls(
+    session: Session, *, user_id: int, snapshot: Snapshot, limit: int = 10
+) -> list[MissedItem]:
     """Quiz items judged wrong most often: pitfalls not flagged, true statements flagged as costly.
 
     Items are counted by id, so a statement keeps its count when the card is reordered. Quizzes on
@@ -348,7 +350,7 @@ def missed_pitfalls(session: Session, user_id: int, snapshot: Snapshot, limit: i
         card = snapshot.cards.get(card_id)
         if card is None:
             continue
-        for marked in quiz.mark(card, list(choices or [])):
+        for marked in quiz.mark(card, choices=list(choices or [])):
             key = (card_id, marked.item.id)
             items[key] = marked.item
             seen[key] += 1
@@ -368,6 +370,7 @@ def _like(text: str) -> str:
 
 def search_history(
     session: Session,
+    *,
     user_id: int,
     snapshot: Snapshot,
     q: str = "",

@@ -83,7 +83,7 @@ def _timed(session: Session, ids: list[int], snapshot: Snapshot, now: datetime) 
         card = snapshot.cards.get(card_id)
         if card is None:
             continue
-        budget = card.timings.basics if kind == "basics" else card.timings.solid
+        budget = card.time_budget(kind)
         total, in_time = counts[user_id]
         counts[user_id] = (total + 1, in_time + (seconds <= budget))
     return counts
@@ -110,11 +110,11 @@ def _at_target(
     session: Session, user_id: int, tier: str, known: set[str], now: datetime
 ) -> tuple[int, int, float | None]:
     """(due, overdue, mean recall) at one tier, over the cards the catalogue serves."""
-    due = scheduling.due_queue(session, user_id, tier, now, known)
+    due = scheduling.due_queue(session, user_id=user_id, tier=tier, now=now, known=known)
     today = scheduling.utc_day_start(now)
     recall = [
         scheduling.retrievability(row, now)
-        for row in scheduling.states_for(session, user_id)
+        for row in scheduling.states_for(session, user_id=user_id)
         if row.tier == tier and row.card_id in known
     ]
     return len(due), sum(item.due < today for item in due), sum(recall) / len(recall) if recall else None
@@ -131,7 +131,7 @@ def numbers(session: Session, members: list[User], snapshot: Snapshot, now: date
     for member in members:
         tier = preferences.load(session, member.id).target_tier
         due, overdue, recall = _at_target(session, member.id, tier, known, now)
-        streak, _longest = stats.streaks(stats.activity_by_day(session, member.id).keys(), now.date())
+        streak, _longest = stats.streaks(stats.activity_by_day(session, user_id=member.id).keys(), now.date())
         week, month = reviews.get(member.id, (0, 0))
         answers, in_time = timed[member.id]
         quiz_count, accuracy = quizzes.get(member.id, (0, None))
@@ -178,7 +178,7 @@ def seen_attempts(session: Session, member: User, snapshot: Snapshot, limit: int
 
     The text is dropped here, not in the template, so no page can show what was hidden."""
     rows = []
-    for attempt in attempts.history(session, member.id, limit=limit):
+    for attempt in attempts.history(session, user_id=member.id, limit=limit):
         card = snapshot.cards.get(attempt.card_id)
         rows.append(
             SeenAttempt(

@@ -72,7 +72,7 @@ def missed_pitfalls(session: Session, ids: list[int], snapshot: Snapshot, limit:
     people: Counter[tuple[str, str]] = Counter()
     items: dict[tuple[str, str], stats.MissedItem] = {}
     for user_id in ids:
-        for item in stats.missed_pitfalls(session, user_id, snapshot, limit=sys.maxsize):
+        for item in stats.missed_pitfalls(session, user_id=user_id, snapshot=snapshot, limit=sys.maxsize):
             key = (item.card.id, item.item.id)
             items[key] = item
             missed[key] += item.missed

@@ -116,6 +116,11 @@ def review_as(app: FastAPI, name: str, card_id: str, tier: str, rating: str, at:
     """A review rated in /practice without an answer, at a moment of the test's choosing."""
     with app.state.db.write_sessions() as session:
         scheduling.review(
-            session, user_id(app, name), card_id, tier, scheduling.RATING_BY_NAME[rating], 1000, at
+            session,
+            user_id=user_id(app, name),
+            card_id=card_id,
+            tier=tier,
+            rating=scheduling.RATING_BY_NAME[rating],
+            duration_ms=1000,
+            at=at,
         )
-        session.commit()

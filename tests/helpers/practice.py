@@ -38,13 +38,19 @@ def review(
 ) -> ReviewState:
     with write_session(app) as session:
         return scheduling.review(
-            session, 1, card_id, tier, scheduling.RATING_BY_NAME[rating], duration_ms, at
+            session,
+            user_id=1,
+            card_id=card_id,
+            tier=tier,
+            rating=scheduling.RATING_BY_NAME[rating],
+            duration_ms=duration_ms,
+            at=at,
         )
 
 
 def state(app: FastAPI, card_id: str = OWNER_CARD, tier: str = "middle") -> ReviewState | None:
     with app.state.db.read_sessions() as session:
-        return scheduling.get_state(session, 1, card_id, tier)
+        return scheduling.get_state(session, user_id=1, card_id=card_id, tier=tier)
 
 
 def logs(app: FastAPI, card_id: str | None = None) -> list[ReviewLog]:

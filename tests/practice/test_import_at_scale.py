@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app.practice import import_merge
-from app.practice.export_import import ReviewLogDoc
+from app.practice.export_schema import ReviewLogDoc
 from app.practice.models import Attempt, ImportGuard
 from app.storage.base import utcnow
 from app.web.security import CSRF_COOKIE

@@ -201,5 +201,5 @@ def test_activity_counts_utc_days(app: FastAPI) -> None:
     )  # 2 March, 19:00 UTC
     review(app, "good", T0 + timedelta(days=1))  # 3 March, a review without an attempt
     with app.state.db.read_sessions() as session:
-        counts = stats.activity_by_day(session, 1)
+        counts = stats.activity_by_day(session, user_id=1)
     assert counts == {date(2026, 3, 2): 2, date(2026, 3, 3): 2}

@@ -59,9 +59,9 @@ def test_the_same_reviews_at_the_same_times_give_the_same_schedule(app: FastAPI)
 def test_a_higher_desired_retention_schedules_sooner() -> None:
     row = ReviewState(card_id="x", tier="middle")
     scheduling._fresh_state(row, T0)
-    scheduling._apply(scheduling.scheduler(0.9), row, Rating.Easy, T0)
-    relaxed = scheduling.preview(row, scheduling.scheduler(0.8), T0 + timedelta(days=10))["good"]
-    strict = scheduling.preview(row, scheduling.scheduler(0.97), T0 + timedelta(days=10))["good"]
+    scheduling._apply(scheduling.scheduler(0.9), row=row, rating=Rating.Easy, at=T0)
+    relaxed = scheduling.preview(row, sched=scheduling.scheduler(0.8), now=T0 + timedelta(days=10))["good"]
+    strict = scheduling.preview(row, sched=scheduling.scheduler(0.97), now=T0 + timedelta(days=10))["good"]
     assert strict < relaxed
 
 
@@ -181,11 +181,21 @@ def test_the_new_card_allowance_renews_at_midnight_utc(app: FastAPI) -> None:
     just_before = datetime(2026, 3, 2, 23, 59, 30, tzinfo=UTC)
     review(app, "good", just_before)
     with app.state.db.read_sessions() as session:
-        assert scheduling.new_introduced_today(session, 1, "middle", just_before + timedelta(seconds=29)) == 1
-        assert scheduling.new_introduced_today(session, 1, "middle", datetime(2026, 3, 3, tzinfo=UTC)) == 0
+        assert (
+            scheduling.new_introduced_today(
+                session, user_id=1, tier="middle", now=just_before + timedelta(seconds=29)
+            )
+            == 1
+        )
+        assert (
+            scheduling.new_introduced_today(
+                session, user_id=1, tier="middle", now=datetime(2026, 3, 3, tzinfo=UTC)
+            )
+            == 0
+        )
         # 23:59:30 UTC is already 3 March in UTC+14; the day is still the UTC day.
         local = datetime(2026, 3, 3, 13, 59, 45, tzinfo=timezone(timedelta(hours=14)))
-        assert scheduling.new_introduced_today(session, 1, "middle", local) == 1
+        assert scheduling.new_introduced_today(session, user_id=1, tier="middle", now=local) == 1
 
 
 def test_a_card_due_just_before_midnight_utc_is_due_at_that_instant_not_at_local_midnight(
@@ -198,10 +208,12 @@ def test_a_card_due_just_before_midnight_utc_is_due_at_that_instant_not_at_local
         due_at = datetime(2026, 3, 2, 23, 58, tzinfo=UTC)
         review(app, "good", due_at - timedelta(minutes=10))  # good on a new card: due in 10 minutes
         with app.state.db.read_sessions() as session:
-            before = scheduling.due_queue(session, 1, "middle", due_at - timedelta(seconds=1))
-            at = scheduling.due_queue(session, 1, "middle", due_at)
+            before = scheduling.due_queue(
+                session, user_id=1, tier="middle", now=due_at - timedelta(seconds=1)
+            )
+            at = scheduling.due_queue(session, user_id=1, tier="middle", now=due_at)
             after_midnight = scheduling.due_queue(
-                session, 1, "middle", datetime(2026, 3, 3, 0, 1, tzinfo=UTC)
+                session, user_id=1, tier="middle", now=datetime(2026, 3, 3, 0, 1, tzinfo=UTC)
             )
         assert before == [] and [d.card_id for d in at] == [OWNER_CARD] and len(after_midnight) == 1
         assert at[0].due == due_at
@@ -218,7 +230,9 @@ def test_the_queue_serves_due_cards_most_overdue_first_then_new_ones(app: FastAP
     review(app, "good", T0, card_id="retired")  # due, but no longer in the catalogue
     settings = PracticeSettings(new_per_day=2)
     with app.state.db.read_sessions() as session:
-        queue = scheduling.practice_queue(session, 1, settings, ["a", "b", "c", "d", "e", "f"], now)
+        queue = scheduling.practice_queue(
+            session, user_id=1, settings=settings, cards=["a", "b", "c", "d", "e", "f"], now=now
+        )
     assert [d.card_id for d in queue.due] == ["a", "b"]
     assert queue.new == ["d", "e"] and queue.unseen == 3
     assert queue.next_card == ("a", False)
@@ -228,4 +242,6 @@ def test_a_rated_review_stores_the_duration_and_refuses_a_negative_one(app: Fast
     review(app, "good", T0, duration_ms=2_345)
     assert logs(app)[0].review_duration_ms == 2_345
     with pytest.raises(ValueError, match="negative"), write_session(app) as session:
-        scheduling.review(session, 1, OWNER_CARD, "middle", Rating.Good, -1, T0)
+        scheduling.review(
+            session, user_id=1, card_id=OWNER_CARD, tier="middle", rating=Rating.Good, duration_ms=-1, at=T0
+        )

@@ -33,7 +33,7 @@ def member_row(page: BeautifulSoup, name: str) -> dict[str, str]:
 def mean_recall_percent(app: FastAPI, name: str, tier: str) -> str:
     now = utcnow()
     with app.state.db.read_sessions() as session:
-        rows = [r for r in scheduling.states_for(session, user_id(app, name)) if r.tier == tier]
+        rows = [r for r in scheduling.states_for(session, user_id=user_id(app, name)) if r.tier == tier]
         recall = [scheduling.retrievability(r, now) for r in rows]
     return f"{round(sum(recall) / len(recall) * 100)} %"
 

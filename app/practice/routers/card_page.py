@@ -3,7 +3,7 @@
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Query, Request
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 from starlette.datastructures import FormData
@@ -13,9 +13,9 @@ from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CardDep, CatalogueDep, tier_or_422
 from app.content.model import Card
 from app.content.tiers import TIERS, Tier, default_answer_kind, go_deeper_tiers, parse_tier, sees
-from app.exceptions import Invalid
+from app.exceptions import Invalid, NotFound
 from app.practice import attempts, quiz
-from app.practice.dependencies import NowDep, QuizKeyDep, attempt_or_404
+from app.practice.dependencies import NowDep, QuizKeyDep, own_attempt
 from app.practice.routers.forms import ANSWER_LABELS, ANSWER_UNREADABLE, RATING_CHOICES, rating_messages
 from app.practice.schemas import RATINGS, Assessment, AttemptIn
 from app.schemas import Id
@@ -57,7 +57,7 @@ def _answer_kind(tier: Tier, requested: str | None) -> str:
 
 @router.get("/cards/{card_id}", response_class=HTMLResponse)
 async def card_page(
-    request: Request, card: CardDep, tier: TierParam = None, kind: AnswerKind = None
+    request: Request, *, card: CardDep, tier: TierParam = None, kind: AnswerKind = None
 ) -> HTMLResponse:
     """Depends only on the URL and the card, so it is served from the page cache; the person's
     history and a freshly shuffled quiz load into it by htmx."""
@@ -73,12 +73,12 @@ async def card_page(
     )
 
 
-def _history(session: Session, user_id: int, card: Card, now: datetime) -> dict[str, Any]:
+def _history(session: Session, *, user_id: int, card: Card, now: datetime) -> dict[str, Any]:
     """What _history.html shows. `owner` keys the drafts the browser keeps (static/js/card.js),
     so people taking turns in one browser never see each other's."""
     return {
         "card": card,
-        "history": attempts.history(session, user_id, card.id, limit=HISTORY_LIMIT),
+        "history": attempts.history(session, user_id=user_id, card_id=card.id, limit=HISTORY_LIMIT),
         "now": now,
         "owner": user_id,
     }
@@ -86,9 +86,9 @@ def _history(session: Session, user_id: int, card: Card, now: datetime) -> dict[
 
 @router.get("/cards/{card_id}/history", response_class=HTMLResponse)
 def card_history(
-    request: Request, card: CardDep, session: SessionDep, user_id: UserIdDep, now: NowDep
+    request: Request, *, card: CardDep, session: SessionDep, user_id: UserIdDep, now: NowDep
 ) -> HTMLResponse:
-    return render(request, "_history.html", **_history(session, user_id, card, now))
+    return render(request, "_history.html", **_history(session, user_id=user_id, card=card, now=now))
 
 
 def _form_tier(form: FormData, card: Card) -> tuple[Tier, str]:
@@ -100,7 +100,7 @@ def _form_tier(form: FormData, card: Card) -> tuple[Tier, str]:
 
 
 def _attempt_from_form(
-    form: FormData, tier: str, kind: str, revealed: bool = False, deal: quiz.Deal | None = None
+    form: FormData, *, tier: str, kind: str, revealed: bool = False, deal: quiz.Deal | None = None
 ) -> AttemptIn:
     """`deal`, for a quiz: the one its form was dealt by, which names the choices' stable ids."""
     follow_up = form.get("follow_up")
@@ -121,6 +121,7 @@ def _attempt_from_form(
 
 def _validated(
     form: FormData,
+    *,
     card: Card,
     tier: str,
     kind: str,
@@ -130,7 +131,7 @@ def _validated(
 ) -> AttemptIn | list[str]:
     """The attempt the form describes, or the sentences that say what is wrong with it."""
     try:
-        data = _attempt_from_form(form, tier, kind, revealed, deal)
+        data = _attempt_from_form(form, tier=tier, kind=kind, revealed=revealed, deal=deal)
         attempts.check_against_card(card, data)
     except (ValidationError, Invalid) as error:
         return form_messages(error, ANSWER_LABELS, unreadable)
@@ -145,7 +146,13 @@ def _kept(form: FormData, errors: list[str]) -> dict[str, Any]:
 
 @router.post("/cards/{card_id}/answers", response_class=HTMLResponse)
 def submit_answer(
-    request: Request, form: FormDep, card: CardDep, session: WriteSessionDep, user_id: UserIdDep, now: NowDep
+    request: Request,
+    *,
+    form: FormDep,
+    card: CardDep,
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+    now: NowDep,
 ) -> HTMLResponse:
     kind = str(form.get("kind") or "")
     if kind not in ("basics", "solid", "follow-up"):
@@ -159,29 +166,40 @@ def submit_answer(
     else:
         context |= {"answer_kind": kind}
         template = "_answer_panel.html"
-    data = _validated(form, card, checked_tier, kind, ANSWER_UNREADABLE)
+    data = _validated(form, card=card, tier=checked_tier, kind=kind, unreadable=ANSWER_UNREADABLE)
     if isinstance(data, list):
         return render(request, template, status_code=422, **context, **_kept(form, data))
-    attempt = attempts.record(session, card, user_id, data, now)
+    attempt = attempts.record(session, card=card, user_id=user_id, data=data, now=now)
     return render(request, template, attempt=attempt, **context)
 
 
 @router.post("/cards/{card_id}/reveal", response_class=HTMLResponse)
 def reveal_without_answering(
-    request: Request, form: FormDep, card: CardDep, session: WriteSessionDep, user_id: UserIdDep, now: NowDep
+    request: Request,
+    *,
+    form: FormDep,
+    card: CardDep,
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+    now: NowDep,
 ) -> HTMLResponse:
     """Show the model answer before any answer: recorded as such, and scheduled as a miss."""
     tier, checked_tier = _form_tier(form, card)
     kind = str(form.get("kind") or "")
     shown_kind = kind if kind in ANSWER_KINDS else default_answer_kind(tier)
     context = _visible(card, tier) | {"answer_kind": shown_kind}
-    data = _validated(form, card, checked_tier, kind, ANSWER_UNREADABLE, revealed=True)
+    data = _validated(
+        form, card=card, tier=checked_tier, kind=kind, unreadable=ANSWER_UNREADABLE, revealed=True
+    )
     if isinstance(data, list):
         return render(request, "_answer_panel.html", status_code=422, **context, **_kept(form, data))
-    attempt = attempts.record(session, card, user_id, data, now)
+    attempt = attempts.record(session, card=card, user_id=user_id, data=data, now=now)
     # The reveal is final, so the history beside it shows it at once.
     return render(
-        request, "_answer_panel.html", attempt=attempt, **context | _history(session, user_id, card, now)
+        request,
+        "_answer_panel.html",
+        attempt=attempt,
+        **context | _history(session, user_id=user_id, card=card, now=now),
     )
 
 
@@ -198,6 +216,7 @@ def _follow_up_index(card: Card, value: object) -> int:
 @router.post("/attempts/{attempt_id}/assessment", response_class=HTMLResponse)
 def assess_attempt(
     request: Request,
+    *,
     form: FormDep,
     catalogue: CatalogueDep,
     session: WriteSessionDep,
@@ -205,15 +224,15 @@ def assess_attempt(
     now: NowDep,
     attempt_id: Id,
 ) -> HTMLResponse:
-    attempt = attempt_or_404(session, user_id, attempt_id)
+    attempt = own_attempt(session, user_id=user_id, attempt_id=attempt_id)
     card = catalogue.get(attempt.card_id)
     if card is None:
-        raise HTTPException(status_code=404, detail=f"the card '{attempt.card_id}' is no longer served")
+        raise NotFound(f"the card '{attempt.card_id}' is no longer served")
     try:
         data = Assessment.model_validate(
             {"points": form.getlist("points"), "rating": form.get("rating")}, strict=False
         )
-        attempts.assess(session, card, attempt, data)
+        attempts.assess(session, card=card, attempt=attempt, data=data)
     except (ValidationError, Invalid) as error:
         return render(
             request,
@@ -230,13 +249,14 @@ def assess_attempt(
         attempt=attempt,
         ratings=RATINGS,
         saved=True,
-        **_history(session, user_id, card, now),
+        **_history(session, user_id=user_id, card=card, now=now),
     )
 
 
 @router.post("/cards/{card_id}/quiz", response_class=HTMLResponse)
 def submit_quiz(
     request: Request,
+    *,
     form: FormDep,
     card: CardDep,
     session: WriteSessionDep,
@@ -247,10 +267,10 @@ def submit_quiz(
     tier, checked_tier = _form_tier(form, card)
     deal = quiz.Deal(card, key, str(form.get("deal") or ""))
     order = deal.known(str(item) for item in form.getlist("order"))
-    data = _validated(form, card, checked_tier, "quiz", QUIZ_UNREADABLE, deal=deal)
+    data = _validated(form, card=card, tier=checked_tier, kind="quiz", unreadable=QUIZ_UNREADABLE, deal=deal)
     if isinstance(data, list):
         # Shown again as the person saw it, with their ticks, under the same deal.
-        shown = quiz.mark(card, deal.known(str(c) for c in form.getlist("choices")), order)
+        shown = quiz.mark(card, choices=deal.known(str(c) for c in form.getlist("choices")), order=order)
         return render(
             request,
             "_quiz.html",
@@ -263,19 +283,19 @@ def submit_quiz(
             ticked={m.item.id for m in shown if m.marked},
             seconds=form.get("seconds") or "",
         )
-    attempt = attempts.record(session, card, user_id, data, now)
+    attempt = attempts.record(session, card=card, user_id=user_id, data=data, now=now)
     return render(
         request,
         "_quiz.html",
         tier=data.tier,
         attempt=attempt,
-        marked=quiz.mark(card, data.choices or [], order),
-        **_history(session, user_id, card, now),
+        marked=quiz.mark(card, choices=data.choices or [], order=order),
+        **_history(session, user_id=user_id, card=card, now=now),
     )
 
 
 @router.get("/cards/{card_id}/quiz", response_class=HTMLResponse)
-def quiz_form(request: Request, card: CardDep, key: QuizKeyDep, tier: TierParam = None) -> HTMLResponse:
+def quiz_form(request: Request, *, card: CardDep, key: QuizKeyDep, tier: TierParam = None) -> HTMLResponse:
     """A freshly shuffled quiz, under a deal of its own; the card page loads it into place."""
     chosen = tier_or_422(tier, card.level, DEPTH)
     deal = quiz.Deal(card, key)

@@ -1,7 +1,7 @@
 """Export (JSON, CSV) and import (the JSON) of a person's attempts, schedule and review log."""
 
 import tempfile
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 from typing import IO, Annotated, Any, BinaryIO, cast
 
@@ -13,27 +13,20 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from app.accounts import audit
 from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CatalogueDep
-from app.content.model import Card
 from app.exceptions import InvalidFile, NotThisFormat
-from app.practice import export_import, import_file, import_merge
-from app.practice.export_import import CsvTable, ExportDoc
+from app.practice import export, import_file, import_merge
+from app.practice import export_csv as csv_tables
+from app.practice.export_csv import CsvTable
+from app.practice.export_schema import ExportDoc
 from app.practice.import_file import ImportFile
 from app.practice.import_merge import ImportResult
 from app.storage.base import utcnow
-from app.storage.database import Database
 from app.storage.dependencies import DatabaseDep, SessionDep
-from app.web.dependencies import ClientAddressDep, FormDep
+from app.web.dependencies import ClientAddressDep, FormDep, SettingsDep
 from app.web.messages import describe, sentence
 from app.web.templating import render
 
 router = APIRouter(tags=["export"])
-
-
-def _audited_export(session: Session, address: str | None, user_id: int, **detail: str) -> None:
-    """Record the export before reading it: a read session may then write without meeting
-    another writer's newer snapshot."""
-    audit.record(session, "export", user_id=user_id, actor_id=user_id, address=address, **detail)
-    session.commit()
 
 
 def _attachment(name: str) -> dict[str, str]:
@@ -42,11 +35,11 @@ def _attachment(name: str) -> dict[str, str]:
 
 
 @router.get("/api/export.json", response_model=ExportDoc)
-def export_json(session: SessionDep, user_id: UserIdDep, address: ClientAddressDep) -> Response:
+def export_json(*, session: SessionDep, user_id: UserIdDep, address: ClientAddressDep) -> Response:
     """All of the person's attempts, review states, review logs and settings: what import reads."""
-    _audited_export(session, address, user_id, format="json")
+    export.record(session, user_id=user_id, address=address, format="json")
     now = utcnow()
-    doc = export_import.export_document(session, user_id, now)
+    doc = export.document(session, user_id=user_id, now=now)
     return Response(
         doc.model_dump_json(indent=1),
         media_type="application/json",
@@ -56,6 +49,7 @@ def export_json(session: SessionDep, user_id: UserIdDep, address: ClientAddressD
 
 @router.get("/api/export.csv", response_class=Response)
 def export_csv(
+    *,
     session: SessionDep,
     user_id: UserIdDep,
     address: ClientAddressDep,
@@ -63,10 +57,10 @@ def export_csv(
     table: Annotated[CsvTable, Query()] = "attempts",
 ) -> Response:
     """One table as CSV: `attempts` (default), `schedule` (review states) or `reviews` (the log)."""
-    _audited_export(session, address, user_id, format=f"csv {table}")
+    export.record(session, user_id=user_id, address=address, format=f"csv {table}")
     now = utcnow()
     return Response(
-        export_import.export_csv(session, user_id, table, now, catalogue.snapshot().cards),
+        csv_tables.table(session, user_id=user_id, table=table, now=now, cards=catalogue.snapshot().cards),
         media_type="text/csv; charset=utf-8",
         headers=_attachment(f"tiercards-{table}-{now:%Y%m%d}.csv"),
     )
@@ -97,29 +91,38 @@ async def _spooled_body(
         await spool.close()
 
 
-def _merge(
-    request: Request,
-    *,
-    db: Database,
-    user_id: int,
-    address: str | None,
-    file: ImportFile,
-    cards: Mapping[str, Card],
-    via: str,
-) -> ImportResult:
-    def record(session: Session) -> None:
-        audit.record(session, "import", user_id=user_id, actor_id=user_id, address=address, via=via)
+Merge = Callable[[ImportFile, str], ImportResult]
 
-    lease = timedelta(seconds=request.app.state.settings.import_lease_seconds)
-    return import_merge.merge(
-        sessions=db.write_sessions,
-        reads=db.read_sessions,
-        user_id=user_id,
-        file=file,
-        cards=cards,
-        lease=lease,
-        on_start=record,
-    )
+
+async def _merger(
+    *,
+    settings: SettingsDep,
+    db: DatabaseDep,
+    user_id: UserIdDep,
+    address: ClientAddressDep,
+    catalogue: CatalogueDep,
+) -> Merge:
+    """Merging a file in for the person asking, against the cards served then; `via` names the
+    route in the audit log. Async: handing it out touches nothing that blocks."""
+
+    def merge(file: ImportFile, via: str) -> ImportResult:
+        def record(session: Session) -> None:
+            audit.record(session, "import", user_id=user_id, actor_id=user_id, address=address, via=via)
+
+        return import_merge.merge(
+            sessions=db.write_sessions,
+            reads=db.read_sessions,
+            user_id=user_id,
+            file=file,
+            cards=catalogue.snapshot().cards,
+            lease=timedelta(seconds=settings.import_lease_seconds),
+            on_start=record,
+        )
+
+    return merge
+
+
+MergeDep = Annotated[Merge, Depends(_merger)]
 
 
 @router.post(
@@ -138,12 +141,7 @@ def _merge(
     },
 )
 def import_json(
-    request: Request,
-    body: Annotated[IO[bytes], Depends(_spooled_body)],
-    db: DatabaseDep,
-    user_id: UserIdDep,
-    address: ClientAddressDep,
-    catalogue: CatalogueDep,
+    body: Annotated[IO[bytes], Depends(_spooled_body)], merge: MergeDep
 ) -> ImportResult | JSONResponse:
     """Merge an export back in (idempotent: see docs/scheduling.md). Malformed input: 422, nothing
     stored. While another import of the person's runs: 429."""
@@ -152,8 +150,7 @@ def import_json(
         file = import_file.read(body)
     except InvalidFile as error:
         return JSONResponse({"detail": error.problems, "more_problems": error.more}, status_code=422)
-    cards = catalogue.snapshot().cards
-    return _merge(request, db=db, user_id=user_id, address=address, file=file, cards=cards, via="api")
+    return merge(file, "api")
 
 
 def _file_problem(error: dict[str, Any]) -> str:
@@ -165,14 +162,7 @@ def _file_problem(error: dict[str, Any]) -> str:
 
 
 @router.post("/progress/import", response_class=HTMLResponse, include_in_schema=False)
-def import_upload(
-    request: Request,
-    form: FormDep,
-    db: DatabaseDep,
-    user_id: UserIdDep,
-    address: ClientAddressDep,
-    catalogue: CatalogueDep,
-) -> HTMLResponse:
+def import_upload(request: Request, *, form: FormDep, merge: MergeDep) -> HTMLResponse:
     upload = form.get("file")
     if not isinstance(upload, UploadFile):
         return render(
@@ -183,6 +173,5 @@ def import_upload(
     except InvalidFile as error:
         errors = [_file_problem(problem) for problem in error.problems]
         return render(request, "_progress_import.html", status_code=422, errors=errors, more=error.more)
-    cards = catalogue.snapshot().cards
-    result = _merge(request, db=db, user_id=user_id, address=address, file=file, cards=cards, via="upload")
+    result = merge(file, "upload")
     return render(request, "_progress_import.html", result=result, filename=upload.filename)

@@ -23,10 +23,12 @@ router = APIRouter(tags=["progress"])
 SearchText = Annotated[str, Query(max_length=200)]
 
 
-def _overview(session: Session, user_id: int, snapshot: Snapshot, now: datetime) -> dict[str, Any]:
+def _overview(session: Session, *, user_id: int, snapshot: Snapshot, now: datetime) -> dict[str, Any]:
     settings = preferences.load(session, user_id)
-    rows = stats.card_progress(session, user_id, snapshot, settings.target_tier, now)
-    counts = stats.activity_by_day(session, user_id)
+    rows = stats.card_progress(
+        session, user_id=user_id, snapshot=snapshot, target_tier=settings.target_tier, now=now
+    )
+    counts = stats.activity_by_day(session, user_id=user_id)
     current, longest = stats.streaks(counts.keys(), now.date())
     known = set(snapshot.cards)
     scheduled = [r for r in rows if r.state != scheduling.NEW]
@@ -37,19 +39,25 @@ def _overview(session: Session, user_id: int, snapshot: Snapshot, now: datetime)
         "settings": settings,
         "rows": rows,
         "topics": stats.topic_progress(rows),
-        "heatmap": stats.heatmap(counts, now.date()),
+        "heatmap": stats.heatmap(counts, today=now.date()),
         "level_labels": stats.LEVEL_LABELS,
         "level_sizes": stats.LEVEL_SIZES,
         "streak": current,
         "longest_streak": longest,
         "active_today": now.date() in counts,
-        "forecast": stats.due_forecast(session, user_id, settings.target_tier, now, known),
-        "missed": stats.missed_pitfalls(session, user_id, snapshot),
+        "forecast": stats.due_forecast(
+            session, user_id=user_id, tier=settings.target_tier, now=now, known=known
+        ),
+        "missed": stats.missed_pitfalls(session, user_id=user_id, snapshot=snapshot),
         "summary": {
             "reviews": int(reviews or 0),
             "cards_scheduled": len({(r.card_id, r.tier) for r in scheduled}),
             "retired": len({r.card_id for r in rows if r.retired}),
-            "due_now": len(scheduling.due_queue(session, user_id, settings.target_tier, now, known)),
+            "due_now": len(
+                scheduling.due_queue(
+                    session, user_id=user_id, tier=settings.target_tier, now=now, known=known
+                )
+            ),
             "mean_retrievability": sum(recall) / len(recall) if recall else None,
             "streak_days": current,
             "longest_streak_days": longest,
@@ -60,6 +68,7 @@ def _overview(session: Session, user_id: int, snapshot: Snapshot, now: datetime)
 @router.get("/progress", response_class=HTMLResponse)
 def progress_page(
     request: Request,
+    *,
     session: SessionDep,
     user_id: UserIdDep,
     catalogue: CatalogueDep,
@@ -69,7 +78,7 @@ def progress_page(
 ) -> HTMLResponse:
     """The dashboard; an htmx request (the history search) gets only the history table."""
     snapshot = catalogue.snapshot()
-    history, total = stats.search_history(session, user_id, snapshot, q, kind or None)
+    history, total = stats.search_history(session, user_id=user_id, snapshot=snapshot, q=q, kind=kind or None)
     context: dict[str, Any] = {
         "history": history,
         "history_total": total,
@@ -79,7 +88,7 @@ def progress_page(
         "now": now,
     }
     if request.headers.get("hx-target") != "answer-history":
-        context |= _overview(session, user_id, snapshot, now)
+        context |= _overview(session, user_id=user_id, snapshot=snapshot, now=now)
     return render(request, "progress.html", "_progress_history.html", **context)
 
 
@@ -95,11 +104,11 @@ class ProgressOut(BaseModel):
 
 @router.get("/api/progress", tags=["api"])
 def api_progress(
-    session: SessionDep, user_id: UserIdDep, catalogue: CatalogueDep, now: NowDep
+    *, session: SessionDep, user_id: UserIdDep, catalogue: CatalogueDep, now: NowDep
 ) -> ProgressOut:
     """Recall probability now, stability and lapses per card (per tier) and per topic; daily
     activity over the heatmap's window; streaks; the quiz items most often judged wrong."""
-    overview = _overview(session, user_id, catalogue.snapshot(), now)
+    overview = _overview(session, user_id=user_id, snapshot=catalogue.snapshot(), now=now)
     return ProgressOut(
         now=now,
         target_tier=overview["settings"].target_tier,

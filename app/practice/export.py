@@ -1,0 +1,57 @@
+"""Exporting a person's attempts, schedule, review log and settings: the audit line each export
+leaves, the rows in the order an export lists them, and the JSON document."""
+
+from datetime import datetime
+
+from pydantic import BaseModel
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.accounts import audit
+from app.practice import preferences, scheduling
+from app.practice.export_schema import AttemptDoc, ExportDoc, ReviewLogDoc, ReviewStateDoc
+from app.practice.models import Attempt, ReviewLog
+
+
+def record(session: Session, *, user_id: int, address: str | None, format: str) -> None:
+    """Record the export in the audit log before it is read: a read session may then write
+    without meeting another writer's newer snapshot."""
+    audit.record(session, "export", user_id=user_id, actor_id=user_id, address=address, format=format)
+    session.commit()
+
+
+def attempts_of(session: Session, user_id: int) -> list[Attempt]:
+    """The person's attempts, oldest first."""
+    query = select(Attempt).where(Attempt.user_id == user_id).order_by(Attempt.created_at, Attempt.id)
+    return list(session.scalars(query))
+
+
+def review_logs_of(session: Session, user_id: int) -> list[ReviewLog]:
+    """The person's reviews, oldest first."""
+    query = (
+        select(ReviewLog)
+        .where(ReviewLog.user_id == user_id)
+        .order_by(ReviewLog.review_datetime, ReviewLog.id)
+    )
+    return list(session.scalars(query))
+
+
+def _fields(row: object, doc: type[BaseModel]) -> dict[str, object]:
+    """The row's value of each of the document's fields (they share their names)."""
+    return {name: getattr(row, name) for name in doc.model_fields}
+
+
+def document(session: Session, *, user_id: int, now: datetime) -> ExportDoc:
+    return ExportDoc(
+        exported_at=now,
+        settings=preferences.load(session, user_id),
+        attempts=[AttemptDoc.model_validate(_fields(a, AttemptDoc)) for a in attempts_of(session, user_id)],
+        review_states=[
+            ReviewStateDoc.model_validate(_fields(s, ReviewStateDoc) | {"state": scheduling.state_name(s)})
+            for s in scheduling.states_for(session, user_id=user_id)
+        ],
+        review_logs=[
+            ReviewLogDoc.model_validate(_fields(log, ReviewLogDoc))
+            for log in review_logs_of(session, user_id)
+        ],
+    )

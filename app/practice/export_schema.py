@@ -1,0 +1,119 @@
+"""The shapes of the export file: what `GET /api/export.json` writes and `POST /api/import` reads.
+
+app/practice/export.py writes a file of these shapes; app/practice/import_file.py reads one a row
+at a time (and checks the rules across rows: unique attempt ids and states, logs that name an
+attempt of the file) and app/practice/import_merge.py merges it.
+"""
+
+from datetime import UTC, datetime
+from typing import Annotated, Literal
+
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
+
+from app.content.tiers import Tier
+from app.exceptions import field_messages
+from app.practice import scheduling
+from app.practice.preferences import PracticeSettings
+from app.practice.schemas import MAX_ANSWER_CHARS, MAX_SECONDS, AttemptIn, Kind, Rating
+from app.schemas import WholeNumber
+
+MAX_ROWS = 500_000
+# What a database INTEGER column holds on every engine; a larger count is no real count.
+MAX_INT = 2**31 - 1
+CardId = Annotated[str, Field(min_length=1, max_length=120)]
+Count = Annotated[WholeNumber, Field(ge=0, le=MAX_INT)]
+# An answer point as stored: its id, or "#<position>" for a position a version-1 file named that
+# could not be mapped to one.
+StoredPoint = Annotated[str, StringConstraints(pattern=r"^(?:[0-9a-f]{8}|#[0-9]{1,10})$")]
+
+
+def _in_utc(moment: datetime) -> datetime:
+    # "0001-01-01T00:00:00+23:59" is a valid timestamp that no UTC calendar can hold.
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("the time is outside the range a calendar date can hold") from None
+
+
+Moment = Annotated[AwareDatetime, AfterValidator(_in_utc)]
+StateName = Literal["learning", "review", "relearning"]
+STATE_BY_NAME = {name: number for number, name in scheduling.STATE_NAMES.items()}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
+
+
+class AttemptDoc(_Strict):
+    id: WholeNumber = Field(ge=1, le=2**63 - 1)
+    card_id: CardId
+    tier: Tier
+    kind: Kind
+    follow_up: Count | None = None
+    text: str | None = Field(default=None, max_length=MAX_ANSWER_CHARS)
+    choices: list[str] | None = Field(default=None, max_length=100)
+    score: float | None = Field(default=None, ge=0, le=1)
+    seconds: float = Field(ge=0, le=MAX_SECONDS)
+    points: list[Count] | list[StoredPoint] = Field(
+        default_factory=list, max_length=50, description="ids (version 2) or positions (version 1)"
+    )
+    rating: Rating | None = None
+    revealed: bool = False
+    created_at: Moment
+
+    @model_validator(mode="after")
+    def _as_if_submitted(self) -> "AttemptDoc":
+        """An imported attempt passes the rules a submitted one does, so every page can show it.
+        Its points are the exception: they may name points a card no longer has."""
+        try:
+            AttemptIn.model_validate(self.model_dump(include=set(AttemptIn.model_fields) - {"points"}))
+        except ValidationError as error:
+            raise ValueError("; ".join(field_messages(error.errors(), "attempt"))) from None
+        if self.kind == "quiz" and self.score is None:
+            raise ValueError("a quiz attempt has a score")
+        return self
+
+
+class ReviewStateDoc(_Strict):
+    card_id: CardId
+    tier: Tier
+    state: StateName
+    step: Count | None = None
+    stability: float | None = Field(default=None, gt=0)
+    difficulty: float | None = Field(default=None, ge=1, le=10)
+    due: Moment
+    last_review: Moment | None
+    first_review: Moment
+    reps: Count
+    lapses: Count
+
+
+class ReviewLogDoc(_Strict):
+    card_id: CardId
+    tier: Tier
+    rating: WholeNumber = Field(ge=1, le=4, description="FSRS rating: 1 again, 2 hard, 3 good, 4 easy")
+    review_datetime: Moment
+    review_duration_ms: Count | None = None
+    attempt_id: WholeNumber | None = Field(default=None, description="the `id` of an attempt in this file")
+
+
+class ExportDoc(_Strict):
+    """Everything of one person's: the file `GET /api/export.json` writes and `POST /api/import` reads."""
+
+    format: Literal["tiercards-export"] = "tiercards-export"
+    # Version 1 named answer points and quiz items by position; export writes version 2, ids.
+    version: Literal[1, 2] = 2
+    exported_at: Moment
+    settings: PracticeSettings
+    attempts: list[AttemptDoc] = Field(max_length=MAX_ROWS)
+    review_states: list[ReviewStateDoc] = Field(max_length=MAX_ROWS)
+    review_logs: list[ReviewLogDoc] = Field(max_length=MAX_ROWS)
