@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from app.practice import export_csv
 from app.storage.base import utcnow
 from tests.factories import DECK
-from tests.practice.scheduling_helpers import post_attempt, review
+from tests.helpers.practice import post_attempt, review
 
 
 @pytest.mark.parametrize("table", ["attempts", "schedule", "reviews"])

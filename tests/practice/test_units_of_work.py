@@ -16,7 +16,7 @@ from app.practice import rating, scheduling
 from app.practice.models import ReviewState
 from app.practice.routers import api, card_page, practice_page
 from tests.factories import DECK, OWNER_CARD
-from tests.practice.scheduling_helpers import T0, logs, state
+from tests.helpers.practice import T0, logs, state
 
 PRACTICE = PROJECT_ROOT / "app" / "practice"
 ROUTERS = sorted((PRACTICE / "routers").glob("*.py"))
