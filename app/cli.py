@@ -470,7 +470,7 @@ def demo_run(
     if as_json:
         typer.echo(json.dumps(doc, indent=2))
     else:
-        from app.demos.views.cli_text import result_table_text
+        from app.demos.presenters.cli_text import result_table_text
 
         typer.echo(result_table_text(doc))
 
@@ -497,8 +497,8 @@ def demo_workers(
 
     from app.demos import service
     from app.demos.queue import queue_kind
-    from app.demos.views.cli_text import workers_text
-    from app.demos.views.documents import workers_document
+    from app.demos.presenters.cli_text import workers_text
+    from app.demos.presenters.documents import workers_document
     from app.storage.base import utcnow
     from app.storage.database import Database
 

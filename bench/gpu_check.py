@@ -35,7 +35,7 @@ if not __package__:
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
 from app.demos.runner import DemoRunner
-from app.demos.views.comparison import verdict
+from app.demos.presenters.comparison import verdict
 from app.demos.worker.capabilities import gpu_device_present
 from app.presets import AGREEMENT, PRESETS, DemoError, measured_step_ms
 from bench.demo_fidelity import table

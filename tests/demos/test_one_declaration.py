@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 import pytest
 from fastapi.testclient import TestClient
 
-from app.demos.views.forms import params_text, preset_form
+from app.demos.presenters.forms import params_text, preset_form
 from app.presets import (
     PRESETS,
     VARIANT_OVERHEAD_SECONDS,

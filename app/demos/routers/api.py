@@ -23,7 +23,7 @@ from app.demos.dependencies import (
     visible_run,
 )
 from app.demos.schemas import CancelOut, DemoAccepted, DemoIn, DemoRunList, DemoRunOut, SubmitKey
-from app.demos.views.documents import run_document, workers_document
+from app.demos.presenters.documents import run_document, workers_document
 from app.presets import PRESETS, estimate_seconds
 from app.storage.dependencies import SessionDep, WriteSessionDep
 

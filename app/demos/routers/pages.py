@@ -24,17 +24,17 @@ from app.demos.dependencies import (
 )
 from app.demos.models import DemoRun
 from app.demos.schemas import SubmitKey
-from app.demos.views.comparison import (
+from app.demos.presenters.comparison import (
     comparisons,
     environment_view,
     first_batch_rows,
     memory_rows,
     reading_parts,
 )
-from app.demos.views.evidence import evidence
-from app.demos.views.forms import preset_form
-from app.demos.views.status import history_rows, run_view
-from app.demos.views.timeline import timelines
+from app.demos.presenters.evidence import evidence
+from app.demos.presenters.forms import preset_form
+from app.demos.presenters.status import history_rows, run_view
+from app.demos.presenters.timeline import timelines
 from app.exceptions import NotFound, TooMany
 from app.presets import ParamError, Preset, get_preset
 from app.storage.dependencies import SessionDep, WriteSessionDep

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from app.demos.models import DemoRun
-from app.demos.views.forms import PresetForm, preset_form
+from app.demos.presenters.forms import PresetForm, preset_form
 from app.presets import get_preset, measured_step_ms
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from app.demos.models import DemoRun, WorkerBeat
 from app.demos.queue import lane_for
 from app.demos.service import ACTIVE
-from app.demos.views.forms import params_text
+from app.demos.presenters.forms import params_text
 from app.presets import (
     PRESETS,
     Preset,

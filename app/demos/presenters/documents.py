@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from app.demos.models import DemoRun, WorkerBeat
-from app.demos.views.status import waiting_for
+from app.demos.presenters.status import waiting_for
 from app.presets import (
     PRESETS,
 )

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from app.demos.models import WorkerBeat
-from app.demos.views.comparison import comparisons, first_batch_rows, memory_rows
+from app.demos.presenters.comparison import comparisons, first_batch_rows, memory_rows
 from app.presets import (
     PRESETS,
 )
