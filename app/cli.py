@@ -495,10 +495,10 @@ def demo_workers(
 
     from sqlalchemy.exc import SQLAlchemyError
 
-    from app.demos import service
-    from app.demos.queue import queue_kind
+    from app.demos import runs
     from app.demos.presenters.cli_text import workers_text
     from app.demos.presenters.documents import workers_document
+    from app.demos.queue import queue_kind
     from app.storage.base import utcnow
     from app.storage.database import Database
 
@@ -508,7 +508,7 @@ def demo_workers(
     db = Database(settings)
     try:
         with db.read_sessions() as session:
-            workers = service.alive_workers(session, timeout, host)
+            workers = runs.alive_workers(session, timeout_seconds=timeout, host=host)
             if as_json:
                 shown = json.dumps(
                     workers_document(workers, timeout, queue_kind(settings.queue_url)), indent=2

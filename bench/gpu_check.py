@@ -34,8 +34,8 @@ if not __package__:
     # Run as `python bench/gpu_check.py`: the project root, not bench/, on the import path.
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from app.demos.runner import DemoRunner
 from app.demos.presenters.comparison import verdict
+from app.demos.runner import DemoRunner
 from app.demos.worker.capabilities import gpu_device_present
 from app.presets import AGREEMENT, PRESETS, DemoError, measured_step_ms
 from bench.demo_fidelity import table

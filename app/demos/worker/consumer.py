@@ -15,7 +15,7 @@ from datetime import timedelta
 from types import FrameType
 from typing import Any
 
-from app.demos import service, tasks
+from app.demos import claims, tasks
 from app.demos.queue import DemoQueue
 from app.demos.runner import DemoRunner
 from app.demos.worker.capabilities import decide, mismatch
@@ -121,18 +121,22 @@ class DemoWorker:
     def _sweep(self) -> None:
         """Mark interrupted the runs that workers which died left running."""
         with self.db.write_sessions() as session:
-            swept = service.sweep_stale(session, self.settings.demo_heartbeat_timeout_seconds)
-            session.commit()
-            orphans = service.interrupt_orphans(session, self.host, pid_alive, self.name)
-        if swept or orphans:
-            log.info("marked %d run(s) left behind by dead workers as interrupted", swept + orphans)
+            interrupted = claims.interrupt_left_behind(
+                session,
+                timeout_seconds=self.settings.demo_heartbeat_timeout_seconds,
+                host=self.host,
+                pid_alive=pid_alive,
+                own_name=self.name,
+            )
+        if interrupted:
+            log.info("marked %d run(s) left behind by dead workers as interrupted", interrupted)
 
     def _upkeep(self) -> None:
-        done = service.upkeep(
+        done = claims.upkeep(
             self.db,
-            self.queue,
-            self.settings.demo_heartbeat_timeout_seconds,
-            self.settings.demo_retention_days,
+            queue=self.queue,
+            timeout_seconds=self.settings.demo_heartbeat_timeout_seconds,
+            retention_days=self.settings.demo_retention_days,
             session_idle=timedelta(hours=self.settings.session_idle_hours),
             audit_retention_days=self.settings.audit_retention_days,
         )
@@ -193,7 +197,7 @@ class DemoWorker:
         self.runner.close()
         self.heartbeat.join()
         with self.db.write_sessions() as session:
-            service.forget_worker(session, self.name)
+            claims.forget_worker(session, self.name)
         tasks.bind(None)
         self.queue.close()
         self.db.dispose()

@@ -8,7 +8,7 @@ import threading
 from functools import partial
 from typing import Any
 
-from app.demos import service
+from app.demos import claims
 from app.demos.queue import DemoQueue
 from app.demos.runner import DemoRunner
 from app.demos.worker.heartbeat import Heartbeat
@@ -106,17 +106,19 @@ class JobExecutor:
         if claimed is not None:
             self._run(claimed)
 
-    def _claim(self, run_id: str, lane: str) -> service.Claimed | None:
+    def _claim(self, run_id: str, lane: str) -> claims.Claimed | None:
         """The run, now this worker's; None when it is not to run now (re-queued if it can later)."""
         lanes = self.heartbeat.capabilities.lanes
         try:
             with self.db.write_sessions() as session:
-                claimed = service.claim(session, run_id, self.name, self.timeout_s, lanes)
+                claimed = claims.claim(
+                    session, run_id=run_id, worker=self.name, timeout_seconds=self.timeout_s, lanes=lanes
+                )
         except Exception:
             log.exception("run %s: could not claim it; trying again shortly", run_id)
             self.queue.enqueue(run_id, lane, delay=BUSY_RETRY_S)
             return None
-        if isinstance(claimed, service.OtherLane):
+        if isinstance(claimed, claims.OtherLane):
             log.info(
                 "run %s belongs on the %s lane, which this worker does not read; moved", run_id, claimed.lane
             )
@@ -131,7 +133,7 @@ class JobExecutor:
             return None
         return claimed
 
-    def _run(self, claimed: service.Claimed) -> None:
+    def _run(self, claimed: claims.Claimed) -> None:
         run_id = claimed.run_id
         limit = time_limit_seconds(claimed.preset, claimed.params)
         result: dict[str, Any] | None = None
@@ -155,7 +157,15 @@ class JobExecutor:
         if result is not None:
             self.heartbeat.learn(result.get("environment", {}))
         with self.db.write_sessions() as session:
-            service.finish(session, run_id, self.name, status, result, message, progress)
+            claims.finish(
+                session,
+                run_id=run_id,
+                worker=self.name,
+                status=status,
+                result=result,
+                error=message,
+                progress=progress,
+            )
         log.info("run %s: %s%s", run_id, status, f" ({message})" if message else "")
         with contextlib.suppress(Exception):
             self.heartbeat.beat()
