@@ -19,7 +19,8 @@ from app.presets import (
     register,
     validate_params,
 )
-from app.presets.base import Params, VariantDoc
+from app.presets.base import Params
+from app.presets.results import VariantResult
 
 
 def _model(variant: str, p: Params) -> float:
@@ -27,10 +28,10 @@ def _model(variant: str, p: Params) -> float:
     return i + c if variant == "plain" else max(i, c)
 
 
-def _reading(p: Params, v: Mapping[str, VariantDoc]) -> str:
+def _reading(p: Params, v: Mapping[str, VariantResult]) -> str:
     return (
-        f"Echo heard plain at {v['plain']['median_step_ms']:.1f} ms and prefetched at "
-        f"{v['prefetched']['median_step_ms']:.1f} ms."
+        f"Echo heard plain at {v['plain'].median_step_ms:.1f} ms and prefetched at "
+        f"{v['prefetched'].median_step_ms:.1f} ms."
     )
 
 

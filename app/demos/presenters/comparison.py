@@ -8,10 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from app.presets import (
-    AGREEMENT,
-    measured_step_ms,
-)
+from app.presets import AGREEMENT
+from app.presets.results import variants_of
 
 
 @dataclass(frozen=True)
@@ -44,20 +42,17 @@ def verdict(measured: float, model: float | None) -> tuple[float | None, str, st
 
 def comparisons(result: dict[str, Any]) -> list[Comparison]:
     rows = []
-    for v in result.get("variants") or []:
-        basis = v.get("model_basis", "median")
-        measured = measured_step_ms(v)
-        model = v.get("model_step_ms")
-        ratio, kind, text = verdict(measured, model)
+    for v in variants_of(result):
+        ratio, kind, text = verdict(v.measured_step_ms, v.model_step_ms)
         rows.append(
             Comparison(
-                name=v["name"],
-                label=str(v.get("label", v["name"])),
-                code=str(v.get("code", "")),
-                basis=basis,
-                measured_ms=measured,
-                p90_ms=float(v["p90_step_ms"]),
-                model_ms=model,
+                name=v.name,
+                label=v.label,
+                code=v.code,
+                basis=v.model_basis,
+                measured_ms=v.measured_step_ms,
+                p90_ms=v.p90_step_ms,
+                model_ms=v.model_step_ms,
                 ratio=round(ratio, 2) if ratio is not None else None,
                 verdict=kind,
                 verdict_text=text,
@@ -81,27 +76,22 @@ class FirstBatchRow:
 
 def first_batch_rows(result: dict[str, Any]) -> list[FirstBatchRow]:
     rows = []
-    for v in result.get("variants") or []:
-        if "first_batch_ms" not in v:
+    for v in variants_of(result):
+        if v.first_batch_ms is None:
             continue
-        measured, model = float(v["first_batch_ms"]), v.get("model_first_batch_ms")
-        ratio, kind, text = verdict(measured, model)
+        ratio, kind, text = verdict(v.first_batch_ms, v.model_first_batch_ms)
         rows.append(
             FirstBatchRow(
-                name=v["name"],
-                label=str(v.get("label", v["name"])),
-                measured_ms=measured,
-                model_ms=model,
+                name=v.name,
+                label=v.label,
+                measured_ms=v.first_batch_ms,
+                model_ms=v.model_first_batch_ms,
                 ratio=round(ratio, 2) if ratio is not None else None,
                 verdict=kind,
                 verdict_text=text,
             )
         )
     return rows
-
-
-# The producer counts what it makes: whole batches (memory preset) or examples (shuffle preset).
-BUFFERED_UNITS = ("batches", "examples")
 
 
 @dataclass(frozen=True)
@@ -118,17 +108,16 @@ class MemoryRow:
 def memory_rows(result: dict[str, Any]) -> list[MemoryRow]:
     return [
         MemoryRow(
-            label=str(v.get("label", v["name"])),
-            peak_count=int(v[f"peak_buffered_{unit}"]),
-            unit=unit,
-            peak_mb=float(v.get("peak_host_mb", 0.0)),
-            cap_mb=v.get("model_buffer_mb"),
-            rss_peak_mb=v.get("rss_peak_mb"),
-            note=str(v.get("buffer_note", "")),
+            label=v.label,
+            peak_count=v.buffer.peak_count,
+            unit=v.counted,
+            peak_mb=v.buffer.peak_host_mb,
+            cap_mb=v.buffer.model_buffer_mb,
+            rss_peak_mb=v.buffer.rss_peak_mb,
+            note=v.buffer.note,
         )
-        for v in result.get("variants") or []
-        for unit in BUFFERED_UNITS
-        if f"peak_buffered_{unit}" in v
+        for v in variants_of(result)
+        if v.buffer is not None and v.counted is not None
     ]
 
 

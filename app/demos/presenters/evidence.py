@@ -10,7 +10,8 @@ from typing import Any
 
 from app.demos.models import DemoRun
 from app.demos.presenters.forms import PresetForm, preset_form
-from app.presets import get_preset, measured_step_ms
+from app.presets import get_preset
+from app.presets.results import variants_of
 
 
 @dataclass(frozen=True)
@@ -40,12 +41,9 @@ class Evidence:
 
 def _figure(preset: str, name: str, run: DemoRun) -> Figure | None:
     spec = get_preset(preset)
-    for variant in (run.summary or {}).get("variants") or []:
-        if variant.get("name") == name:
-            model = variant.get("model_step_ms")
-            return Figure(
-                spec.variant(name).label, measured_step_ms(variant), None if model is None else float(model)
-            )
+    for variant in variants_of(run.summary):
+        if variant.name == name:
+            return Figure(spec.variant(name).label, variant.measured_step_ms, variant.model_step_ms)
     return None
 
 

@@ -15,8 +15,8 @@ from app.presets import (
     PRESETS,
     Preset,
     get_preset,
-    measured_step_ms,
 )
+from app.presets.results import variants_of
 
 STATUS_LABELS = {
     "queued": "Waiting in the queue",
@@ -146,14 +146,14 @@ class HistoryRow:
 
 def headline(result: dict[str, Any] | None) -> str:
     """'fastest: prefetch(AUTOTUNE) last 31 ms · slowest: No prefetch 61 ms'."""
-    variants = (result or {}).get("variants") or []
+    variants = variants_of(result)
     if not variants:
         return ""
-    fastest = min(variants, key=measured_step_ms)
-    slowest = max(variants, key=measured_step_ms)
+    fastest = min(variants, key=lambda v: v.measured_step_ms)
+    slowest = max(variants, key=lambda v: v.measured_step_ms)
     return (
-        f"fastest: {fastest.get('label', fastest['name'])} {measured_step_ms(fastest):.0f} ms · "
-        f"slowest: {slowest.get('label', slowest['name'])} {measured_step_ms(slowest):.0f} ms"
+        f"fastest: {fastest.label} {fastest.measured_step_ms:.0f} ms · "
+        f"slowest: {slowest.label} {slowest.measured_step_ms:.0f} ms"
     )
 
 
