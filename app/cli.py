@@ -457,7 +457,7 @@ def demo_run(
     if not as_json:
         typer.echo(f"{spec.title}: {', '.join(f'{k}={v}' for k, v in params.items())}", err=True)
     try:
-        doc = run_in_process(preset, params, on_progress=progress)
+        doc = run_in_process(preset, params=params, on_progress=progress)
     except DemoError as error:
         if as_json:
             typer.echo(
@@ -511,10 +511,11 @@ def demo_workers(
             workers = runs.alive_workers(session, timeout_seconds=timeout, host=host)
             if as_json:
                 shown = json.dumps(
-                    workers_document(workers, timeout, queue_kind(settings.queue_url)), indent=2
+                    workers_document(workers, timeout=timeout, queue_kind=queue_kind(settings.queue_url)),
+                    indent=2,
                 )
             else:
-                shown = workers_text(workers, timeout, utcnow())
+                shown = workers_text(workers, timeout=timeout, now=utcnow())
     except SQLAlchemyError as error:
         typer.echo(f"error: could not read the demo workers from the database: {error}", err=True)
         raise typer.Exit(code=1) from error

@@ -54,7 +54,7 @@ def main() -> None:
             if PRESETS[preset].needs_gpu and not gpu_device_present():
                 docs[preset] = None
                 continue
-            docs[preset] = runner.run(preset, {})
+            docs[preset] = runner.run(preset, params={})
     finally:
         runner.close()
     if args.markdown:

@@ -110,7 +110,7 @@ def check(runner: DemoRunner, started: float) -> int:
             failed.append(f"{preset}: not run, the {BUDGET_S:.0f} s budget is spent")
             continue
         try:
-            doc = runner.run(preset, {}, timeout_s=left())
+            doc = runner.run(preset, params={}, timeout_s=left())
         except DemoError as error:
             failed.append(f"{preset}: {error.message}")
             continue

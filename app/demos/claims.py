@@ -252,7 +252,7 @@ def requeue_lost(session: Session, *, queue: DemoQueue, grace_seconds: float = L
     present = queue.run_ids()
     lost = [(run_id, preset) for run_id, preset in waiting if run_id not in present]
     for run_id, preset in lost:
-        queue.enqueue(run_id, lane_for(preset))
+        queue.enqueue(run_id, lane=lane_for(preset))
     return len(lost)
 
 

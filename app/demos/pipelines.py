@@ -108,7 +108,7 @@ class ProducedCounter:
 
     `per_step`: how many of them a step takes (1 batch, or batch_size examples)."""
 
-    def __init__(self, unit: str, per_step: int, element_mb: float) -> None:
+    def __init__(self, unit: str, *, per_step: int, element_mb: float) -> None:
         self._lock = threading.Lock()
         self.count = 0
         self.unit = unit
@@ -139,7 +139,7 @@ def _example_loader(params: Mapping[str, int]) -> Callable[[np.ndarray], np.ndar
 
 
 def _filled_loader(
-    cost_ms: Callable[[np.ndarray], float], floats: int, counter: ProducedCounter
+    cost_ms: Callable[[np.ndarray], float], *, floats: int, counter: ProducedCounter
 ) -> Callable[[np.ndarray], np.ndarray]:
     """numpy function for one large element: sleep its cost, then fill `floats` float32s."""
 
@@ -169,13 +169,17 @@ def _indices(count: int | None = None) -> tf.data.Dataset:
 
 def _large_batches(params: Mapping[str, int], counter: ProducedCounter) -> tf.data.Dataset:
     load = _filled_loader(
-        lambda index: batch_input_ms(params, int(index)), params["batch_mb"] * 2**20 // 4, counter
+        lambda index: batch_input_ms(params, int(index)),
+        floats=params["batch_mb"] * 2**20 // 4,
+        counter=counter,
     )
     return _indices().map(_mapped(load, tf.float32))
 
 
 def _large_examples(params: Mapping[str, int], counter: ProducedCounter) -> tf.data.Dataset:
-    load = _filled_loader(lambda index: _read_ms(params, index), params["example_kb"] * 2**10 // 4, counter)
+    load = _filled_loader(
+        lambda index: _read_ms(params, index), floats=params["example_kb"] * 2**10 // 4, counter=counter
+    )
     return _indices().map(_mapped(load, tf.float32))
 
 
@@ -185,7 +189,7 @@ def _fill_ms(params: Mapping[str, int], options: tf.data.Options) -> float:
     Real CPU work the card's model leaves out; measured so the reading can account for it.
     """
     quiet = {**params, "input_ms": 0}
-    counter = ProducedCounter("batches", 1, params["batch_mb"])
+    counter = ProducedCounter("batches", per_step=1, element_mb=params["batch_mb"])
     iterator = iter(_large_batches(quiet, counter).with_options(options))
     next(iterator)
     times = []
@@ -247,7 +251,7 @@ class VariantSetup:
 class Toolkit:
     """What a variant's builder gets (presets.base.Kit); it notes what the builder used."""
 
-    def __init__(self, params: Mapping[str, int], options: tf.data.Options, device: str) -> None:
+    def __init__(self, params: Mapping[str, int], *, options: tf.data.Options, device: str) -> None:
         self.tf = tf
         self.device = device
         self._params = params
@@ -264,12 +268,14 @@ class Toolkit:
         return _indices().map(self.load, num_parallel_calls=parallel)
 
     def large_batches(self) -> tf.data.Dataset:
-        self.counter = ProducedCounter("batches", 1, self._params["batch_mb"])
+        self.counter = ProducedCounter("batches", per_step=1, element_mb=self._params["batch_mb"])
         return _large_batches(self._params, self.counter)
 
     def large_examples(self) -> tf.data.Dataset:
         p = self._params
-        self.counter = ProducedCounter("examples", p["batch_size"], p["example_kb"] / 2**10)
+        self.counter = ProducedCounter(
+            "examples", per_step=p["batch_size"], element_mb=p["example_kb"] / 2**10
+        )
         return _large_examples(p, self.counter)
 
     def with_options(self, dataset: tf.data.Dataset) -> tf.data.Dataset:
@@ -288,13 +294,13 @@ class Toolkit:
 
 
 def build_variant(
-    preset: str, variant: str, params: Mapping[str, int], device: str = "/gpu:0"
+    preset: str, *, variant: str, params: Mapping[str, int], device: str = "/gpu:0"
 ) -> VariantSetup:
     """One variant's dataset as its declaration builds it; the run's options are not applied
     unless the builder placed them itself."""
     spec = get_preset(preset)
     options, _ = _options(spec, params)
-    kit = Toolkit(params, options, device)
+    kit = Toolkit(params, options=options, device=device)
     dataset = spec.variant(variant).build(kit, params)
     return VariantSetup(dataset, kit.counter, kit.options_applied)
 
@@ -318,7 +324,7 @@ class TrainStep:
     the step depends on it (and a host batch is copied to the device inside the step).
     """
 
-    def __init__(self, compute_ms: float, device: str, width: int = 1024) -> None:
+    def __init__(self, compute_ms: float, *, device: str, width: int = 1024) -> None:
         self.device = device
         self.width = width
         with tf.device(device):
@@ -374,7 +380,7 @@ def _compute(params: Mapping[str, int]) -> tuple[ComputeFn, str, str]:
     """The training step, whether it is real, and the sentence that says which."""
     compute_ms = float(params["compute_ms"])
     if GPUS:
-        step = TrainStep(compute_ms, "/gpu:0")
+        step = TrainStep(compute_ms, device="/gpu:0")
         note = (
             f"Each training step is real work on {_gpu_name(GPUS[0])}: "
             f"{int(step.iterations.numpy())} forward/backward/update passes of a {step.width}-wide "
@@ -423,7 +429,7 @@ class _Progress:
     """Throttles progress callbacks; always reports a variant's first and last step."""
 
     def __init__(
-        self, on_progress: ProgressFn | None, variant: str, index: int, total: int, steps: int
+        self, on_progress: ProgressFn | None, *, variant: str, index: int, total: int, steps: int
     ) -> None:
         self._fn = on_progress
         self._base = {
@@ -445,7 +451,12 @@ class _Progress:
 
 
 def _measure(
-    setup: VariantSetup, steps: int, compute: ComputeFn, progress: _Progress, should_cancel: CancelFn | None
+    setup: VariantSetup,
+    *,
+    steps: int,
+    compute: ComputeFn,
+    progress: _Progress,
+    should_cancel: CancelFn | None,
 ) -> Measurement:
     """The consumer loop: time the wait in next() and the step, per step, from the wall clock."""
     process = psutil.Process()
@@ -493,7 +504,7 @@ def _measure(
 
 
 def environment(
-    spec: Preset, params: Mapping[str, int], compute: str, compute_note: str, fill_ms: float | None = None
+    spec: Preset, *, params: Mapping[str, int], compute: str, compute_note: str, fill_ms: float | None = None
 ) -> dict[str, Any]:
     _, changed = _options(spec, params)
     env: dict[str, Any] = {
@@ -514,6 +525,7 @@ def environment(
 
 def run_preset(
     preset: str,
+    *,
     params: Mapping[str, Any],
     on_progress: ProgressFn | None = None,
     should_cancel: CancelFn | None = None,
@@ -532,19 +544,21 @@ def run_preset(
     variants: list[VariantResult] = []
     total = len(spec.variants)
     for index, variant in enumerate(spec.variants):
-        progress = _Progress(on_progress, variant.name, index, total, full["steps"])
+        progress = _Progress(on_progress, variant=variant.name, index=index, total=total, steps=full["steps"])
         progress.report(0)
-        setup = build_variant(preset, variant.name, full)
+        setup = build_variant(preset, variant=variant.name, params=full)
         if not setup.options_applied:
             setup.dataset = setup.dataset.with_options(options)
-        measurement = _measure(setup, full["steps"], compute, progress, should_cancel)
+        measurement = _measure(
+            setup, steps=full["steps"], compute=compute, progress=progress, should_cancel=should_cancel
+        )
         variants.append(
             variant_result(spec, name=variant.name, params=full, measured=measurement, fill_ms=fill_ms)
         )
     return RunResult(
         preset=preset,
         params=full,
-        environment=environment(spec, full, kind, note, fill_ms),
+        environment=environment(spec, params=full, compute=kind, compute_note=note, fill_ms=fill_ms),
         variants=variants,
         reading=reading(spec, params=full, variants=variants, fill_ms=fill_ms),
     ).to_doc()

@@ -123,7 +123,7 @@ class DemoQueue:
     def kind(self) -> str:
         return queue_kind(self.url)
 
-    def enqueue(self, run_id: str, lane: str, delay: float | None = None) -> None:
+    def enqueue(self, run_id: str, *, lane: str, delay: float | None = None) -> None:
         """Queue a run by id on `lane`; with `delay`, not before that many seconds."""
         if delay:
             self._run_demo[lane].schedule((run_id,), delay=delay)

@@ -187,7 +187,7 @@ def _producer_overhead_sentence(params: Mapping[str, int], variants: list[Varian
     )
 
 
-def _fill_sentence(params: Mapping[str, int], variants: list[VariantResult], fill_ms: float) -> str:
+def _fill_sentence(params: Mapping[str, int], *, variants: list[VariantResult], fill_ms: float) -> str:
     text = (
         f"Allocating and filling each {params['batch_mb']} MB batch cost a measured {fill_ms:.1f} ms "
         "of real CPU work on top of input_ms, which the card's model leaves out"
@@ -210,7 +210,7 @@ def reading(
         parts.append(f"Within {AGREEMENT:.0%} of the model: " + "; ".join(agree) + ".")
     parts.extend(findings)
     if fill_ms is not None:
-        parts.append(_fill_sentence(params, variants, fill_ms))
+        parts.append(_fill_sentence(params, variants=variants, fill_ms=fill_ms))
     stalled = [f"{v.label} {v.stalled_steps}" for v in variants if v.stalled_steps]
     if stalled:
         parts.append(

@@ -137,7 +137,7 @@ class Submitter:
             return submitted
         run = submitted.run
         try:
-            self.queue.enqueue(run.id, lane_for(run.preset))
+            self.queue.enqueue(run.id, lane=lane_for(run.preset))
         except Exception as error:
             log.exception("could not enqueue demo run %s", run.id)
             run.status = "failed"

@@ -125,7 +125,7 @@ def test_it_runs_in_tensorflow_with_its_own_reading() -> None:
     pytest.importorskip("tensorflow")
     from app.demos.runner import run_in_process
 
-    doc = run_in_process("echo", {"steps": 5, "input_ms": 2, "compute_ms": 2})
+    doc = run_in_process("echo", params={"steps": 5, "input_ms": 2, "compute_ms": 2})
 
     assert doc["preset"] == "echo"
     assert [v["name"] for v in doc["variants"]] == ["plain", "prefetched"]

@@ -63,7 +63,7 @@ def gpu_text(worker: WorkerBeat) -> str:
     return f"{'yes' if gpu else 'no'} ({said})"
 
 
-def workers_text(workers: list[WorkerBeat], timeout: float, now: datetime) -> str:
+def workers_text(workers: list[WorkerBeat], *, timeout: float, now: datetime) -> str:
     """One line per live worker: what it takes, its GPU, device, TensorFlow and last beat."""
     if not workers:
         return f"No demo worker has beaten in the last {timeout:.0f} s."

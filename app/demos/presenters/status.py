@@ -103,7 +103,7 @@ def progress_of(preset: Preset, progress: dict[str, Any] | None) -> tuple[float,
     return fraction, text
 
 
-def run_view(run: DemoRun, workers: list[WorkerBeat], position: int | None) -> RunView:
+def run_view(run: DemoRun, *, workers: list[WorkerBeat], position: int | None) -> RunView:
     spec = get_preset(run.preset)
     value, text = progress_of(spec, run.progress)
     if run.status == "done":

@@ -54,6 +54,7 @@ _SUBMIT_RESPONSES: dict[int | str, dict[str, Any]] = {
     },
 )
 def create_demo(
+    *,
     data: DemoIn,
     session: WriteSessionDep,
     user_id: UserIdDep,
@@ -85,6 +86,7 @@ def create_demo(
 
 @router.get("/demos")
 def list_demos(
+    *,
     session: SessionDep,
     timeout: HeartbeatTimeoutDep,
     user_id: UserIdDep,
@@ -94,7 +96,7 @@ def list_demos(
     """Your runs, newest first (without per-step data), optionally for one card."""
     seen = runs.runs_as_seen(session, user_id=user_id, card_id=card_id, limit=limit, timeout_seconds=timeout)
     workers = runs.alive_workers(session, timeout_seconds=timeout)
-    return DemoRunList.model_validate({"runs": [run_document(r, workers, steps=False) for r in seen]})
+    return DemoRunList.model_validate({"runs": [run_document(r, workers=workers, steps=False) for r in seen]})
 
 
 @router.get("/demo-presets")
@@ -110,17 +112,19 @@ def list_presets() -> dict[str, Any]:
 
 @router.get("/demos/{run_id}")
 def get_demo(
-    run_id: str, session: SessionDep, user_id: UserIdDep, timeout: HeartbeatTimeoutDep
+    *, run_id: str, session: SessionDep, user_id: UserIdDep, timeout: HeartbeatTimeoutDep
 ) -> DemoRunOut:
     """The result document: status and progress while it runs, and what it waits for while it is
     queued (a GPU preset waits for a GPU worker); variants, reading and environment when it is
     done; the error when it failed, was cancelled or interrupted."""
     run = runs.visible_run(session, user_id=user_id, run_id=run_id, timeout_seconds=timeout)
-    return DemoRunOut.model_validate(run_document(run, runs.alive_workers(session, timeout_seconds=timeout)))
+    return DemoRunOut.model_validate(
+        run_document(run, workers=runs.alive_workers(session, timeout_seconds=timeout))
+    )
 
 
 @router.post("/demos/{run_id}/cancel", responses={409: {"description": "The run has finished"}})
-def cancel_demo(run_id: str, session: WriteSessionDep, user_id: UserIdDep) -> JSONResponse:
+def cancel_demo(*, run_id: str, session: WriteSessionDep, user_id: UserIdDep) -> JSONResponse:
     """A queued run is cancelled at once (200); a running one is stopped by its worker (202)."""
     run = runs.request_cancel(session, runs.own_run(session, user_id=user_id, run_id=run_id))
     body = CancelOut(run_id=run.id, status=run.status, cancel_requested=run.cancel_requested)
@@ -130,7 +134,7 @@ def cancel_demo(run_id: str, session: WriteSessionDep, user_id: UserIdDep) -> JS
 
 @router.post("/demos/{run_id}/rerun", status_code=status.HTTP_202_ACCEPTED, responses=_SUBMIT_RESPONSES)
 def rerun_demo(
-    run_id: str, session: WriteSessionDep, user_id: UserIdDep, submitter: SubmitterDep
+    *, run_id: str, session: WriteSessionDep, user_id: UserIdDep, submitter: SubmitterDep
 ) -> JSONResponse:
     """A new run with the same preset, parameters and card."""
     old = runs.own_run(session, user_id=user_id, run_id=run_id)
@@ -139,7 +143,7 @@ def rerun_demo(
 
 @router.get("/workers")
 def list_workers(
-    session: SessionDep, user_id: UserIdDep, timeout: HeartbeatTimeoutDep, queue: QueueDep
+    *, session: SessionDep, user_id: UserIdDep, timeout: HeartbeatTimeoutDep, queue: QueueDep
 ) -> dict[str, Any]:
     """Demo workers that sent a heartbeat within the timeout, with their capabilities (the queue
     lanes they read: `gpu` for GPU workers). None: jobs wait in the queue. `current_run_id` is
@@ -147,4 +151,4 @@ def list_workers(
     workers = runs.alive_workers(session, timeout_seconds=timeout)
     running = [w.current_run_id for w in workers if w.current_run_id]
     mine = runs.own_run_ids(session, user_id=user_id, run_ids=running)
-    return workers_document(workers, timeout, queue.kind, shown_runs=mine)
+    return workers_document(workers, timeout=timeout, queue_kind=queue.kind, shown_runs=mine)

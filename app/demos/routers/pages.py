@@ -72,7 +72,7 @@ def _history_context(session: Any, *, user_id: int, run: DemoRun, timeout: float
 def _run_context(session: Any, *, catalogue: Catalogue, run: DemoRun, timeout: float) -> dict[str, Any]:
     workers = runs.alive_workers(session, timeout_seconds=timeout)
     position = runs.queue_position(session, run) if run.status == "queued" else None
-    context: dict[str, Any] = {"run": run_view(run, workers, position)}
+    context: dict[str, Any] = {"run": run_view(run, workers=workers, position=position)}
     if run.status == "done" and run.result:
         plain, findings = reading_parts(run.result.get("reading"))
         context |= {
@@ -90,8 +90,8 @@ def _run_context(session: Any, *, catalogue: Catalogue, run: DemoRun, timeout: f
 
 def _status(
     request: Request,
-    session: Any,
     *,
+    session: Any,
     catalogue: Catalogue,
     user_id: int,
     run: DemoRun,
@@ -110,6 +110,7 @@ def _status(
 
 @router.post("/demos", response_class=HTMLResponse)
 def submit_demo_form(
+    *,
     request: Request,
     form: FormDep,
     session: WriteSessionDep,
@@ -130,7 +131,7 @@ def submit_demo_form(
             request,
             "_demo_form.html",
             status_code=code,
-            form=preset_form(preset, values, [message]),
+            form=preset_form(preset, values=values, errors=[message]),
             card=card,
         )
 
@@ -158,6 +159,7 @@ def submit_demo_form(
 
 @router.get("/demos/{run_id}", response_class=HTMLResponse)
 def demo_page(
+    *,
     request: Request,
     run_id: str,
     session: SessionDep,
@@ -173,6 +175,7 @@ def demo_page(
 
 @router.get("/demos/{run_id}/status", response_class=HTMLResponse)
 def demo_status(
+    *,
     request: Request,
     run_id: str,
     session: SessionDep,
@@ -188,12 +191,19 @@ def demo_status(
     run = runs.visible_run(session, user_id=user_id, run_id=run_id, timeout_seconds=timeout)
     changed = is_htmx(request) and seen is not None and seen != run.status
     return _status(
-        request, session, catalogue=catalogue, user_id=user_id, run=run, timeout=timeout, history=changed
+        request,
+        session=session,
+        catalogue=catalogue,
+        user_id=user_id,
+        run=run,
+        timeout=timeout,
+        history=changed,
     )
 
 
 @router.post("/demos/{run_id}/cancel", response_class=HTMLResponse)
 def cancel_demo_form(
+    *,
     request: Request,
     run_id: str,
     session: WriteSessionDep,
@@ -207,12 +217,13 @@ def cancel_demo_form(
     if not is_htmx(request):
         return RedirectResponse(f"/demos/{run.id}", status_code=303)
     return _status(
-        request, session, catalogue=catalogue, user_id=user_id, run=run, timeout=timeout, history=True
+        request, session=session, catalogue=catalogue, user_id=user_id, run=run, timeout=timeout, history=True
     )
 
 
 @router.post("/demos/{run_id}/rerun", response_class=HTMLResponse)
 def rerun_demo_form(
+    *,
     request: Request,
     run_id: str,
     form: FormDep,
@@ -229,16 +240,16 @@ def rerun_demo_form(
         run = submitter.resubmit(session, user_id=user_id, old=old, key=key).run
     except ValidationError:
         message = "This form is damaged: reload the page and run it again."
-        return _status(request, session, **page, rerun_error=message)
+        return _status(request, session=session, **page, rerun_error=message)
     except runs.SUBMIT_REFUSALS as error:
         if not is_htmx(request):
             raise
-        return _status(request, session, **page, rerun_error=f"Not queued: {error.message}.")
+        return _status(request, session=session, **page, rerun_error=f"Not queued: {error.message}.")
     return _go_to(request, f"/demos/{run.id}")
 
 
 @router.get("/cards/{card_id}/notes/{note_key}", response_class=HTMLResponse)
-def note_evidence(request: Request, card: CardDep, note_key: str, session: SessionDep) -> HTMLResponse:
+def note_evidence(*, request: Request, card: CardDep, note_key: str, session: SessionDep) -> HTMLResponse:
     """What the demo behind one of the card's version notes last measured on this server (anyone's
     run at the note's parameters or the preset's defaults: the figure, never who ran it), and a
     form to run it with the note's parameters."""
@@ -252,12 +263,15 @@ def note_evidence(request: Request, card: CardDep, note_key: str, session: Sessi
         variants=[demo.variant, *filter(None, [demo.against])],
         params=dict(demo.params),
     )
-    figures = evidence(demo.preset, demo.variant, demo.against, dict(demo.params), run)
+    figures = evidence(
+        demo.preset, variant=demo.variant, against=demo.against, params=dict(demo.params), run=run
+    )
     return render(request, "_note_evidence.html", card=card, note=note, evidence=figures)
 
 
 @router.get("/cards/{card_id}/demo-runs", response_class=HTMLResponse)
 def card_demo_runs(
+    *,
     request: Request,
     card: CardDep,
     session: SessionDep,

@@ -47,7 +47,7 @@ def pid_alive(pid: int) -> bool:
 
 
 class DemoWorker:
-    def __init__(self, settings: Settings, parent_pid: int | None = None, gpu: bool | None = None) -> None:
+    def __init__(self, settings: Settings, *, parent_pid: int | None = None, gpu: bool | None = None) -> None:
         self.settings = settings
         # --gpu (True), --no-gpu (False) or neither (None: TensorFlow decides).
         self.gpu_flag = gpu
@@ -62,16 +62,22 @@ class DemoWorker:
         timeout = settings.demo_heartbeat_timeout_seconds
         self.heartbeat = Heartbeat(
             self.db,
-            self.name,
-            timeout,
-            self.stopping,
-            parent_pid,
-            self.request_stop,
-            decide(gpu, None),
-            self._upkeep,
+            name=self.name,
+            timeout_s=timeout,
+            stopping=self.stopping,
+            parent_pid=parent_pid,
+            request_stop=self.request_stop,
+            capabilities=decide(gpu, None),
+            upkeep=self._upkeep,
         )
         self.jobs = JobExecutor(
-            self.name, timeout, self.db, self.queue, self.runner, self.heartbeat, self.stopping
+            self.name,
+            timeout_s=timeout,
+            db=self.db,
+            queue=self.queue,
+            runner=self.runner,
+            heartbeat=self.heartbeat,
+            stopping=self.stopping,
         )
 
     def serve(self) -> int:
@@ -92,7 +98,7 @@ class DemoWorker:
             return 1
         gpus = self.runner.gpus or []
         capabilities = decide(self.gpu_flag, gpus)
-        self.heartbeat.started(self.runner.tensorflow_version, gpus, capabilities)
+        self.heartbeat.started(self.runner.tensorflow_version, gpus=gpus, capabilities=capabilities)
         self.heartbeat.beat()
         warning = mismatch(self.gpu_flag, gpus)
         if warning:

@@ -49,6 +49,7 @@ class Heartbeat:
     def __init__(
         self,
         db: Database,
+        *,
         name: str,
         timeout_s: float,
         stopping: threading.Event,
@@ -97,7 +98,7 @@ class Heartbeat:
                 gpu_setting=self.capabilities.setting,
             )
 
-    def started(self, tensorflow_version: str | None, gpus: list[str], capabilities: Capabilities) -> None:
+    def started(self, tensorflow_version: str | None, *, gpus: list[str], capabilities: Capabilities) -> None:
         """What the runner child reported once TensorFlow loaded replaces the guess."""
         self.tensorflow_version = tensorflow_version
         self.device, self.compute = (gpus[0], "real") if gpus else ("CPU", "simulated")

@@ -83,7 +83,7 @@ def test_upkeep_puts_a_lost_run_back_on_its_lane_once(idle_client: TestClient, i
     lost_gpu = submit(idle_client, "to-device", params={"steps": 6, "batch_mb": 1})
     waiting = submit(idle_client, params=SMALL)
     _flush(queue)  # a worker took the jobs and died before claiming them
-    queue.enqueue(waiting, "cpu")  # ... but one was put back already
+    queue.enqueue(waiting, lane="cpu")  # ... but one was put back already
     long_ago = utcnow() - timedelta(seconds=claims.LOST_AFTER_S + 5)
     for run_id in (lost, lost_gpu, waiting):
         _set(idle_app, run_id, created_at=long_ago)

@@ -110,7 +110,7 @@ def test_two_workers_on_one_redis_queue_run_each_job_exactly_once(
             run_ids.append(submitter.submit(session, user_id=person, preset="placement", params=SMALL).run.id)
     # Each job a second time, as the upkeep does for a job it takes for lost: still one run each.
     for run_id in run_ids:
-        queue.enqueue(run_id, "cpu")
+        queue.enqueue(run_id, lane="cpu")
 
     def statuses() -> dict[str, tuple[str, str | None]]:
         with db.read_sessions() as session:
