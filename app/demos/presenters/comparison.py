@@ -40,25 +40,30 @@ def verdict(measured: float, model: float | None) -> tuple[float | None, str, st
     return ratio, "faster", f"finding: {pct} % faster than the model"
 
 
+def _judged(measured: float, model: float | None) -> dict[str, Any]:
+    """A measured figure beside its model, as every row that compares the two shows it."""
+    ratio, kind, text = verdict(measured, model)
+    return {
+        "measured_ms": measured,
+        "model_ms": model,
+        "ratio": round(ratio, 2) if ratio is not None else None,
+        "verdict": kind,
+        "verdict_text": text,
+    }
+
+
 def comparisons(result: dict[str, Any]) -> list[Comparison]:
-    rows = []
-    for v in variants_of(result):
-        ratio, kind, text = verdict(v.measured_step_ms, v.model_step_ms)
-        rows.append(
-            Comparison(
-                name=v.name,
-                label=v.label,
-                code=v.code,
-                basis=v.model_basis,
-                measured_ms=v.measured_step_ms,
-                p90_ms=v.p90_step_ms,
-                model_ms=v.model_step_ms,
-                ratio=round(ratio, 2) if ratio is not None else None,
-                verdict=kind,
-                verdict_text=text,
-            )
+    return [
+        Comparison(
+            name=v.name,
+            label=v.label,
+            code=v.code,
+            basis=v.model_basis,
+            p90_ms=v.p90_step_ms,
+            **_judged(v.measured_step_ms, v.model_step_ms),
         )
-    return rows
+        for v in variants_of(result)
+    ]
 
 
 @dataclass(frozen=True)
@@ -75,23 +80,11 @@ class FirstBatchRow:
 
 
 def first_batch_rows(result: dict[str, Any]) -> list[FirstBatchRow]:
-    rows = []
-    for v in variants_of(result):
-        if v.first_batch_ms is None:
-            continue
-        ratio, kind, text = verdict(v.first_batch_ms, v.model_first_batch_ms)
-        rows.append(
-            FirstBatchRow(
-                name=v.name,
-                label=v.label,
-                measured_ms=v.first_batch_ms,
-                model_ms=v.model_first_batch_ms,
-                ratio=round(ratio, 2) if ratio is not None else None,
-                verdict=kind,
-                verdict_text=text,
-            )
-        )
-    return rows
+    return [
+        FirstBatchRow(name=v.name, label=v.label, **_judged(v.first_batch_ms, v.model_first_batch_ms))
+        for v in variants_of(result)
+        if v.first_batch_ms is not None
+    ]
 
 
 @dataclass(frozen=True)
