@@ -457,7 +457,7 @@ def demo_run(
     if not as_json:
         typer.echo(f"{spec.title}: {', '.join(f'{k}={v}' for k, v in params.items())}", err=True)
     try:
-        doc = run_in_process(preset, params, on_progress=progress)
+        doc = run_in_process(preset, params=params, on_progress=progress)
     except DemoError as error:
         if as_json:
             typer.echo(
@@ -470,7 +470,7 @@ def demo_run(
     if as_json:
         typer.echo(json.dumps(doc, indent=2))
     else:
-        from app.demos.views.cli_text import result_table_text
+        from app.demos.presenters.cli_text import result_table_text
 
         typer.echo(result_table_text(doc))
 
@@ -495,10 +495,10 @@ def demo_workers(
 
     from sqlalchemy.exc import SQLAlchemyError
 
-    from app.demos import service
+    from app.demos import runs
+    from app.demos.presenters.cli_text import workers_text
+    from app.demos.presenters.documents import workers_document
     from app.demos.queue import queue_kind
-    from app.demos.views.cli_text import workers_text
-    from app.demos.views.documents import workers_document
     from app.storage.base import utcnow
     from app.storage.database import Database
 
@@ -508,13 +508,14 @@ def demo_workers(
     db = Database(settings)
     try:
         with db.read_sessions() as session:
-            workers = service.alive_workers(session, timeout, host)
+            workers = runs.alive_workers(session, timeout_seconds=timeout, host=host)
             if as_json:
                 shown = json.dumps(
-                    workers_document(workers, timeout, queue_kind(settings.queue_url)), indent=2
+                    workers_document(workers, timeout=timeout, queue_kind=queue_kind(settings.queue_url)),
+                    indent=2,
                 )
             else:
-                shown = workers_text(workers, timeout, utcnow())
+                shown = workers_text(workers, timeout=timeout, now=utcnow())
     except SQLAlchemyError as error:
         typer.echo(f"error: could not read the demo workers from the database: {error}", err=True)
         raise typer.Exit(code=1) from error

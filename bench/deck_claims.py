@@ -18,20 +18,21 @@ from app import PROJECT_ROOT
 from app.content.catalogue import load
 from app.demos.runner import DemoRunner
 from app.demos.worker.capabilities import gpu_device_present
-from app.presets import PRESETS, measured_step_ms
+from app.presets import PRESETS
+from app.presets.results import VariantResult, variants_of
 
 
-def _variants(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {v["name"]: v for v in doc["variants"]}
+def _variants(doc: dict[str, Any]) -> dict[str, VariantResult]:
+    return {v.name: v for v in variants_of(doc)}
 
 
 def _fidelity(doc: dict[str, Any]) -> str:
     """Each variant's measured / model, then the spread the preset shows: slowest / fastest."""
     parts = []
-    for v in doc["variants"]:
-        if v.get("model_step_ms"):
-            parts.append(f"{v['name']} {measured_step_ms(v) / v['model_step_ms']:.2f}")
-    steps = {v["name"]: measured_step_ms(v) for v in doc["variants"]}
+    for v in variants_of(doc):
+        if v.model_step_ms:
+            parts.append(f"{v.name} {v.measured_step_ms / v.model_step_ms:.2f}")
+    steps = {v.name: v.measured_step_ms for v in variants_of(doc)}
     slowest, fastest = max(steps, key=steps.__getitem__), min(steps, key=steps.__getitem__)
     spread = f"{slowest} / {fastest} = {steps[slowest] / steps[fastest]:.2f}x"
     return ", ".join(parts) + f" (spread: {spread})"
@@ -53,7 +54,7 @@ def main() -> None:
             if PRESETS[preset].needs_gpu and not gpu_device_present():
                 docs[preset] = None
                 continue
-            docs[preset] = runner.run(preset, {})
+            docs[preset] = runner.run(preset, params={})
     finally:
         runner.close()
     if args.markdown:
@@ -73,10 +74,10 @@ def main() -> None:
             doc = docs[note.demo.preset]
             assert doc is not None
             variants = _variants(doc)
-            mine = measured_step_ms(variants[note.demo.variant])
+            mine = variants[note.demo.variant].measured_step_ms
             text = f"{note.demo.preset} {note.demo.variant} {mine:.1f} ms"
             if note.demo.against:
-                theirs = measured_step_ms(variants[note.demo.against])
+                theirs = variants[note.demo.against].measured_step_ms
                 text += f" vs {note.demo.against} {theirs:.1f} ms ({mine / theirs:.2f}x as long)"
             if text not in notes:  # two notes measured by one comparison
                 notes.append(text)

@@ -113,7 +113,7 @@ def latency(runner: DemoRunner, repeats: int = 5) -> dict[str, float]:
                 seen.setdefault("step", now)
 
         start = time.perf_counter()
-        runner.run("synthetic", small, on_progress=note)
+        runner.run("synthetic", params=small, on_progress=note)
         return seen["message"] - start, seen["step"] - start
 
     cold_message, cold_step = timed()
@@ -147,7 +147,9 @@ def tf_defaults_evidence(steps: int) -> list[tuple[str, float]]:
         options = tf.data.Options()
         for name, value in switches.items():
             setattr(options.experimental_optimization, name, value)
-        ds = pipelines.build_variant("placement", "no-prefetch", params).dataset.with_options(options)
+        ds = pipelines.build_variant("placement", variant="no-prefetch", params=params).dataset.with_options(
+            options
+        )
         it = iter(ds)
         times = []
         for _ in range(steps):
@@ -174,16 +176,16 @@ def main() -> int:
         rss_idle = child_rss_mb(runner)
         docs: dict[tuple[str, int, int], dict[str, Any]] = {}
         for i, c in PLACEMENT_PAIRS:
-            doc = runner.run("placement", {"input_ms": i, "compute_ms": c, "steps": args.steps})
+            doc = runner.run("placement", params={"input_ms": i, "compute_ms": c, "steps": args.steps})
             docs[("placement", i, c)] = doc
             table(f"placement input {i} ms, compute {c} ms", doc)
         for i, c in DEFICIT_PAIRS:
-            doc = runner.run("deficit", {"input_ms": i, "compute_ms": c, "steps": args.steps})
+            doc = runner.run("deficit", params={"input_ms": i, "compute_ms": c, "steps": args.steps})
             docs[("deficit", i, c)] = doc
             table(f"deficit input {i} ms, compute {c} ms, 4 workers", doc)
         modelled: list[dict[str, Any]] = []
         for preset in ("jitter", "synthetic", "memory", *MODELLED_PRESETS):
-            doc = runner.run(preset, {})
+            doc = runner.run(preset, params={})
             table(f"{preset} (defaults {doc['params']})", doc)
             if preset == "memory":
                 for v in doc["variants"]:

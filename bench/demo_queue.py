@@ -104,7 +104,7 @@ def _direct(runs: int) -> list[float]:
                 if progress["steps_done"] >= 1 and not first:
                     first.append(time.perf_counter() - started)
 
-            runner.run("placement", SMALL, on_progress=note)
+            runner.run("placement", params=SMALL, on_progress=note)
             out.append(first[0])
         return out
     finally:

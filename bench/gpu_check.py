@@ -34,10 +34,11 @@ if not __package__:
     # Run as `python bench/gpu_check.py`: the project root, not bench/, on the import path.
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
+from app.demos.presenters.comparison import verdict
 from app.demos.runner import DemoRunner
-from app.demos.views.comparison import verdict
 from app.demos.worker.capabilities import gpu_device_present
-from app.presets import AGREEMENT, PRESETS, DemoError, measured_step_ms
+from app.presets import AGREEMENT, PRESETS, DemoError
+from app.presets.results import VariantResult, variants_of
 from bench.demo_fidelity import table
 
 BUDGET_S = 240.0
@@ -45,9 +46,9 @@ MISMATCH = 1
 NO_GPU = 3
 
 
-def explained(preset: str, variant: dict[str, Any], kind: str) -> bool:
+def explained(preset: str, variant: VariantResult, kind: str) -> bool:
     """prefetch(AUTOTUNE) slower than a model that takes it for an unbounded buffer."""
-    return PRESETS[preset].autotune_unbounded and "AUTOTUNE" in variant["label"] and kind == "slower"
+    return PRESETS[preset].autotune_unbounded and "AUTOTUNE" in variant.label and kind == "slower"
 
 
 def problems(preset: str, doc: dict[str, Any]) -> tuple[list[str], list[str]]:
@@ -57,12 +58,12 @@ def problems(preset: str, doc: dict[str, Any]) -> tuple[list[str], list[str]]:
     env = doc["environment"]
     if env.get("compute") != "real":
         failed.append(f"{preset}: the train step was {env.get('compute')}, not real work on the GPU")
-    for variant in doc["variants"]:
-        measured = measured_step_ms(variant)
-        _, kind, text = verdict(measured, variant["model_step_ms"])
-        line = f"{preset} {variant['label']}: {measured:.1f} ms against {variant['model_step_ms']:.1f} ms, {text}"
+    for variant in variants_of(doc):
+        measured = variant.measured_step_ms
+        _, kind, text = verdict(measured, variant.model_step_ms)
         if kind in ("none", "match"):
             continue
+        line = f"{preset} {variant.label}: {measured:.1f} ms against {variant.model_step_ms:.1f} ms, {text}"
         (findings if explained(preset, variant, kind) else failed).append(line)
     return failed, findings
 
@@ -109,7 +110,7 @@ def check(runner: DemoRunner, started: float) -> int:
             failed.append(f"{preset}: not run, the {BUDGET_S:.0f} s budget is spent")
             continue
         try:
-            doc = runner.run(preset, {}, timeout_s=left())
+            doc = runner.run(preset, params={}, timeout_s=left())
         except DemoError as error:
             failed.append(f"{preset}: {error.message}")
             continue

@@ -3,7 +3,7 @@ so the cached page can hold them."""
 
 from jinja2 import Environment
 
-from app.demos.views.forms import preset_forms
+from app.demos.presenters.forms import preset_forms
 
 
 def register(env: Environment) -> None:

@@ -11,9 +11,9 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.demos import service
 from app.demos.models import DemoRun
 from app.demos.queue import DemoQueue
+from app.demos.runs import ACTIVE, alive_workers
 
 
 @dataclass(frozen=True)
@@ -27,8 +27,8 @@ class DemoFigures:
 def demo_figures(session: Session, heartbeat_timeout: float) -> DemoFigures:
     counts = session.execute(select(DemoRun.status, func.count()).group_by(DemoRun.status)).all()
     # The active statuses are always reported, so "nothing queued" is a 0, not a missing series.
-    runs = dict.fromkeys(service.ACTIVE, 0) | {status: count for status, count in counts}
-    return DemoFigures(runs, len(service.alive_workers(session, heartbeat_timeout)))
+    runs = dict.fromkeys(ACTIVE, 0) | {status: count for status, count in counts}
+    return DemoFigures(runs, len(alive_workers(session, timeout_seconds=heartbeat_timeout)))
 
 
 def queue_depth(queue: DemoQueue) -> int:

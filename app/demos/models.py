@@ -13,7 +13,8 @@ class DemoRun(Base):
     """One live tf.data demo a person asked for: its parameters, where it is, and its result.
 
     The worker claims a queued run, writes progress and a heartbeat while it runs, and stores the
-    result document (app/demos/pipelines.py) when it is done; app/demos/service.py owns the rules.
+    result document (app/demos/results.py) when it is done; app/demos/runs.py and
+    app/demos/claims.py own the rules.
     """
 
     __tablename__ = "demo_runs"
@@ -47,7 +48,7 @@ class DemoRun(Base):
     # The run this one repeats (same preset and parameters), if it is a re-run.
     rerun_of: Mapped[str | None] = mapped_column(String(32))
     # The key the submit carried (the API's Idempotency-Key, the card page form's field): the same
-    # key sent again names this run instead of starting another (app/demos/service.py).
+    # key sent again names this run instead of starting another (app/demos/runs.py).
     idempotency_key: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None]

@@ -19,7 +19,7 @@ import statistics
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,22 +29,17 @@ import psutil
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import tensorflow as tf
 
+from app.demos.results import Measurement, RunResult, reading, variant_result
 from app.presets import (
-    AGREEMENT,
     WARMUP_STEPS,
     DemoCancelled,
     Preset,
     PresetUnavailable,
     batch_input_ms,
     get_preset,
-    measured_step_ms,
-    model_buffer_mb,
-    model_first_batch_ms,
-    model_step_ms,
-    replayed_mean,
-    serial_bound_ms,
     validate_params,
 )
+from app.presets.results import Step, VariantResult
 
 ProgressFn = Callable[[dict[str, Any]], None]
 CancelFn = Callable[[], bool]
@@ -53,12 +48,6 @@ ComputeFn = Callable[[Any], None]
 # Progress is sent at most this often (plus at each variant's first and last step), so a worker
 # that stores every update does not write dozens of times a second.
 PROGRESS_INTERVAL_S = 0.1
-
-AUTOTUNE_NOTE = (
-    "Why AUTOTUNE is not simply a large buffer: tf.data's prefetch autotuner starts with a buffer "
-    "of one element and doubles it only when the step finds the buffer empty after it had filled "
-    "(within a RAM budget), so it grows burst by burst and behaves like a small buffer until then."
-)
 
 TF_DEFAULTS_NOTE = (
     "By default TensorFlow {version} rewrites a tf.data pipeline before running it: it injects a "
@@ -119,7 +108,7 @@ class ProducedCounter:
 
     `per_step`: how many of them a step takes (1 batch, or batch_size examples)."""
 
-    def __init__(self, unit: str, per_step: int, element_mb: float) -> None:
+    def __init__(self, unit: str, *, per_step: int, element_mb: float) -> None:
         self._lock = threading.Lock()
         self.count = 0
         self.unit = unit
@@ -150,7 +139,7 @@ def _example_loader(params: Mapping[str, int]) -> Callable[[np.ndarray], np.ndar
 
 
 def _filled_loader(
-    cost_ms: Callable[[np.ndarray], float], floats: int, counter: ProducedCounter
+    cost_ms: Callable[[np.ndarray], float], *, floats: int, counter: ProducedCounter
 ) -> Callable[[np.ndarray], np.ndarray]:
     """numpy function for one large element: sleep its cost, then fill `floats` float32s."""
 
@@ -180,13 +169,17 @@ def _indices(count: int | None = None) -> tf.data.Dataset:
 
 def _large_batches(params: Mapping[str, int], counter: ProducedCounter) -> tf.data.Dataset:
     load = _filled_loader(
-        lambda index: batch_input_ms(params, int(index)), params["batch_mb"] * 2**20 // 4, counter
+        lambda index: batch_input_ms(params, int(index)),
+        floats=params["batch_mb"] * 2**20 // 4,
+        counter=counter,
     )
     return _indices().map(_mapped(load, tf.float32))
 
 
 def _large_examples(params: Mapping[str, int], counter: ProducedCounter) -> tf.data.Dataset:
-    load = _filled_loader(lambda index: _read_ms(params, index), params["example_kb"] * 2**10 // 4, counter)
+    load = _filled_loader(
+        lambda index: _read_ms(params, index), floats=params["example_kb"] * 2**10 // 4, counter=counter
+    )
     return _indices().map(_mapped(load, tf.float32))
 
 
@@ -196,7 +189,7 @@ def _fill_ms(params: Mapping[str, int], options: tf.data.Options) -> float:
     Real CPU work the card's model leaves out; measured so the reading can account for it.
     """
     quiet = {**params, "input_ms": 0}
-    counter = ProducedCounter("batches", 1, params["batch_mb"])
+    counter = ProducedCounter("batches", per_step=1, element_mb=params["batch_mb"])
     iterator = iter(_large_batches(quiet, counter).with_options(options))
     next(iterator)
     times = []
@@ -258,7 +251,7 @@ class VariantSetup:
 class Toolkit:
     """What a variant's builder gets (presets.base.Kit); it notes what the builder used."""
 
-    def __init__(self, params: Mapping[str, int], options: tf.data.Options, device: str) -> None:
+    def __init__(self, params: Mapping[str, int], *, options: tf.data.Options, device: str) -> None:
         self.tf = tf
         self.device = device
         self._params = params
@@ -275,12 +268,14 @@ class Toolkit:
         return _indices().map(self.load, num_parallel_calls=parallel)
 
     def large_batches(self) -> tf.data.Dataset:
-        self.counter = ProducedCounter("batches", 1, self._params["batch_mb"])
+        self.counter = ProducedCounter("batches", per_step=1, element_mb=self._params["batch_mb"])
         return _large_batches(self._params, self.counter)
 
     def large_examples(self) -> tf.data.Dataset:
         p = self._params
-        self.counter = ProducedCounter("examples", p["batch_size"], p["example_kb"] / 2**10)
+        self.counter = ProducedCounter(
+            "examples", per_step=p["batch_size"], element_mb=p["example_kb"] / 2**10
+        )
         return _large_examples(p, self.counter)
 
     def with_options(self, dataset: tf.data.Dataset) -> tf.data.Dataset:
@@ -299,13 +294,13 @@ class Toolkit:
 
 
 def build_variant(
-    preset: str, variant: str, params: Mapping[str, int], device: str = "/gpu:0"
+    preset: str, *, variant: str, params: Mapping[str, int], device: str = "/gpu:0"
 ) -> VariantSetup:
     """One variant's dataset as its declaration builds it; the run's options are not applied
     unless the builder placed them itself."""
     spec = get_preset(preset)
     options, _ = _options(spec, params)
-    kit = Toolkit(params, options, device)
+    kit = Toolkit(params, options=options, device=device)
     dataset = spec.variant(variant).build(kit, params)
     return VariantSetup(dataset, kit.counter, kit.options_applied)
 
@@ -329,7 +324,7 @@ class TrainStep:
     the step depends on it (and a host batch is copied to the device inside the step).
     """
 
-    def __init__(self, compute_ms: float, device: str, width: int = 1024) -> None:
+    def __init__(self, compute_ms: float, *, device: str, width: int = 1024) -> None:
         self.device = device
         self.width = width
         with tf.device(device):
@@ -385,7 +380,7 @@ def _compute(params: Mapping[str, int]) -> tuple[ComputeFn, str, str]:
     """The training step, whether it is real, and the sentence that says which."""
     compute_ms = float(params["compute_ms"])
     if GPUS:
-        step = TrainStep(compute_ms, "/gpu:0")
+        step = TrainStep(compute_ms, device="/gpu:0")
         note = (
             f"Each training step is real work on {_gpu_name(GPUS[0])}: "
             f"{int(step.iterations.numpy())} forward/backward/update passes of a {step.width}-wide "
@@ -430,21 +425,11 @@ def _input_note(spec: Preset, params: Mapping[str, int]) -> str:
 # Measuring
 
 
-@dataclass
-class Measurement:
-    steps: list[dict[str, Any]] = field(default_factory=list)
-    durations_ms: list[float] = field(default_factory=list)
-    buffered: list[int] = field(default_factory=list)
-    rss_peak_mb: float = 0.0
-    # What counted the buffered elements, where the producer counts them.
-    counter: ProducedCounter | None = None
-
-
 class _Progress:
     """Throttles progress callbacks; always reports a variant's first and last step."""
 
     def __init__(
-        self, on_progress: ProgressFn | None, variant: str, index: int, total: int, steps: int
+        self, on_progress: ProgressFn | None, *, variant: str, index: int, total: int, steps: int
     ) -> None:
         self._fn = on_progress
         self._base = {
@@ -466,13 +451,20 @@ class _Progress:
 
 
 def _measure(
-    setup: VariantSetup, steps: int, compute: ComputeFn, progress: _Progress, should_cancel: CancelFn | None
+    setup: VariantSetup,
+    *,
+    steps: int,
+    compute: ComputeFn,
+    progress: _Progress,
+    should_cancel: CancelFn | None,
 ) -> Measurement:
     """The consumer loop: time the wait in next() and the step, per step, from the wall clock."""
     process = psutil.Process()
     iterator = iter(setup.dataset)
     counter = setup.counter
-    result = Measurement(counter=counter)
+    result = (
+        Measurement() if counter is None else Measurement(counted=counter.unit, element_mb=counter.element_mb)
+    )
     starts: list[float] = []
     origin = time.perf_counter()
     for k in range(steps):
@@ -489,15 +481,15 @@ def _measure(
         done = time.perf_counter()
         del batch
         starts.append(start)
-        step: dict[str, Any] = {
-            "start_ms": round((start - origin) * 1000.0, 3),
-            "input_ms": round((got - start) * 1000.0, 3),
-            "compute_ms": round((done - got) * 1000.0, 3),
-            "warmup": k < WARMUP_STEPS,
-        }
-        if counter is not None:
-            step[f"buffered_{counter.unit}"] = result.buffered[-1]
-        result.steps.append(step)
+        result.steps.append(
+            Step(
+                start_ms=round((start - origin) * 1000.0, 3),
+                input_ms=round((got - start) * 1000.0, 3),
+                compute_ms=round((done - got) * 1000.0, 3),
+                warmup=k < WARMUP_STEPS,
+                buffered=result.buffered[-1] if counter is not None else None,
+            )
+        )
         progress.report(k + 1)
     end = time.perf_counter()
     # A step lasts until the next one starts, so loop and bookkeeping overheads count too.
@@ -507,176 +499,12 @@ def _measure(
     return result
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    pos = (len(ordered) - 1) * q
-    low = int(pos)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
-
-
-def _variant_doc(
-    spec: Preset, name: str, params: Mapping[str, int], m: Measurement, fill_ms: float | None
-) -> dict[str, Any]:
-    kept = m.durations_ms[WARMUP_STEPS:]
-    kept_steps = m.steps[WARMUP_STEPS:]
-    variant = spec.variant(name)
-    median = statistics.median(kept)
-    mean = statistics.fmean(kept)
-    model = model_step_ms(spec.name, name, params)
-    measured = mean if spec.model_basis == "mean" else median
-    doc: dict[str, Any] = {
-        "name": name,
-        "label": variant.label,
-        "code": variant.code,
-        "median_step_ms": round(median, 3),
-        "p90_step_ms": round(_percentile(kept, 0.9), 3),
-        "mean_step_ms": round(mean, 3),
-        "model_step_ms": model,
-        "model_basis": spec.model_basis,
-        "measured_over_model": round(measured / model, 3) if model else None,
-        "median_input_wait_ms": round(statistics.median(s["input_ms"] for s in kept_steps), 3),
-        "median_compute_ms": round(statistics.median(s["compute_ms"] for s in kept_steps), 3),
-        "steps": m.steps,
-    }
-    # Margin for timer and scheduling noise before a step counts as held up from outside.
-    bound = 1.25 * serial_bound_ms(spec.name, params, fill_ms or 0.0) + 2.0
-    doc["stalled_steps"] = sum(1 for d in kept if d > bound)
-    first_batch_model = model_first_batch_ms(spec.name, name, params)
-    if first_batch_model is not None:
-        doc["first_batch_ms"] = m.steps[0]["input_ms"]
-        doc["model_first_batch_ms"] = first_batch_model
-    if spec.buffer_of is not None and m.counter is not None:
-        doc.update(_buffer_fields(spec, name, params, m, m.counter))
-        if fill_ms is not None:
-            with_fill = replayed_mean(params, spec.buffer_of(name, params), fill_ms)
-            doc["model_with_fill_ms"] = round(with_fill, 3)
-    return doc
-
-
-def _buffer_fields(
-    spec: Preset, name: str, params: Mapping[str, int], m: Measurement, counter: ProducedCounter
-) -> dict[str, Any]:
-    """What the buffer held in host memory, counted, beside the cap the model gives it."""
-    held = max(m.buffered[WARMUP_STEPS:], default=0)
-    unit, mb = counter.unit, counter.element_mb
-    cap = model_buffer_mb(spec.name, name, params)
-    cap_text = f"its cap is {cap:g} MB" if cap is not None else "AUTOTUNE sets no fixed cap"
-    return {
-        f"peak_buffered_{unit}": held,
-        "peak_host_mb": float(held * mb),
-        "model_buffer_mb": cap,
-        "rss_peak_mb": round(m.rss_peak_mb, 1),
-        "buffer_note": (
-            f"Counted, not guessed: the buffer held at most {held} x {mb:g} MB = {held * mb:g} MB "
-            f"of tensors ({unit} produced minus {unit} taken, sampled before each next()); "
-            f"{cap_text}. Whole-process RSS peaked at {m.rss_peak_mb:.0f} MB; RSS "
-            "also counts TensorFlow itself and memory the allocator keeps after a batch is freed."
-        ),
-    }
-
-
-# ---------------------------------------------------------------------------------------------
-# The reading
-
-
-def _pct(measured: float, model: float) -> str:
-    return f"{(measured / model - 1) * 100:+.0f}%"
-
-
-def _modelled(v: dict[str, Any]) -> list[tuple[str, str, float, float | None]]:
-    """(what, how it was measured, measured, model) for each figure of a variant with a model."""
-    figures: list[tuple[str, str, float, float | None]] = [
-        (v["label"], f" ({v['model_basis']})", measured_step_ms(v), v["model_step_ms"])
-    ]
-    if "model_first_batch_ms" in v:
-        figures.append(
-            (f"the first batch of {v['label']}", "", v["first_batch_ms"], v["model_first_batch_ms"])
-        )
-    return figures
-
-
-def _agreement_lines(variants: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
-    agree: list[str] = []
-    findings: list[str] = []
-    for v in variants:
-        for what, basis, measured, model in _modelled(v):
-            if not model:
-                continue
-            if abs(measured / model - 1) <= AGREEMENT:
-                agree.append(f"{what} {measured:.1f} ms (model {model:.1f}, {_pct(measured, model)})")
-            else:
-                findings.append(
-                    f"Finding: {what} took {measured:.1f} ms{basis} against a model of "
-                    f"{model:.1f} ms ({_pct(measured, model)})."
-                )
-    return agree, findings
-
-
-def _by_name(variants: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    return {v["name"]: v for v in variants}
-
-
-def _producer_overhead_sentence(params: Mapping[str, int], variants: list[dict[str, Any]]) -> str:
-    """Where a variant has nothing overlapping the producer, its wait is the producer's real cost."""
-    v = _by_name(variants)
-    serial = v.get("no-prefetch")
-    if serial is None:
-        return ""
-    wait = serial["median_input_wait_ms"]
-    return (
-        f"Where nothing overlaps the producer (no prefetch) the wait per batch was {wait:.1f} ms "
-        f"against input_ms = {params['input_ms']}: the difference is the per-example "
-        "tf.numpy_function call and sleep overshoot."
-    )
-
-
-def _fill_sentence(params: Mapping[str, int], variants: list[dict[str, Any]], fill_ms: float) -> str:
-    text = (
-        f"Allocating and filling each {params['batch_mb']} MB batch cost a measured {fill_ms:.1f} ms "
-        "of real CPU work on top of input_ms, which the card's model leaves out"
-    )
-    adjusted = [
-        f"{v['label']} {v['model_with_fill_ms']:.1f} ms" for v in variants if "model_with_fill_ms" in v
-    ]
-    if adjusted:
-        text += "; with it added the model predicts " + ", ".join(adjusted)
-    return text + "."
-
-
-def _reading(
-    spec: Preset, params: Mapping[str, int], variants: list[dict[str, Any]], fill_ms: float | None = None
-) -> str:
-    agree, findings = _agreement_lines(variants)
-    parts = [spec.reading(params, _by_name(variants))]
-    if agree:
-        parts.append(f"Within {AGREEMENT:.0%} of the model: " + "; ".join(agree) + ".")
-    parts.extend(findings)
-    if fill_ms is not None:
-        parts.append(_fill_sentence(params, variants, fill_ms))
-    stalled = [f"{v['label']} {v['stalled_steps']}" for v in variants if v["stalled_steps"]]
-    if stalled:
-        parts.append(
-            "Steps longer than the model allows for any step (the slowest batch built and then "
-            f"computed, +25%): {', '.join(stalled)}. Something outside the pipeline held them up, "
-            "most likely other work on this host; they pull means and p90 up."
-        )
-    if spec.autotune_unbounded and any("AUTOTUNE" in f for f in findings):
-        parts.append(AUTOTUNE_NOTE)
-    overhead = _producer_overhead_sentence(params, variants)
-    if overhead:
-        parts.append(overhead)
-    basis = "means" if spec.model_basis == "mean" else "medians"
-    parts.append(f"The {basis} leave out each variant's first {WARMUP_STEPS} steps (warm-up).")
-    return " ".join(parts)
-
-
 # ---------------------------------------------------------------------------------------------
 # Entry point
 
 
 def environment(
-    spec: Preset, params: Mapping[str, int], compute: str, compute_note: str, fill_ms: float | None = None
+    spec: Preset, *, params: Mapping[str, int], compute: str, compute_note: str, fill_ms: float | None = None
 ) -> dict[str, Any]:
     _, changed = _options(spec, params)
     env: dict[str, Any] = {
@@ -697,6 +525,7 @@ def environment(
 
 def run_preset(
     preset: str,
+    *,
     params: Mapping[str, Any],
     on_progress: ProgressFn | None = None,
     should_cancel: CancelFn | None = None,
@@ -712,20 +541,24 @@ def run_preset(
     compute, kind, note = _compute(full)
     options, _ = _options(spec, full)
     fill_ms = _fill_ms(full, options) if spec.large_batches else None
-    variants: list[dict[str, Any]] = []
+    variants: list[VariantResult] = []
     total = len(spec.variants)
     for index, variant in enumerate(spec.variants):
-        progress = _Progress(on_progress, variant.name, index, total, full["steps"])
+        progress = _Progress(on_progress, variant=variant.name, index=index, total=total, steps=full["steps"])
         progress.report(0)
-        setup = build_variant(preset, variant.name, full)
+        setup = build_variant(preset, variant=variant.name, params=full)
         if not setup.options_applied:
             setup.dataset = setup.dataset.with_options(options)
-        measurement = _measure(setup, full["steps"], compute, progress, should_cancel)
-        variants.append(_variant_doc(spec, variant.name, full, measurement, fill_ms))
-    return {
-        "preset": preset,
-        "params": full,
-        "environment": environment(spec, full, kind, note, fill_ms),
-        "variants": variants,
-        "reading": _reading(spec, full, variants, fill_ms),
-    }
+        measurement = _measure(
+            setup, steps=full["steps"], compute=compute, progress=progress, should_cancel=should_cancel
+        )
+        variants.append(
+            variant_result(spec, name=variant.name, params=full, measured=measurement, fill_ms=fill_ms)
+        )
+    return RunResult(
+        preset=preset,
+        params=full,
+        environment=environment(spec, params=full, compute=kind, compute_note=note, fill_ms=fill_ms),
+        variants=variants,
+        reading=reading(spec, params=full, variants=variants, fill_ms=fill_ms),
+    ).to_doc()

@@ -3,8 +3,8 @@ each.
 
 `sqlite:///path` (the default, beside the database) needs nothing installed; `redis://…` lets
 workers on other hosts take jobs. The queue only carries run ids: a run's parameters, progress and
-result live in the database (app/demos/service.py), so the web stays stateless and jobs survive a
-web restart. Nothing here imports TensorFlow.
+result live in the database (app/demos/runs.py, app/demos/claims.py), so the web stays stateless
+and jobs survive a web restart. Nothing here imports TensorFlow.
 
 A run goes on the lane of its preset (`lane_for`): presets that need a GPU on their own lane, which
 only GPU workers read, so a worker without a GPU never takes (and never fails) one of them.
@@ -123,7 +123,7 @@ class DemoQueue:
     def kind(self) -> str:
         return queue_kind(self.url)
 
-    def enqueue(self, run_id: str, lane: str, delay: float | None = None) -> None:
+    def enqueue(self, run_id: str, *, lane: str, delay: float | None = None) -> None:
         """Queue a run by id on `lane`; with `delay`, not before that many seconds."""
         if delay:
             self._run_demo[lane].schedule((run_id,), delay=delay)

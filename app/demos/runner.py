@@ -98,7 +98,9 @@ def _serve(conn: Connection) -> None:
             continue
         _, preset, params = message
         try:
-            doc = pipelines.run_preset(preset, params, on_progress=lambda p: conn.send(("progress", p)))
+            doc = pipelines.run_preset(
+                preset, params=params, on_progress=lambda p: conn.send(("progress", p))
+            )
         except Exception as exc:
             conn.send(_error_message(exc))
         else:
@@ -128,7 +130,7 @@ def _log_native_output(production: bool) -> None:
     threading.Thread(target=relay, name="native-stderr", daemon=True).start()
 
 
-def _child_main(conn: Connection, hide_gpus: bool = False, production_logs: bool = False) -> None:
+def _child_main(conn: Connection, *, hide_gpus: bool = False, production_logs: bool = False) -> None:
     """Entry point of the child process."""
     _log_native_output(production_logs)
     if hide_gpus:
@@ -156,7 +158,7 @@ class DemoRunner:
     """Owns one TensorFlow child process and runs one demo at a time in it."""
 
     def __init__(
-        self, memory_limit_mb: int | None = None, hide_gpus: bool = False, *, production_logs: bool = False
+        self, memory_limit_mb: int | None = None, *, hide_gpus: bool = False, production_logs: bool = False
     ) -> None:
         self.memory_limit_mb = memory_limit_mb
         # A worker started with --no-gpu: its child must not touch the host's GPUs.
@@ -181,7 +183,8 @@ class DemoRunner:
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
         process = self._ctx.Process(
             target=_child_main,
-            args=(child_conn, self.hide_gpus, self.production_logs),
+            args=(child_conn,),
+            kwargs={"hide_gpus": self.hide_gpus, "production_logs": self.production_logs},
             name="tiercards-demo-runner",
             daemon=True,
         )
@@ -233,7 +236,7 @@ class DemoRunner:
 
     # -- talking to the child ---------------------------------------------------------------
 
-    def _receive(self, deadline: float, should_cancel: CancelFn | None, what: str) -> Message:
+    def _receive(self, deadline: float, *, should_cancel: CancelFn | None, what: str) -> Message:
         """Next message from the child, watching cancel, the deadline and the child's health."""
         assert self._process is not None and self._conn is not None
         while True:
@@ -282,7 +285,7 @@ class DemoRunner:
             return
         deadline = time.monotonic() + timeout_s
         while True:
-            message = self._receive(deadline, should_cancel, "starting TensorFlow")
+            message = self._receive(deadline, should_cancel=should_cancel, what="starting TensorFlow")
             if message[0] == "ready":
                 self._ready = True
                 self.tensorflow_version = message[1].get("tensorflow_version")
@@ -292,6 +295,7 @@ class DemoRunner:
     def run(
         self,
         preset: str,
+        *,
         params: Mapping[str, Any] | None,
         on_progress: ProgressFn | None = None,
         should_cancel: CancelFn | None = None,
@@ -310,7 +314,7 @@ class DemoRunner:
                 assert self._conn is not None
                 self._conn.send(("job", preset, full))
                 deadline = time.monotonic() + (timeout_s if timeout_s is not None else float("inf"))
-                return self._await_result(deadline, on_progress, should_cancel)
+                return self._await_result(deadline, on_progress=on_progress, should_cancel=should_cancel)
             except (DemoCancelled, DemoTimedOut, DemoCrashed, ParamError, PresetUnavailable, DemoFailed):
                 raise
             except (BrokenPipeError, ConnectionResetError) as gone:
@@ -324,10 +328,10 @@ class DemoRunner:
                 raise
 
     def _await_result(
-        self, deadline: float, on_progress: ProgressFn | None, should_cancel: CancelFn | None
+        self, deadline: float, *, on_progress: ProgressFn | None, should_cancel: CancelFn | None
     ) -> dict[str, Any]:
         while True:
-            kind, *payload = self._receive(deadline, should_cancel, "running the demo")
+            kind, *payload = self._receive(deadline, should_cancel=should_cancel, what="running the demo")
             if kind == "progress":
                 if on_progress is not None:
                     on_progress(payload[0])
@@ -343,7 +347,7 @@ class DemoRunner:
             self._ensure_ready(None)
             assert self._conn is not None
             self._conn.send(("ping",))
-            message = self._receive(time.monotonic() + timeout_s, None, "answering a ping")
+            message = self._receive(time.monotonic() + timeout_s, should_cancel=None, what="answering a ping")
             return int(message[1])
 
 
@@ -375,6 +379,7 @@ def warm(runner: DemoRunner | None = None, timeout_s: float = STARTUP_TIMEOUT_S)
 
 def run_in_process(
     preset: str,
+    *,
     params: Mapping[str, Any] | None,
     on_progress: ProgressFn | None = None,
     should_cancel: CancelFn | None = None,
@@ -383,4 +388,4 @@ def run_in_process(
     full = validate_params(preset, params)
     from app.demos import pipelines
 
-    return pipelines.run_preset(preset, full, on_progress=on_progress, should_cancel=should_cancel)
+    return pipelines.run_preset(preset, params=full, on_progress=on_progress, should_cancel=should_cancel)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
 
 from app.presets import (
     cache,
@@ -56,7 +55,6 @@ __all__ = [
     "batch_input_ms",
     "estimate_seconds",
     "get_preset",
-    "measured_step_ms",
     "model_buffer_mb",
     "model_first_batch_ms",
     "model_step_ms",
@@ -182,13 +180,6 @@ def validate_params(
 
 def _with_defaults(spec: Preset, params: Mapping[str, int]) -> dict[str, int]:
     return {**spec.defaults(), **params}
-
-
-def measured_step_ms(variant: Mapping[str, Any]) -> float:
-    """A result variant's measured step on the model's basis: its mean or its median."""
-    return float(
-        variant["mean_step_ms"] if variant.get("model_basis") == "mean" else variant["median_step_ms"]
-    )
 
 
 def model_step_ms(preset: str, variant: str, params: Mapping[str, int]) -> float | None:

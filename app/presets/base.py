@@ -12,9 +12,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
+from app.presets.results import VariantResult
+
 Params = Mapping[str, int]
-# One variant of a result document (app/demos/pipelines.py writes them).
-VariantDoc = Mapping[str, Any]
 
 
 class Kit(Protocol):
@@ -96,7 +96,7 @@ class Preset:
     # The model in numbers: a variant's step in ms, given every parameter.
     step_model: Callable[[str, Params], float]
     # The preset's own sentence, which opens the reading: (parameters, result variants by name).
-    reading: Callable[[Params, Mapping[str, VariantDoc]], str]
+    reading: Callable[[Params, Mapping[str, VariantResult]], str]
     # Which statistic the model predicts: the median step, or the mean step where the input is
     # bursty on purpose (a median of a two-speed pipeline says little about throughput).
     model_basis: str = "median"

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.presets.base import Builder, Kit, Params, Preset, VariantDoc, VariantSpec
+from app.presets.base import Builder, Kit, Params, Preset, VariantSpec
 from app.presets.params import batch_size, compute_ms, input_ms, steps
+from app.presets.results import VariantResult
 
 AFTER_MAP = "cache-after-map"
 BEFORE_MAP = "cache-before-map"
@@ -26,9 +27,9 @@ def _prepare(variant: str, p: Params) -> float:
     return float(p["steps"] * p["input_ms"]) if variant.endswith("-epoch-2") else 0.0
 
 
-def _reading(p: Params, v: Mapping[str, VariantDoc]) -> str:
-    after = [v[f"{AFTER_MAP}-epoch-{n}"]["median_step_ms"] for n in (1, 2)]
-    before = [v[f"{BEFORE_MAP}-epoch-{n}"]["median_step_ms"] for n in (1, 2)]
+def _reading(p: Params, v: Mapping[str, VariantResult]) -> str:
+    after = [v[f"{AFTER_MAP}-epoch-{n}"].median_step_ms for n in (1, 2)]
+    before = [v[f"{BEFORE_MAP}-epoch-{n}"].median_step_ms for n in (1, 2)]
     return (
         f"With cache() after the map a step took {after[0]:.1f} ms in epoch 1, which runs the map "
         f"and records its output, and {after[1]:.1f} ms in epoch 2, which reads it from memory "

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from app.presets.base import Params, ParamSpec, Preset, VariantDoc, VariantSpec
+from app.presets.base import Params, ParamSpec, Preset, VariantSpec
 from app.presets.params import batch_size, compute_ms, input_ms, steps
+from app.presets.results import VariantResult
 
 
 def _model(variant: str, p: Params) -> float:
@@ -15,8 +16,8 @@ def _model(variant: str, p: Params) -> float:
     return max(i, c)
 
 
-def _reading(p: Params, v: Mapping[str, VariantDoc]) -> str:
-    alone, par = v["prefetch-only"]["median_step_ms"], v["parallel-map"]["median_step_ms"]
+def _reading(p: Params, v: Mapping[str, VariantResult]) -> str:
+    alone, par = v["prefetch-only"].median_step_ms, v["parallel-map"].median_step_ms
     return (
         f"With prefetch alone the step took {alone:.1f} ms, the producer's pace: the buffer "
         f"drained, because a buffer cannot fix a sustained deficit. {p['workers']} parallel "

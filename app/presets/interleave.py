@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.presets.base import Builder, Kit, Params, ParamSpec, Preset, VariantDoc, VariantSpec
+from app.presets.base import Builder, Kit, Params, ParamSpec, Preset, VariantSpec
 from app.presets.params import batch_size, compute_ms, input_ms, steps
+from app.presets.results import VariantResult
 
 
 def _model(variant: str, p: Params) -> float:
@@ -16,10 +17,10 @@ def _model(variant: str, p: Params) -> float:
     return max(i, c)
 
 
-def _reading(p: Params, v: Mapping[str, VariantDoc]) -> str:
-    flat = v["flat-map"]["median_step_ms"]
-    sequential = v["interleave-sequential"]["median_step_ms"]
-    parallel = v["interleave-parallel"]["median_step_ms"]
+def _reading(p: Params, v: Mapping[str, VariantResult]) -> str:
+    flat = v["flat-map"].median_step_ms
+    sequential = v["interleave-sequential"].median_step_ms
+    parallel = v["interleave-parallel"].median_step_ms
     n = p["shards"]
     return (
         f"Reading the shards one after another (flat_map) a step took {flat:.1f} ms; interleaving "

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.presets.base import Builder, Kit, Params, Preset, VariantDoc, VariantSpec
+from app.presets.base import Builder, Kit, Params, Preset, VariantSpec
 from app.presets.params import BURST_LEN, JITTER_PCT, batch_size, compute_ms, input_ms, steps
+from app.presets.results import VariantResult
 from app.presets.schedule import replayed_mean
 
 
@@ -20,12 +21,12 @@ def _model(variant: str, p: Params) -> float:
     return replayed_mean(p, _buffer(variant))
 
 
-def _reading(p: Params, v: Mapping[str, VariantDoc]) -> str:
+def _reading(p: Params, v: Mapping[str, VariantResult]) -> str:
     zero, eight = v["buffer-0"], v["buffer-8"]
     return (
-        f"With no buffer the mean step was {zero['mean_step_ms']:.1f} ms (p90 "
-        f"{zero['p90_step_ms']:.1f}); with prefetch(8) it was {eight['mean_step_ms']:.1f} ms "
-        f"(p90 {eight['p90_step_ms']:.1f}), against a compute time of {p['compute_ms']} ms."
+        f"With no buffer the mean step was {zero.mean_step_ms:.1f} ms (p90 "
+        f"{zero.p90_step_ms:.1f}); with prefetch(8) it was {eight.mean_step_ms:.1f} ms "
+        f"(p90 {eight.p90_step_ms:.1f}), against a compute time of {p['compute_ms']} ms."
     )
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from app.presets.base import Params, Preset, VariantDoc, VariantSpec
+from app.presets.base import Params, Preset, VariantSpec
 from app.presets.params import BURST_LEN, JITTER_PCT, batch_mb, compute_ms, input_ms, steps
+from app.presets.results import VariantResult
 from app.presets.schedule import replayed_mean
 
 
@@ -18,13 +19,13 @@ def _model(variant: str, p: Params) -> float:
     return replayed_mean(p, _buffer(variant, p))
 
 
-def _reading(p: Params, v: Mapping[str, VariantDoc]) -> str:
+def _reading(p: Params, v: Mapping[str, VariantResult]) -> str:
     auto, two = v["prefetch-autotune"], v["prefetch-2"]
     return (
-        f"prefetch(AUTOTUNE) held up to {auto['peak_buffered_batches']} batches "
-        f"({auto['peak_host_mb']:.0f} MB) in host memory; prefetch(2) held up to "
-        f"{two['peak_buffered_batches']} ({two['peak_host_mb']:.0f} MB). Mean steps: "
-        f"{auto['mean_step_ms']:.1f} ms and {two['mean_step_ms']:.1f} ms."
+        f"prefetch(AUTOTUNE) held up to {auto.held.peak_count} batches "
+        f"({auto.held.peak_host_mb:.0f} MB) in host memory; prefetch(2) held up to "
+        f"{two.held.peak_count} ({two.held.peak_host_mb:.0f} MB). Mean steps: "
+        f"{auto.mean_step_ms:.1f} ms and {two.mean_step_ms:.1f} ms."
     )
 
 

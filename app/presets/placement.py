@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.presets.base import Kit, Params, Preset, VariantDoc, VariantSpec
+from app.presets.base import Kit, Params, Preset, VariantSpec
 from app.presets.params import batch_size, compute_ms, input_ms, steps
+from app.presets.results import VariantResult
 
 
 def _model(variant: str, p: Params) -> float:
@@ -21,10 +22,10 @@ def _model(variant: str, p: Params) -> float:
     return max(i, c)
 
 
-def _reading(p: Params, v: Mapping[str, VariantDoc]) -> str:
-    none, last = v["no-prefetch"]["median_step_ms"], v["prefetch-last-autotune"]["median_step_ms"]
-    before = v["prefetch-before-batch"]["median_step_ms"]
-    defaults = v["no-prefetch-tf-defaults"]["median_step_ms"]
+def _reading(p: Params, v: Mapping[str, VariantResult]) -> str:
+    none, last = v["no-prefetch"].median_step_ms, v["prefetch-last-autotune"].median_step_ms
+    before = v["prefetch-before-batch"].median_step_ms
+    defaults = v["no-prefetch-tf-defaults"].median_step_ms
     return (
         f"Without prefetch a step took {none:.1f} ms, about input + compute; with "
         f"prefetch(AUTOTUNE) last it took {last:.1f} ms ({none / last:.2f}x faster), about "

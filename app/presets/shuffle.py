@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from app.presets.base import Builder, Params, ParamSpec, Preset, VariantDoc, VariantSpec
+from app.presets.base import Builder, Params, ParamSpec, Preset, VariantSpec
 from app.presets.params import batch_size, compute_ms, input_ms, steps
+from app.presets.results import VariantResult
 
 SIZES = ("small", "medium", "large")
 
@@ -33,13 +34,13 @@ def _first_batch(variant: str, p: Params) -> float:
     return _first_batch_reads(variant, p) * p["input_ms"] / p["batch_size"]
 
 
-def _reading(p: Params, v: Mapping[str, VariantDoc]) -> str:
+def _reading(p: Params, v: Mapping[str, VariantResult]) -> str:
     names = [f"buffer-{size}" for size in SIZES]
     parts = [
-        f"shuffle({_buffer(name, p)}) {v[name]['first_batch_ms']:.0f} ms and {v[name]['peak_host_mb']:g} MB"
+        f"shuffle({_buffer(name, p)}) {v[name].first_batch_ms:.0f} ms and {v[name].held.peak_host_mb:g} MB"
         for name in names
     ]
-    steps_ms = [v[name]["median_step_ms"] for name in names]
+    steps_ms = [v[name].median_step_ms for name in names]
     # The steady steps read B examples each: what they take beyond the model is each example's
     # real overhead, which every example of the first batch pays too.
     extra = (sum(steps_ms) / len(steps_ms) - _steady_ms(p)) / p["batch_size"]

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.presets.base import Kit, Params, Preset, VariantDoc, VariantSpec
+from app.presets.base import Kit, Params, Preset, VariantSpec
 from app.presets.params import batch_size, compute_ms, input_ms, steps
+from app.presets.results import VariantResult
 
 
 def _model(variant: str, p: Params) -> float:
@@ -15,8 +16,8 @@ def _model(variant: str, p: Params) -> float:
     return max(float(p["input_ms"]), float(p["compute_ms"]))
 
 
-def _reading(p: Params, v: Mapping[str, VariantDoc]) -> str:
-    real, synth = v["real-pipeline"]["median_step_ms"], v["synthetic-input"]["median_step_ms"]
+def _reading(p: Params, v: Mapping[str, VariantResult]) -> str:
+    real, synth = v["real-pipeline"].median_step_ms, v["synthetic-input"].median_step_ms
     bound = "input-bound" if synth < 0.8 * real else "compute-bound"
     return (
         f"The real pipeline's step took {real:.1f} ms and synthetic input's {synth:.1f} ms, "

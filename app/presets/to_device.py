@@ -5,16 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.presets.base import Kit, Params, Preset, VariantDoc, VariantSpec
+from app.presets.base import Kit, Params, Preset, VariantSpec
 from app.presets.params import batch_mb, compute_ms, input_ms, steps
+from app.presets.results import VariantResult
 
 
 def _model(variant: str, p: Params) -> float:
     return max(float(p["input_ms"]), float(p["compute_ms"]))
 
 
-def _reading(p: Params, v: Mapping[str, VariantDoc]) -> str:
-    dev, host = v["prefetch-to-device"]["median_step_ms"], v["host-prefetch"]["median_step_ms"]
+def _reading(p: Params, v: Mapping[str, VariantResult]) -> str:
+    dev, host = v["prefetch-to-device"].median_step_ms, v["host-prefetch"].median_step_ms
     return (
         f"With prefetch_to_device the step took {dev:.1f} ms; with a host prefetch it took "
         f"{host:.1f} ms, which includes copying each batch to the GPU inside the step."

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from app.presets.base import Params, ParamSpec, Preset, VariantDoc, VariantSpec
+from app.presets.base import Params, ParamSpec, Preset, VariantSpec
 from app.presets.params import batch_size, compute_ms, input_ms, steps
+from app.presets.results import VariantResult
 
 
 def _calls(variant: str, p: Params) -> int:
@@ -18,9 +19,9 @@ def _model(variant: str, p: Params) -> float:
     return _calls(variant, p) * p["call_ms"] + float(p["input_ms"]) + float(p["compute_ms"])
 
 
-def _reading(p: Params, v: Mapping[str, VariantDoc]) -> str:
-    per_example = v["map-then-batch"]["median_step_ms"]
-    per_batch = v["batch-then-map"]["median_step_ms"]
+def _reading(p: Params, v: Mapping[str, VariantResult]) -> str:
+    per_example = v["map-then-batch"].median_step_ms
+    per_batch = v["batch-then-map"].median_step_ms
     extra_calls = p["batch_size"] - 1
     text = (
         f"Mapping each example a step took {per_example:.1f} ms, paying the {p['call_ms']} ms call "

@@ -16,7 +16,7 @@ from app.accounts.models import User
 from app.content.catalogue import Snapshot
 from app.content.model import Problem
 from app.demos.models import DemoRun
-from app.demos.service import ACTIVE
+from app.demos.runs import ACTIVE
 from app.practice import stats
 from app.practice.models import ReviewLog
 from app.team import assignments, charts, members

@@ -23,7 +23,7 @@ runs = sa.table(
 
 
 def _summary(result: dict[str, Any]) -> dict[str, Any]:
-    # Frozen copy of the rule in app/demos/service.py at this revision: a migration must not
+    # Frozen copy of the rule in app/demos/claims.py at this revision: a migration must not
     # change meaning when the app's code does.
     variants = [
         {k: v for k, v in variant.items() if k != "steps"} for variant in result.get("variants") or []

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from app.accounts import throttle
 from app.accounts.models import AuditEvent, Invite, SignInAttempt, SignInSession
-from app.demos import service
+from app.demos import claims
 from app.demos.queue import DemoQueue
 from app.storage.base import utcnow
 from tests.helpers.accounts import PASSWORDS, fresh_client, sign_in
@@ -21,11 +21,11 @@ IDLE = timedelta(hours=12)
 
 def _upkeep(app: FastAPI, audit_retention_days: float = 365) -> dict[str, int]:
     settings = app.state.settings
-    return service.upkeep(
+    return claims.upkeep(
         app.state.db,
-        DemoQueue(settings.queue_url),
-        settings.demo_heartbeat_timeout_seconds,
-        settings.demo_retention_days,
+        queue=DemoQueue(settings.queue_url),
+        timeout_seconds=settings.demo_heartbeat_timeout_seconds,
+        retention_days=settings.demo_retention_days,
         session_idle=IDLE,
         audit_retention_days=audit_retention_days,
     )

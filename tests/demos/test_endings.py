@@ -14,7 +14,7 @@ SECRET = "/srv/tiercards/secret_key at 0x7f00"
     [DemoFailed(f"ValueError: {SECRET}", "Traceback …"), RuntimeError(SECRET), OSError(2, SECRET)],
 )
 def test_errors_are_named_by_kind_without_their_text(error: Exception) -> None:
-    status, message = ending("run", error, cancelled=False, stopping=False, limit_s=60)
+    status, message = ending("run", error=error, cancelled=False, stopping=False, limit_s=60)
     assert status == "failed"
     assert SECRET not in message and "log" in message
     assert type(error).__name__ in message or "ValueError" in message
@@ -32,4 +32,4 @@ def test_errors_are_named_by_kind_without_their_text(error: Exception) -> None:
     ],
 )
 def test_each_ending_has_its_status(error: Exception, cancelled: bool, stopping: bool, status: str) -> None:
-    assert ending("run", error, cancelled, stopping, 60)[0] == status
+    assert ending("run", error=error, cancelled=cancelled, stopping=stopping, limit_s=60)[0] == status

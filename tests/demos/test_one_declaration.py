@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 import pytest
 from fastapi.testclient import TestClient
 
-from app.demos.views.forms import params_text, preset_form
+from app.demos.presenters.forms import params_text, preset_form
 from app.presets import (
     PRESETS,
     VARIANT_OVERHEAD_SECONDS,
@@ -19,7 +19,8 @@ from app.presets import (
     register,
     validate_params,
 )
-from app.presets.base import Params, VariantDoc
+from app.presets.base import Params
+from app.presets.results import VariantResult
 
 
 def _model(variant: str, p: Params) -> float:
@@ -27,10 +28,10 @@ def _model(variant: str, p: Params) -> float:
     return i + c if variant == "plain" else max(i, c)
 
 
-def _reading(p: Params, v: Mapping[str, VariantDoc]) -> str:
+def _reading(p: Params, v: Mapping[str, VariantResult]) -> str:
     return (
-        f"Echo heard plain at {v['plain']['median_step_ms']:.1f} ms and prefetched at "
-        f"{v['prefetched']['median_step_ms']:.1f} ms."
+        f"Echo heard plain at {v['plain'].median_step_ms:.1f} ms and prefetched at "
+        f"{v['prefetched'].median_step_ms:.1f} ms."
     )
 
 
@@ -124,7 +125,7 @@ def test_it_runs_in_tensorflow_with_its_own_reading() -> None:
     pytest.importorskip("tensorflow")
     from app.demos.runner import run_in_process
 
-    doc = run_in_process("echo", {"steps": 5, "input_ms": 2, "compute_ms": 2})
+    doc = run_in_process("echo", params={"steps": 5, "input_ms": 2, "compute_ms": 2})
 
     assert doc["preset"] == "echo"
     assert [v["name"] for v in doc["variants"]] == ["plain", "prefetched"]

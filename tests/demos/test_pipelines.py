@@ -46,7 +46,7 @@ def by_name(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
 @pytest.mark.parametrize("preset", list(SMALL_BY_PRESET))
 def test_every_preset_runs_and_reports_every_step(preset: str) -> None:
     progress: list[dict[str, Any]] = []
-    doc = pipelines.run_preset(preset, SMALL_BY_PRESET[preset], on_progress=progress.append)
+    doc = pipelines.run_preset(preset, params=SMALL_BY_PRESET[preset], on_progress=progress.append)
 
     assert doc["preset"] == preset
     assert doc["params"]["steps"] == 6
@@ -85,11 +85,11 @@ def test_every_preset_runs_and_reports_every_step(preset: str) -> None:
 @pytest.mark.skipif(HAS_GPU, reason="checks the CPU-only refusal")
 def test_to_device_needs_a_gpu() -> None:
     with pytest.raises(PresetUnavailable, match="needs a GPU"):
-        pipelines.run_preset("to-device", {})
+        pipelines.run_preset("to-device", params={})
 
 
 def test_placement_fidelity() -> None:
-    doc = pipelines.run_preset("placement", {"input_ms": 30, "compute_ms": 30, "steps": 14})
+    doc = pipelines.run_preset("placement", params={"input_ms": 30, "compute_ms": 30, "steps": 14})
     v = by_name(doc)
     none = v["no-prefetch"]["median_step_ms"]
     last = v["prefetch-last-autotune"]["median_step_ms"]
@@ -105,7 +105,7 @@ def test_placement_fidelity() -> None:
 
 
 def test_deficit_fidelity() -> None:
-    doc = pipelines.run_preset("deficit", {"input_ms": 60, "compute_ms": 20, "steps": 14})
+    doc = pipelines.run_preset("deficit", params={"input_ms": 60, "compute_ms": 20, "steps": 14})
     v = by_name(doc)
     alone = v["prefetch-only"]["median_step_ms"]
     parallel = v["parallel-map"]["median_step_ms"]
@@ -133,15 +133,17 @@ def test_tensorflow_defaults_would_hide_the_no_prefetch_baseline() -> None:
 
     options, _ = pipelines._options(PRESETS["placement"], params)
     honest = median_step(
-        pipelines.build_variant("placement", "no-prefetch", params).dataset.with_options(options)
+        pipelines.build_variant("placement", variant="no-prefetch", params=params).dataset.with_options(
+            options
+        )
     )
-    default = median_step(pipelines.build_variant("placement", "no-prefetch", params).dataset)
+    default = median_step(pipelines.build_variant("placement", variant="no-prefetch", params=params).dataset)
     assert default <= 0.8 * honest, (default, honest)
 
 
 def test_memory_counts_what_the_buffer_holds() -> None:
     doc = pipelines.run_preset(
-        "memory", {"batch_mb": 4, "steps": 12, "input_ms": 10, "compute_ms": 20, "jitter_pct": 0}
+        "memory", params={"batch_mb": 4, "steps": 12, "input_ms": 10, "compute_ms": 20, "jitter_pct": 0}
     )
     two = by_name(doc)["prefetch-2"]
     assert 1 <= two["peak_buffered_batches"] <= 2
@@ -162,14 +164,14 @@ def test_cancel_stops_between_steps() -> None:
 
     with pytest.raises(DemoCancelled):
         pipelines.run_preset(
-            "placement", {"steps": 50, "input_ms": 5, "compute_ms": 5}, should_cancel=should_cancel
+            "placement", params={"steps": 50, "input_ms": 5, "compute_ms": 5}, should_cancel=should_cancel
         )
     assert calls["n"] == 4
 
 
 def test_real_train_step_is_sized_to_compute_ms() -> None:
     """The GPU path's train step, run on the CPU here so its calibration is exercised."""
-    step = pipelines.TrainStep(40.0, "/cpu:0", width=128)
+    step = pipelines.TrainStep(40.0, device="/cpu:0", width=128)
     batch = tf.zeros([4])
     step(batch)
     times = []
@@ -183,7 +185,7 @@ def test_real_train_step_is_sized_to_compute_ms() -> None:
 def test_to_device_pipeline_builds_and_iterates() -> None:
     """The GPU variant's pipeline, staged onto the CPU device here: prefetch_to_device works last."""
     params = {"input_ms": 1, "compute_ms": 1, "steps": 5, "batch_mb": 1}
-    setup = pipelines.build_variant("to-device", "prefetch-to-device", params, device="/cpu:0")
+    setup = pipelines.build_variant("to-device", variant="prefetch-to-device", params=params, device="/cpu:0")
     assert setup.options_applied
     batches = [b for _, b in zip(range(3), setup.dataset, strict=False)]
     assert [int(b.shape[0]) for b in batches] == [2**18] * 3
@@ -191,7 +193,9 @@ def test_to_device_pipeline_builds_and_iterates() -> None:
 
 
 def test_cache_after_the_map_makes_epoch_2_cost_compute_alone() -> None:
-    doc = pipelines.run_preset("cache", {"input_ms": 40, "compute_ms": 10, "batch_size": 2, "steps": 10})
+    doc = pipelines.run_preset(
+        "cache", params={"input_ms": 40, "compute_ms": 10, "batch_size": 2, "steps": 10}
+    )
     v = by_name(doc)
     for name in ("cache-after-map-epoch-1", "cache-before-map-epoch-1", "cache-before-map-epoch-2"):
         assert 0.9 * 50 <= v[name]["median_step_ms"] <= 1.3 * 50, (name, doc["reading"])
@@ -201,7 +205,9 @@ def test_cache_after_the_map_makes_epoch_2_cost_compute_alone() -> None:
 
 
 def test_interleave_reads_shards_in_parallel_only_with_num_parallel_calls() -> None:
-    doc = pipelines.run_preset("interleave", {"input_ms": 80, "compute_ms": 10, "shards": 4, "steps": 12})
+    doc = pipelines.run_preset(
+        "interleave", params={"input_ms": 80, "compute_ms": 10, "shards": 4, "steps": 12}
+    )
     v = by_name(doc)
     flat, sequential = v["flat-map"]["median_step_ms"], v["interleave-sequential"]["median_step_ms"]
     parallel = v["interleave-parallel"]["median_step_ms"]
@@ -214,7 +220,7 @@ def test_interleave_reads_shards_in_parallel_only_with_num_parallel_calls() -> N
 
 def test_vectorize_pays_the_call_cost_once_per_batch() -> None:
     params = {"input_ms": 16, "compute_ms": 10, "batch_size": 4, "call_ms": 20, "steps": 10}
-    doc = pipelines.run_preset("vectorize", params)
+    doc = pipelines.run_preset("vectorize", params=params)
     v = by_name(doc)
     per_example, per_batch = v["map-then-batch"]["median_step_ms"], v["batch-then-map"]["median_step_ms"]
     assert 0.9 * 106 <= per_example <= 1.3 * 106, doc["reading"]
@@ -234,7 +240,7 @@ def test_shuffle_reports_the_first_batch_and_the_memory_its_buffer_holds() -> No
         "large_buffer": 32,
         "example_kb": 256,
     }
-    doc = pipelines.run_preset("shuffle", params)
+    doc = pipelines.run_preset("shuffle", params=params)
     v = by_name(doc)
     for name, buffer in (("buffer-small", 4), ("buffer-medium", 12), ("buffer-large", 32)):
         variant = v[name]

@@ -29,17 +29,17 @@ def queue(tmp_path: Path) -> DemoQueue:
 
 
 def test_a_run_id_goes_through_as_json(queue: DemoQueue) -> None:
-    queue.enqueue("abc123", "cpu")
+    queue.enqueue("abc123", lane="cpu")
     raw = queue.hueys["cpu"].storage.dequeue()
     message = json.loads(raw)
     assert message["name"].endswith("run_demo") and message["args"] == ["abc123"]
-    queue.enqueue("def456", "cpu")
+    queue.enqueue("def456", lane="cpu")
     task = queue.hueys["cpu"].dequeue()
     assert task.args == ("def456",)
 
 
 def test_a_delayed_run_keeps_its_time(queue: DemoQueue) -> None:
-    queue.enqueue("later", "cpu", delay=60)
+    queue.enqueue("later", lane="cpu", delay=60)
     task = queue.hueys["cpu"].dequeue()
     assert task.args == ("later",)
     assert task.eta is not None
@@ -68,8 +68,8 @@ def test_gpu_presets_go_on_their_own_lane_and_only_gpu_workers_read_it(queue: De
     assert lanes_for(gpu=True) == ("gpu", "cpu") and lanes_for(gpu=False) == ("cpu",)
     assert len({lane.queue_name for lane in LANES}) == len(LANES)
 
-    queue.enqueue("on-gpu", lane_for("to-device"))
-    queue.enqueue("on-cpu", lane_for("placement"))
+    queue.enqueue("on-gpu", lane=lane_for("to-device"))
+    queue.enqueue("on-cpu", lane=lane_for("placement"))
     assert queue.hueys["cpu"].dequeue().args == ("on-cpu",)
     assert queue.hueys["cpu"].dequeue() is None  # the GPU run is not on the lane every worker reads
     assert queue.run_ids() == {"on-gpu"}

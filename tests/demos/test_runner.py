@@ -43,8 +43,8 @@ def alive(pid: int) -> bool:
 def test_child_is_reused_between_jobs(runner: DemoRunner) -> None:
     pid = runner.child_pid
     assert pid is not None and pid != os.getpid()
-    first = runner.run("placement", QUICK)
-    second = runner.run("synthetic", QUICK)
+    first = runner.run("placement", params=QUICK)
+    second = runner.run("synthetic", params=QUICK)
     assert runner.child_pid == pid
     assert first["preset"] == "placement" and second["preset"] == "synthetic"
     assert runner.ping() == pid
@@ -52,7 +52,7 @@ def test_child_is_reused_between_jobs(runner: DemoRunner) -> None:
 
 def test_progress_is_relayed(runner: DemoRunner) -> None:
     seen: list[dict[str, Any]] = []
-    runner.run("deficit", {**QUICK, "workers": 2}, on_progress=seen.append)
+    runner.run("deficit", params={**QUICK, "workers": 2}, on_progress=seen.append)
     assert seen[0]["variant"] == "prefetch-only" and seen[0]["steps_done"] == 0
     assert seen[-1] == {
         "variant": "parallel-map",
@@ -66,7 +66,7 @@ def test_progress_is_relayed(runner: DemoRunner) -> None:
 def test_bad_params_are_refused_before_the_child_sees_them(runner: DemoRunner) -> None:
     pid = runner.child_pid
     with pytest.raises(ParamError) as caught:
-        runner.run("placement", {"input_ms": 9999})
+        runner.run("placement", params={"input_ms": 9999})
     assert caught.value.param == "input_ms"
     assert runner.child_pid == pid
 
@@ -74,7 +74,7 @@ def test_bad_params_are_refused_before_the_child_sees_them(runner: DemoRunner) -
 def test_unavailable_preset_keeps_the_child(runner: DemoRunner) -> None:
     pid = runner.child_pid
     try:
-        doc = runner.run("to-device", {"steps": 6, "input_ms": 3, "compute_ms": 3, "batch_mb": 1})
+        doc = runner.run("to-device", params={"steps": 6, "input_ms": 3, "compute_ms": 3, "batch_mb": 1})
     except PresetUnavailable as refused:
         assert "needs a GPU" in refused.message
     else:  # a GPU worker runs it
@@ -87,10 +87,12 @@ def test_cancel_kills_and_replaces_the_child(runner: DemoRunner) -> None:
     assert old is not None
     progress: list[dict[str, Any]] = []
     with pytest.raises(DemoCancelled):
-        runner.run("placement", LONG, on_progress=progress.append, should_cancel=lambda: len(progress) >= 2)
+        runner.run(
+            "placement", params=LONG, on_progress=progress.append, should_cancel=lambda: len(progress) >= 2
+        )
     assert not alive(old)
     assert runner.child_pid not in (None, old)
-    assert runner.run("placement", QUICK)["preset"] == "placement"
+    assert runner.run("placement", params=QUICK)["preset"] == "placement"
 
 
 def test_timeout_kills_and_replaces_the_child(runner: DemoRunner) -> None:
@@ -98,10 +100,10 @@ def test_timeout_kills_and_replaces_the_child(runner: DemoRunner) -> None:
     old = runner.child_pid
     assert old is not None
     with pytest.raises(DemoTimedOut):
-        runner.run("placement", LONG, timeout_s=1.0)
+        runner.run("placement", params=LONG, timeout_s=1.0)
     assert not alive(old)
     assert runner.child_pid not in (None, old)
-    assert runner.run("synthetic", QUICK)["preset"] == "synthetic"
+    assert runner.run("synthetic", params=QUICK)["preset"] == "synthetic"
 
 
 def test_a_killed_child_is_a_crash_and_the_next_job_works(runner: DemoRunner) -> None:
@@ -114,9 +116,9 @@ def test_a_killed_child_is_a_crash_and_the_next_job_works(runner: DemoRunner) ->
             os.kill(victim, signal.SIGKILL)
 
     with pytest.raises(DemoCrashed, match="signal 9"):
-        runner.run("placement", LONG, on_progress=kill_child)
+        runner.run("placement", params=LONG, on_progress=kill_child)
     assert runner.child_pid not in (None, victim)
-    assert runner.run("placement", QUICK)["preset"] == "placement"
+    assert runner.run("placement", params=QUICK)["preset"] == "placement"
 
 
 def test_close_stops_the_child() -> None:
@@ -131,8 +133,8 @@ def test_close_stops_the_child() -> None:
 
 def test_run_in_process_validates_and_runs_here() -> None:
     with pytest.raises(ParamError):
-        run_in_process("placement", {"steps": 1})
-    doc = run_in_process("synthetic", QUICK)
+        run_in_process("placement", params={"steps": 1})
+    doc = run_in_process("synthetic", params=QUICK)
     assert [v["name"] for v in doc["variants"]] == ["real-pipeline", "synthetic-input"]
 
 
@@ -151,11 +153,11 @@ def test_a_child_past_the_memory_limit_is_stopped_and_replaced(runner: DemoRunne
     runner.memory_limit_mb = 300
     try:
         with pytest.raises(DemoCrashed, match="past this server's limit of 300 MB"):
-            runner.run("placement", QUICK)
+            runner.run("placement", params=QUICK)
     finally:
         runner.memory_limit_mb = None
     assert not alive(pid)
-    assert runner.run("placement", QUICK)["preset"] == "placement"
+    assert runner.run("placement", params=QUICK)["preset"] == "placement"
 
 
 def test_the_child_names_the_gpus_tensorflow_lists_and_a_no_gpu_child_sees_none(runner: DemoRunner) -> None:

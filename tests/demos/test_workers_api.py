@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from app.accounts.models import User
-from app.demos import service
+from app.demos import claims
 from app.demos.models import DemoRun
 from app.presets import validate_params
 from app.storage.base import utcnow
@@ -33,14 +33,14 @@ def _alice_s_run_on_a_worker(app: FastAPI) -> None:
             )
         )
         session.commit()
-        service.beat(
+        claims.beat(
             session,
-            "host:7",
-            "cpu",
-            "simulated",
-            "2.21.0",
-            RUN_ID,
-            now,
+            name="host:7",
+            device="cpu",
+            compute="simulated",
+            tensorflow_version="2.21.0",
+            current_run_id=RUN_ID,
+            started_at=now,
             capabilities=["cpu"],
             gpu_setting="auto",
         )

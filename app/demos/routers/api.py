@@ -2,7 +2,7 @@
 
 The web never runs a demo: it stores a queued run, puts its id on the queue (QUEUE_URL) and
 answers 202. A worker (`tiercards worker`) takes it from there; reads sweep runs whose worker
-stopped beating to `interrupted` (app/demos/service.py). Refusals are domain errors, answered
+stopped beating to `interrupted` (app/demos/runs.py). Refusals are domain errors, answered
 by app/web/errors.py.
 """
 
@@ -13,24 +13,17 @@ from fastapi.responses import JSONResponse
 
 from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CatalogueDep
-from app.demos import service
-from app.demos.dependencies import (
-    HeartbeatTimeoutDep,
-    QueueDep,
-    SubmitterDep,
-    check_card,
-    demo_run_or_404,
-    visible_run,
-)
+from app.demos import runs
+from app.demos.dependencies import HeartbeatTimeoutDep, QueueDep, SubmitterDep, check_card
+from app.demos.presenters.documents import run_document, workers_document
 from app.demos.schemas import CancelOut, DemoAccepted, DemoIn, DemoRunList, DemoRunOut, SubmitKey
-from app.demos.views.documents import run_document, workers_document
 from app.presets import PRESETS, estimate_seconds
 from app.storage.dependencies import SessionDep, WriteSessionDep
 
 router = APIRouter(prefix="/api", tags=["demos"])
 
 
-def _accepted(submitted: service.Submitted) -> JSONResponse:
+def _accepted(submitted: runs.Submitted) -> JSONResponse:
     run = submitted.run
     body = DemoAccepted(run_id=run.id, status=run.status, url=f"/demos/{run.id}", rerun_of=run.rerun_of)
     code = status.HTTP_202_ACCEPTED if submitted.new else status.HTTP_200_OK
@@ -61,6 +54,7 @@ _SUBMIT_RESPONSES: dict[int | str, dict[str, Any]] = {
     },
 )
 def create_demo(
+    *,
     data: DemoIn,
     session: WriteSessionDep,
     user_id: UserIdDep,
@@ -79,12 +73,20 @@ def create_demo(
     """Queue a demo run; poll GET /api/demos/{run_id} (or open /demos/{run_id}) for its result."""
     check_card(catalogue, data.card_id)
     return _accepted(
-        submitter.submit(session, user_id, data.preset, data.params, data.card_id, key=idempotency_key)
+        submitter.submit(
+            session,
+            user_id=user_id,
+            preset=data.preset,
+            params=data.params,
+            card_id=data.card_id,
+            key=idempotency_key,
+        )
     )
 
 
 @router.get("/demos")
 def list_demos(
+    *,
     session: SessionDep,
     timeout: HeartbeatTimeoutDep,
     user_id: UserIdDep,
@@ -92,9 +94,9 @@ def list_demos(
     limit: Annotated[int, Query(ge=1, le=200)] = 20,
 ) -> DemoRunList:
     """Your runs, newest first (without per-step data), optionally for one card."""
-    runs = service.runs_as_seen(session, user_id, card_id, limit, timeout)
-    workers = service.alive_workers(session, timeout)
-    return DemoRunList.model_validate({"runs": [run_document(r, workers, steps=False) for r in runs]})
+    seen = runs.runs_as_seen(session, user_id=user_id, card_id=card_id, limit=limit, timeout_seconds=timeout)
+    workers = runs.alive_workers(session, timeout_seconds=timeout)
+    return DemoRunList.model_validate({"runs": [run_document(r, workers=workers, steps=False) for r in seen]})
 
 
 @router.get("/demo-presets")
@@ -110,21 +112,21 @@ def list_presets() -> dict[str, Any]:
 
 @router.get("/demos/{run_id}")
 def get_demo(
-    run_id: str, session: SessionDep, user_id: UserIdDep, timeout: HeartbeatTimeoutDep
+    *, run_id: str, session: SessionDep, user_id: UserIdDep, timeout: HeartbeatTimeoutDep
 ) -> DemoRunOut:
     """The result document: status and progress while it runs, and what it waits for while it is
     queued (a GPU preset waits for a GPU worker); variants, reading and environment when it is
     done; the error when it failed, was cancelled or interrupted."""
-    run = visible_run(session, user_id, run_id, timeout)
-    return DemoRunOut.model_validate(run_document(run, service.alive_workers(session, timeout)))
+    run = runs.visible_run(session, user_id=user_id, run_id=run_id, timeout_seconds=timeout)
+    return DemoRunOut.model_validate(
+        run_document(run, workers=runs.alive_workers(session, timeout_seconds=timeout))
+    )
 
 
 @router.post("/demos/{run_id}/cancel", responses={409: {"description": "The run has finished"}})
-def cancel_demo(run_id: str, session: WriteSessionDep, user_id: UserIdDep) -> JSONResponse:
+def cancel_demo(*, run_id: str, session: WriteSessionDep, user_id: UserIdDep) -> JSONResponse:
     """A queued run is cancelled at once (200); a running one is stopped by its worker (202)."""
-    run = demo_run_or_404(session, user_id, run_id)
-    service.request_cancel(session, run)
-    session.commit()
+    run = runs.request_cancel(session, runs.own_run(session, user_id=user_id, run_id=run_id))
     body = CancelOut(run_id=run.id, status=run.status, cancel_requested=run.cancel_requested)
     code = status.HTTP_202_ACCEPTED if run.status == "running" else status.HTTP_200_OK
     return JSONResponse(body.model_dump(), status_code=code)
@@ -132,20 +134,21 @@ def cancel_demo(run_id: str, session: WriteSessionDep, user_id: UserIdDep) -> JS
 
 @router.post("/demos/{run_id}/rerun", status_code=status.HTTP_202_ACCEPTED, responses=_SUBMIT_RESPONSES)
 def rerun_demo(
-    run_id: str, session: WriteSessionDep, user_id: UserIdDep, submitter: SubmitterDep
+    *, run_id: str, session: WriteSessionDep, user_id: UserIdDep, submitter: SubmitterDep
 ) -> JSONResponse:
     """A new run with the same preset, parameters and card."""
-    old = demo_run_or_404(session, user_id, run_id)
-    return _accepted(submitter.resubmit(session, user_id, old))
+    old = runs.own_run(session, user_id=user_id, run_id=run_id)
+    return _accepted(submitter.resubmit(session, user_id=user_id, old=old))
 
 
 @router.get("/workers")
 def list_workers(
-    session: SessionDep, user_id: UserIdDep, timeout: HeartbeatTimeoutDep, queue: QueueDep
+    *, session: SessionDep, user_id: UserIdDep, timeout: HeartbeatTimeoutDep, queue: QueueDep
 ) -> dict[str, Any]:
     """Demo workers that sent a heartbeat within the timeout, with their capabilities (the queue
     lanes they read: `gpu` for GPU workers). None: jobs wait in the queue. `current_run_id` is
     named only when the run is yours (null otherwise, busy or not)."""
-    workers = service.alive_workers(session, timeout)
-    mine = service.own_run_ids(session, user_id, [w.current_run_id for w in workers if w.current_run_id])
-    return workers_document(workers, timeout, queue.kind, shown_runs=mine)
+    workers = runs.alive_workers(session, timeout_seconds=timeout)
+    running = [w.current_run_id for w in workers if w.current_run_id]
+    mine = runs.own_run_ids(session, user_id=user_id, run_ids=running)
+    return workers_document(workers, timeout=timeout, queue_kind=queue.kind, shown_runs=mine)

@@ -14,13 +14,13 @@ One process holds:
   whether any worker, and any GPU worker, is alive.
 
 Several workers, on one host or many, share one queue (a Redis QUEUE_URL across hosts): a message
-is taken by one of them, and the claim in the database (service.claim) makes a run that was queued
+is taken by one of them, and the claim in the database (claims.claim) makes a run that was queued
 twice still run once.
 
 SIGTERM or SIGINT stop it cleanly: the job in progress is stopped (its child killed) and marked
 interrupted, the runner child is stopped, the worker's row is removed. SIGKILL cannot be caught:
 then the run's heartbeat goes stale, readers show it interrupted and the other workers' upkeep
-stores that (app/demos/service.py), as it queues again a job the dead worker had taken but not
+stores that (app/demos/claims.py), as it queues again a job the dead worker had taken but not
 claimed; the runner child exits on its own when it finds its parent's end of the pipe closed.
 
 consumer.py is the process (start-up, the consumer loop, signals, stop), capabilities.py what it

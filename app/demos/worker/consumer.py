@@ -15,7 +15,7 @@ from datetime import timedelta
 from types import FrameType
 from typing import Any
 
-from app.demos import service, tasks
+from app.demos import claims, tasks
 from app.demos.queue import DemoQueue
 from app.demos.runner import DemoRunner
 from app.demos.worker.capabilities import decide, mismatch
@@ -47,7 +47,7 @@ def pid_alive(pid: int) -> bool:
 
 
 class DemoWorker:
-    def __init__(self, settings: Settings, parent_pid: int | None = None, gpu: bool | None = None) -> None:
+    def __init__(self, settings: Settings, *, parent_pid: int | None = None, gpu: bool | None = None) -> None:
         self.settings = settings
         # --gpu (True), --no-gpu (False) or neither (None: TensorFlow decides).
         self.gpu_flag = gpu
@@ -62,16 +62,22 @@ class DemoWorker:
         timeout = settings.demo_heartbeat_timeout_seconds
         self.heartbeat = Heartbeat(
             self.db,
-            self.name,
-            timeout,
-            self.stopping,
-            parent_pid,
-            self.request_stop,
-            decide(gpu, None),
-            self._upkeep,
+            name=self.name,
+            timeout_s=timeout,
+            stopping=self.stopping,
+            parent_pid=parent_pid,
+            request_stop=self.request_stop,
+            capabilities=decide(gpu, None),
+            upkeep=self._upkeep,
         )
         self.jobs = JobExecutor(
-            self.name, timeout, self.db, self.queue, self.runner, self.heartbeat, self.stopping
+            self.name,
+            timeout_s=timeout,
+            db=self.db,
+            queue=self.queue,
+            runner=self.runner,
+            heartbeat=self.heartbeat,
+            stopping=self.stopping,
         )
 
     def serve(self) -> int:
@@ -92,7 +98,7 @@ class DemoWorker:
             return 1
         gpus = self.runner.gpus or []
         capabilities = decide(self.gpu_flag, gpus)
-        self.heartbeat.started(self.runner.tensorflow_version, gpus, capabilities)
+        self.heartbeat.started(self.runner.tensorflow_version, gpus=gpus, capabilities=capabilities)
         self.heartbeat.beat()
         warning = mismatch(self.gpu_flag, gpus)
         if warning:
@@ -121,18 +127,22 @@ class DemoWorker:
     def _sweep(self) -> None:
         """Mark interrupted the runs that workers which died left running."""
         with self.db.write_sessions() as session:
-            swept = service.sweep_stale(session, self.settings.demo_heartbeat_timeout_seconds)
-            session.commit()
-            orphans = service.interrupt_orphans(session, self.host, pid_alive, self.name)
-        if swept or orphans:
-            log.info("marked %d run(s) left behind by dead workers as interrupted", swept + orphans)
+            interrupted = claims.interrupt_left_behind(
+                session,
+                timeout_seconds=self.settings.demo_heartbeat_timeout_seconds,
+                host=self.host,
+                pid_alive=pid_alive,
+                own_name=self.name,
+            )
+        if interrupted:
+            log.info("marked %d run(s) left behind by dead workers as interrupted", interrupted)
 
     def _upkeep(self) -> None:
-        done = service.upkeep(
+        done = claims.upkeep(
             self.db,
-            self.queue,
-            self.settings.demo_heartbeat_timeout_seconds,
-            self.settings.demo_retention_days,
+            queue=self.queue,
+            timeout_seconds=self.settings.demo_heartbeat_timeout_seconds,
+            retention_days=self.settings.demo_retention_days,
             session_idle=timedelta(hours=self.settings.session_idle_hours),
             audit_retention_days=self.settings.audit_retention_days,
         )
@@ -193,7 +203,7 @@ class DemoWorker:
         self.runner.close()
         self.heartbeat.join()
         with self.db.write_sessions() as session:
-            service.forget_worker(session, self.name)
+            claims.forget_worker(session, self.name)
         tasks.bind(None)
         self.queue.close()
         self.db.dispose()

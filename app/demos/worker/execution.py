@@ -8,7 +8,7 @@ import threading
 from functools import partial
 from typing import Any
 
-from app.demos import service
+from app.demos import claims
 from app.demos.queue import DemoQueue
 from app.demos.runner import DemoRunner
 from app.demos.worker.heartbeat import Heartbeat
@@ -37,7 +37,9 @@ INTERRUPTED = (
 )
 
 
-def ending(run_id: str, error: Exception, cancelled: bool, stopping: bool, limit_s: float) -> tuple[str, str]:
+def ending(
+    run_id: str, *, error: Exception, cancelled: bool, stopping: bool, limit_s: float
+) -> tuple[str, str]:
     """The status and the stored message of a run that raised `error` instead of giving a result;
     what the message leaves out (the child's traceback, or the worker's) goes to the log."""
     match error:
@@ -79,6 +81,7 @@ class JobExecutor:
     def __init__(
         self,
         name: str,
+        *,
         timeout_s: float,
         db: Database,
         queue: DemoQueue,
@@ -100,38 +103,40 @@ class JobExecutor:
     def execute(self, run_id: str, lane: str) -> None:
         """The body of the run_demo task, for a job taken from `lane`."""
         if self.stopping.is_set():
-            self.queue.enqueue(run_id, lane)  # leave it for the next worker
+            self.queue.enqueue(run_id, lane=lane)  # leave it for the next worker
             return
         claimed = self._claim(run_id, lane)
         if claimed is not None:
             self._run(claimed)
 
-    def _claim(self, run_id: str, lane: str) -> service.Claimed | None:
+    def _claim(self, run_id: str, lane: str) -> claims.Claimed | None:
         """The run, now this worker's; None when it is not to run now (re-queued if it can later)."""
         lanes = self.heartbeat.capabilities.lanes
         try:
             with self.db.write_sessions() as session:
-                claimed = service.claim(session, run_id, self.name, self.timeout_s, lanes)
+                claimed = claims.claim(
+                    session, run_id=run_id, worker=self.name, timeout_seconds=self.timeout_s, lanes=lanes
+                )
         except Exception:
             log.exception("run %s: could not claim it; trying again shortly", run_id)
-            self.queue.enqueue(run_id, lane, delay=BUSY_RETRY_S)
+            self.queue.enqueue(run_id, lane=lane, delay=BUSY_RETRY_S)
             return None
-        if isinstance(claimed, service.OtherLane):
+        if isinstance(claimed, claims.OtherLane):
             log.info(
                 "run %s belongs on the %s lane, which this worker does not read; moved", run_id, claimed.lane
             )
-            self.queue.enqueue(run_id, claimed.lane)
+            self.queue.enqueue(run_id, lane=claimed.lane)
             return None
         if claimed == "busy":
             log.info("run %s waits: its owner has another demo running", run_id)
-            self.queue.enqueue(run_id, lane, delay=BUSY_RETRY_S)
+            self.queue.enqueue(run_id, lane=lane, delay=BUSY_RETRY_S)
             return None
         if claimed == "gone":
             log.info("run %s is no longer queued; skipped", run_id)
             return None
         return claimed
 
-    def _run(self, claimed: service.Claimed) -> None:
+    def _run(self, claimed: claims.Claimed) -> None:
         run_id = claimed.run_id
         limit = time_limit_seconds(claimed.preset, claimed.params)
         result: dict[str, Any] | None = None
@@ -142,20 +147,30 @@ class JobExecutor:
             try:
                 result = self.runner.run(
                     claimed.preset,
-                    claimed.params,
-                    partial(self.heartbeat.report, current),
-                    lambda: current.cancel.is_set() or self.stopping.is_set(),
+                    params=claimed.params,
+                    on_progress=partial(self.heartbeat.report, current),
+                    should_cancel=lambda: current.cancel.is_set() or self.stopping.is_set(),
                     timeout_s=limit,
                 )
                 status, progress = "done", current.latest
             except Exception as error:
                 cancelled, stopping = current.cancel.is_set(), self.stopping.is_set()
-                status, message = ending(run_id, error, cancelled, stopping, limit)
+                status, message = ending(
+                    run_id, error=error, cancelled=cancelled, stopping=stopping, limit_s=limit
+                )
         self.interrupted |= status == "interrupted"
         if result is not None:
             self.heartbeat.learn(result.get("environment", {}))
         with self.db.write_sessions() as session:
-            service.finish(session, run_id, self.name, status, result, message, progress)
+            claims.finish(
+                session,
+                run_id=run_id,
+                worker=self.name,
+                status=status,
+                result=result,
+                error=message,
+                progress=progress,
+            )
         log.info("run %s: %s%s", run_id, status, f" ({message})" if message else "")
         with contextlib.suppress(Exception):
             self.heartbeat.beat()

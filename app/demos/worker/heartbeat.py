@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.demos import service
+from app.demos import claims
 from app.demos.worker.capabilities import Capabilities, guess_device
 from app.storage.base import utcnow
 from app.storage.database import Database
@@ -49,6 +49,7 @@ class Heartbeat:
     def __init__(
         self,
         db: Database,
+        *,
         name: str,
         timeout_s: float,
         stopping: threading.Event,
@@ -85,19 +86,19 @@ class Heartbeat:
         """Refresh this worker's row in `worker_beats`."""
         current = self.current
         with self.db.write_sessions() as session:
-            service.beat(
+            claims.beat(
                 session,
-                self.name,
-                self.device,
-                self.compute,
-                self.tensorflow_version,
-                current.run_id if current else None,
-                self.started_at,
+                name=self.name,
+                device=self.device,
+                compute=self.compute,
+                tensorflow_version=self.tensorflow_version,
+                current_run_id=current.run_id if current else None,
+                started_at=self.started_at,
                 capabilities=self.capabilities.lanes,
                 gpu_setting=self.capabilities.setting,
             )
 
-    def started(self, tensorflow_version: str | None, gpus: list[str], capabilities: Capabilities) -> None:
+    def started(self, tensorflow_version: str | None, *, gpus: list[str], capabilities: Capabilities) -> None:
         """What the runner child reported once TensorFlow loaded replaces the guess."""
         self.tensorflow_version = tensorflow_version
         self.device, self.compute = (gpus[0], "real") if gpus else ("CPU", "simulated")
@@ -159,13 +160,13 @@ class Heartbeat:
             if write_progress or write_heartbeat:
                 progress = current.pending if write_progress else None
                 with self.db.write_sessions() as session:
-                    cancel = service.record_progress(session, current.run_id, progress)
+                    cancel = claims.record_progress(session, run_id=current.run_id, progress=progress)
                 current.last_heartbeat = now
                 if write_progress:
                     current.pending, current.last_write = None, now
             elif tick:
                 with self.db.read_sessions() as session:
-                    run = service.get_run(session, current.run_id)
+                    run = claims.get_run(session, current.run_id)
                     cancel = run is not None and run.cancel_requested
             else:
                 return

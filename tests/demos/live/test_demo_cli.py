@@ -11,7 +11,7 @@ from pathlib import Path
 from sqlalchemy import update
 
 from app import PROJECT_ROOT
-from app.demos import service
+from app.demos import claims
 from app.demos.models import WorkerBeat
 from app.settings import Settings
 from app.storage.base import utcnow
@@ -61,14 +61,14 @@ def test_json_prints_the_result_document_and_the_table_reads_plainly() -> None:
 def _beat(settings: Settings, name: str, capabilities: list[str], gpu_setting: str) -> None:
     db = Database(settings)
     with db.write_sessions() as session:
-        service.beat(
+        claims.beat(
             session,
-            name,
-            "CPU",
-            "simulated",
-            "2.21.0",
-            None,
-            utcnow(),
+            name=name,
+            device="CPU",
+            compute="simulated",
+            tensorflow_version="2.21.0",
+            current_run_id=None,
+            started_at=utcnow(),
             capabilities=capabilities,
             gpu_setting=gpu_setting,
         )

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import update
 
 from app.accounts.models import LOCAL_USER_ID
-from app.demos import service
+from app.demos import claims
 from app.demos.models import DemoRun, WorkerBeat
 from app.demos.worker import pid_alive
 from app.presets import PRESETS
@@ -92,14 +92,14 @@ def test_a_fresh_worker_beat_makes_the_warning_go(idle_client: TestClient, idle_
     run_id = submit(idle_client, params=SMALL)
     db = idle_app.state.db
     with db.write_sessions() as session:
-        service.beat(
+        claims.beat(
             session,
-            "elsewhere:1",
-            "CPU",
-            "simulated",
-            "2.x",
-            None,
-            utcnow(),
+            name="elsewhere:1",
+            device="CPU",
+            compute="simulated",
+            tensorflow_version="2.x",
+            current_run_id=None,
+            started_at=utcnow(),
             capabilities=["cpu"],
             gpu_setting="auto",
         )
@@ -114,7 +114,7 @@ def test_a_fresh_worker_beat_makes_the_warning_go(idle_client: TestClient, idle_
         assert "No worker is running" in idle_client.get(f"/demos/{run_id}").text
     finally:
         with db.write_sessions() as session:
-            service.forget_worker(session, "elsewhere:1")
+            claims.forget_worker(session, "elsewhere:1")
 
 
 def test_a_running_run_without_heartbeat_reads_as_interrupted(
@@ -123,8 +123,10 @@ def test_a_running_run_without_heartbeat_reads_as_interrupted(
     run_id = submit(idle_client, params=SMALL)
     db = idle_app.state.db
     with db.write_sessions() as session:
-        claimed = service.claim(session, run_id, "gone-host:4242", HEARTBEAT_TIMEOUT_S, CPU)
-    assert isinstance(claimed, service.Claimed)
+        claimed = claims.claim(
+            session, run_id=run_id, worker="gone-host:4242", timeout_seconds=HEARTBEAT_TIMEOUT_S, lanes=CPU
+        )
+    assert isinstance(claimed, claims.Claimed)
     assert idle_client.get(f"/api/demos/{run_id}").json()["status"] == "running"
     with db.write_sessions() as session:
         old = utcnow() - timedelta(seconds=HEARTBEAT_TIMEOUT_S + 1)
@@ -144,9 +146,15 @@ def test_a_new_worker_interrupts_runs_left_by_a_dead_worker_on_its_host_at_once(
     host = socket.gethostname()
     db = idle_app.state.db
     with db.write_sessions() as session:
-        service.claim(session, run_id, f"{host}:{gone.pid}", HEARTBEAT_TIMEOUT_S, CPU)
+        claims.claim(
+            session,
+            run_id=run_id,
+            worker=f"{host}:{gone.pid}",
+            timeout_seconds=HEARTBEAT_TIMEOUT_S,
+            lanes=CPU,
+        )
     with db.write_sessions() as session:
-        assert service.interrupt_orphans(session, host, pid_alive) == 1
+        assert claims.interrupt_orphans(session, host=host, pid_alive=pid_alive) == 1
     doc = idle_client.get(f"/api/demos/{run_id}").json()
     assert doc["status"] == "interrupted"
 
@@ -155,17 +163,33 @@ def test_claims_are_atomic_and_one_running_per_person(idle_client: TestClient, i
     first, second = submit(idle_client, params=SMALL), submit(idle_client, params=SMALL)
     db = idle_app.state.db
     with db.write_sessions() as session:
-        assert isinstance(service.claim(session, first, "a:1", HEARTBEAT_TIMEOUT_S, CPU), service.Claimed)
+        assert isinstance(
+            claims.claim(session, run_id=first, worker="a:1", timeout_seconds=HEARTBEAT_TIMEOUT_S, lanes=CPU),
+            claims.Claimed,
+        )
     with db.write_sessions() as session:
-        assert service.claim(session, first, "b:2", HEARTBEAT_TIMEOUT_S, CPU) == "gone"  # taken already
+        assert (
+            claims.claim(session, run_id=first, worker="b:2", timeout_seconds=HEARTBEAT_TIMEOUT_S, lanes=CPU)
+            == "gone"
+        )  # taken already
     with db.write_sessions() as session:
-        assert service.claim(session, second, "b:2", HEARTBEAT_TIMEOUT_S, CPU) == "busy"  # one running each
+        assert (
+            claims.claim(session, run_id=second, worker="b:2", timeout_seconds=HEARTBEAT_TIMEOUT_S, lanes=CPU)
+            == "busy"
+        )  # one running each
     with db.write_sessions() as session:
-        service.finish(session, first, "a:1", "done", {"variants": []})
+        claims.finish(session, run_id=first, worker="a:1", status="done", result={"variants": []})
     with db.write_sessions() as session:
-        assert isinstance(service.claim(session, second, "b:2", HEARTBEAT_TIMEOUT_S, CPU), service.Claimed)
+        assert isinstance(
+            claims.claim(
+                session, run_id=second, worker="b:2", timeout_seconds=HEARTBEAT_TIMEOUT_S, lanes=CPU
+            ),
+            claims.Claimed,
+        )
     with db.write_sessions() as session:
-        service.finish(session, second, "someone-else:3", "done")  # not its worker: ignored
+        claims.finish(
+            session, run_id=second, worker="someone-else:3", status="done"
+        )  # not its worker: ignored
     with db.read_sessions() as session:
         run = session.get(DemoRun, second)
         assert run is not None and run.status == "running" and run.user_id == LOCAL_USER_ID
@@ -241,14 +265,14 @@ def test_the_card_history_lists_only_this_persons_runs_on_the_card(idle_client: 
 def _beat(db: Database, name: str, capabilities: list[str], device: str = "CPU") -> None:
     """A worker's heartbeat row, as `tiercards worker` writes it."""
     with db.write_sessions() as session:
-        service.beat(
+        claims.beat(
             session,
-            name,
-            device,
-            "simulated",
-            "2.x",
-            None,
-            utcnow(),
+            name=name,
+            device=device,
+            compute="simulated",
+            tensorflow_version="2.x",
+            current_run_id=None,
+            started_at=utcnow(),
             capabilities=capabilities,
             gpu_setting="auto",
         )
@@ -293,18 +317,24 @@ def test_a_gpu_preset_is_accepted_and_its_page_and_api_say_it_waits_for_a_gpu_wo
         assert "gpu-host:2" in soup.select_one("#demo-status .waiting-for").text
     finally:
         with db.write_sessions() as session:
-            service.forget_worker(session, "cpu-host:1")
-            service.forget_worker(session, "gpu-host:2")
+            claims.forget_worker(session, "cpu-host:1")
+            claims.forget_worker(session, "gpu-host:2")
 
 
 def test_a_worker_without_a_gpu_never_claims_a_gpu_run(idle_client: TestClient, idle_app: FastAPI) -> None:
     run_id = submit(idle_client, "to-device", params={"steps": 6, "batch_mb": 1})
     db = idle_app.state.db
     with db.write_sessions() as session:
-        assert service.claim(session, run_id, "cpu-host:1", HEARTBEAT_TIMEOUT_S, CPU) == service.OtherLane(
-            "gpu"
-        )
+        assert claims.claim(
+            session, run_id=run_id, worker="cpu-host:1", timeout_seconds=HEARTBEAT_TIMEOUT_S, lanes=CPU
+        ) == claims.OtherLane("gpu")
     assert idle_client.get(f"/api/demos/{run_id}").json()["status"] == "queued"
     with db.write_sessions() as session:
-        claimed = service.claim(session, run_id, "gpu-host:2", HEARTBEAT_TIMEOUT_S, ("gpu", "cpu"))
-    assert isinstance(claimed, service.Claimed) and claimed.preset == "to-device"
+        claimed = claims.claim(
+            session,
+            run_id=run_id,
+            worker="gpu-host:2",
+            timeout_seconds=HEARTBEAT_TIMEOUT_S,
+            lanes=("gpu", "cpu"),
+        )
+    assert isinstance(claimed, claims.Claimed) and claimed.preset == "to-device"

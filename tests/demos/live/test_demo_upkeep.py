@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
-from app.demos import service
+from app.demos import claims
 from app.demos.models import DemoRun
 from app.demos.queue import DemoQueue
 from app.factory import create_app
@@ -44,11 +44,11 @@ def _set(app: FastAPI, run_id: str, **values: object) -> None:
 def _upkeep(app: FastAPI, queue: DemoQueue) -> dict[str, int]:
     """The workers' upkeep with 30 days' retention for runs, the settings' for the rest."""
     settings = app.state.settings
-    return service.upkeep(
+    return claims.upkeep(
         app.state.db,
-        queue,
-        HEARTBEAT_TIMEOUT_S,
-        30,
+        queue=queue,
+        timeout_seconds=HEARTBEAT_TIMEOUT_S,
+        retention_days=30,
         session_idle=timedelta(hours=settings.session_idle_hours),
         audit_retention_days=settings.audit_retention_days,
     )
@@ -78,8 +78,8 @@ def test_upkeep_puts_a_lost_run_back_on_its_lane_once(idle_client: TestClient, i
     lost_gpu = submit(idle_client, "to-device", params={"steps": 6, "batch_mb": 1})
     waiting = submit(idle_client, params=SMALL)
     _flush(queue)  # a worker took the jobs and died before claiming them
-    queue.enqueue(waiting, "cpu")  # ... but one was put back already
-    long_ago = utcnow() - timedelta(seconds=service.LOST_AFTER_S + 5)
+    queue.enqueue(waiting, lane="cpu")  # ... but one was put back already
+    long_ago = utcnow() - timedelta(seconds=claims.LOST_AFTER_S + 5)
     for run_id in (lost, lost_gpu, waiting):
         _set(idle_app, run_id, created_at=long_ago)
     done = _upkeep(idle_app, queue)
@@ -136,7 +136,7 @@ def test_lists_read_summaries_and_never_the_steps(idle_client: TestClient, idle_
             }
         ]
     }
-    _set(idle_app, run_id, status="done", result=result, summary=service.summary_of(result))
+    _set(idle_app, run_id, status="done", result=result, summary=claims.summary_of(result))
     listed = idle_client.get(f"/api/demos?card_id={CARD}").json()["runs"]
     assert listed == [] or all("steps" not in v for run in listed for v in run["variants"])
     mine = next(run for run in idle_client.get("/api/demos").json()["runs"] if run["run_id"] == run_id)

@@ -21,9 +21,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from app.accounts import service as accounts
-from app.demos import service
 from app.demos.models import DemoRun
 from app.demos.queue import DemoQueue
+from app.demos.runs import Submitter
 from app.factory import create_app
 from app.settings import Settings
 from app.storage.database import Database
@@ -99,7 +99,7 @@ def test_two_workers_on_one_redis_queue_run_each_job_exactly_once(
 ) -> None:
     assert len({w.name for w in workers}) == 2
     queue = DemoQueue(scaled_settings.queue_url)
-    submitter = service.Submitter(queue, per_minute=10_000)
+    submitter = Submitter(queue, per_minute=10_000)
     # One run per person: a person's runs take turns, and these should be free to run at once.
     with db.write_sessions() as session:
         people = [accounts.ensure_user(session, f"learner-{i}", None, "test").id for i in range(RUNS)]
@@ -107,10 +107,10 @@ def test_two_workers_on_one_redis_queue_run_each_job_exactly_once(
     run_ids = []
     for person in people:
         with db.write_sessions() as session:
-            run_ids.append(submitter.submit(session, person, "placement", SMALL).run.id)
+            run_ids.append(submitter.submit(session, user_id=person, preset="placement", params=SMALL).run.id)
     # Each job a second time, as the upkeep does for a job it takes for lost: still one run each.
     for run_id in run_ids:
-        queue.enqueue(run_id, "cpu")
+        queue.enqueue(run_id, lane="cpu")
 
     def statuses() -> dict[str, tuple[str, str | None]]:
         with db.read_sessions() as session:

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from app.demos.models import DemoRun, WorkerBeat
-from app.demos.views.status import waiting_for
+from app.demos.presenters.status import waiting_for
 from app.presets import (
     PRESETS,
 )
@@ -17,7 +17,7 @@ def _iso(moment: datetime | None) -> str | None:
     return moment.isoformat() if moment is not None else None
 
 
-def run_document(run: DemoRun, workers: list[WorkerBeat], steps: bool = True) -> dict[str, Any]:
+def run_document(run: DemoRun, *, workers: list[WorkerBeat], steps: bool = True) -> dict[str, Any]:
     """The result document of GET /api/demos/{run_id}; without `steps`, from the run's summary
     (lists never load per-step data). `workers`: the alive ones, for what a queued run waits for."""
     result = (run.result if steps else run.summary) or {}
@@ -72,7 +72,7 @@ def worker_document(beat: WorkerBeat, shown_runs: Collection[str] | None = None)
 
 
 def workers_document(
-    workers: list[WorkerBeat], timeout: float, queue_kind: str, *, shown_runs: Collection[str] | None = None
+    workers: list[WorkerBeat], *, timeout: float, queue_kind: str, shown_runs: Collection[str] | None = None
 ) -> dict[str, Any]:
     """GET /api/workers (with `shown_runs`, the asker's own runs: nobody else's run id is named)
     and `tiercards demo workers --json` (every run): the workers that beat within the timeout."""

@@ -9,8 +9,9 @@ from datetime import datetime
 from typing import Any
 
 from app.demos.models import DemoRun
-from app.demos.views.forms import PresetForm, preset_form
-from app.presets import get_preset, measured_step_ms
+from app.demos.presenters.forms import PresetForm, preset_form
+from app.presets import get_preset
+from app.presets.results import variants_of
 
 
 @dataclass(frozen=True)
@@ -38,30 +39,27 @@ class Evidence:
         return self.against.step_ms / self.variant.step_ms
 
 
-def _figure(preset: str, name: str, run: DemoRun) -> Figure | None:
+def _figure(preset: str, *, name: str, run: DemoRun) -> Figure | None:
     spec = get_preset(preset)
-    for variant in (run.summary or {}).get("variants") or []:
-        if variant.get("name") == name:
-            model = variant.get("model_step_ms")
-            return Figure(
-                spec.variant(name).label, measured_step_ms(variant), None if model is None else float(model)
-            )
+    for variant in variants_of(run.summary):
+        if variant.name == name:
+            return Figure(spec.variant(name).label, variant.measured_step_ms, variant.model_step_ms)
     return None
 
 
 def evidence(
-    preset: str, variant: str, against: str | None, params: Mapping[str, int], run: DemoRun | None
+    preset: str, *, variant: str, against: str | None, params: Mapping[str, int], run: DemoRun | None
 ) -> Evidence:
     """The figures `run` measured for `variant` (and `against`), and the form with `params`."""
     spec = get_preset(preset)
-    form = preset_form(preset, dict(params))
+    form = preset_form(preset, values=dict(params))
     if run is None:
         return Evidence(spec.title, None, None, None, [], None, form)
     environment = (run.summary or {}).get("environment") or {}
     return Evidence(
         preset_title=spec.title,
-        variant=_figure(preset, variant, run),
-        against=_figure(preset, against, run) if against else None,
+        variant=_figure(preset, name=variant, run=run),
+        against=_figure(preset, name=against, run=run) if against else None,
         finished_at=run.finished_at,
         params=[(spec.param_label(name), value) for name, value in (run.params or {}).items()],
         tensorflow=environment.get("tensorflow_version"),

@@ -52,7 +52,7 @@ def _field(spec: ParamSpec, value: int | str | None = None) -> ParamField:
 
 
 def preset_form(
-    name: str, values: dict[str, Any] | None = None, errors: list[str] | None = None
+    name: str, *, values: dict[str, Any] | None = None, errors: list[str] | None = None
 ) -> PresetForm:
     spec = get_preset(name)
     values = values or {}

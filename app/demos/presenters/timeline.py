@@ -4,8 +4,11 @@ variants, so a slower pipeline is visibly longer."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from app.presets.results import Step, variants_of
 
 SVG_WIDTH = 880
 GUTTER = 104  # lane labels on the left
@@ -77,17 +80,18 @@ def time_label(ms: float) -> str:
     return f"{ms / 1000:g} s"
 
 
-def _end_ms(steps: list[dict[str, Any]]) -> float:
+def _end_ms(steps: Sequence[Step]) -> float:
     if not steps:
         return 0.0
     last = steps[-1]
-    return float(last["start_ms"] + last["input_ms"] + last["compute_ms"])
+    return last.start_ms + last.input_ms + last.compute_ms
 
 
 def timelines(result: dict[str, Any]) -> list[Timeline]:
     """One timeline per variant, all on the time scale of the slowest, so lengths compare."""
-    variants = result.get("variants") or []
-    total = max((_end_ms(v.get("steps") or []) for v in variants), default=0.0) or 1.0
+    warmup_steps = int((result.get("environment") or {}).get("warmup_steps") or 0)
+    variants = variants_of(result, warmup_steps=warmup_steps)
+    total = max((_end_ms(v.steps) for v in variants), default=0.0) or 1.0
     plot_w = SVG_WIDTH - GUTTER - RIGHT
     scale = plot_w / total
     step_ms = _nice_step(total)
@@ -98,18 +102,14 @@ def timelines(result: dict[str, Any]) -> list[Timeline]:
     lanes_bottom = TOP + 2 * LANE_H + LANE_GAP
     axis_y = lanes_bottom + 6
     height = int(axis_y + AXIS_H - 6)
-    warmup_steps = int((result.get("environment") or {}).get("warmup_steps") or 0)
     out = []
     for index, variant in enumerate(variants):
-        steps = variant.get("steps") or []
+        steps = variant.steps
         inputs: list[Bar] = []
         computes: list[Bar] = []
         for k, step in enumerate(steps):
-            start = float(step["start_ms"])
-            wait = float(step["input_ms"])
-            compute = float(step["compute_ms"])
-            warm = bool(step.get("warmup", k < warmup_steps))
-            of = f"Step {k + 1} of {len(steps)}{' (warm-up)' if warm else ''}"
+            start, wait, compute = step.start_ms, step.input_ms, step.compute_ms
+            of = f"Step {k + 1} of {len(steps)}{' (warm-up)' if step.warmup else ''}"
             if wait >= HIDDEN_BELOW_MS:
                 inputs.append(
                     Bar(
@@ -127,10 +127,8 @@ def timelines(result: dict[str, Any]) -> list[Timeline]:
                     f"{of}: {compute:.1f} ms computing, after {wait:.1f} ms waiting for input",
                 )
             )
-        warm_count = sum(1 for s in steps if s.get("warmup"))
-        warmup_x = (
-            GUTTER + float(steps[warm_count]["start_ms"]) * scale if 0 < warm_count < len(steps) else GUTTER
-        )
+        warm_count = sum(1 for s in steps if s.warmup)
+        warmup_x = GUTTER + steps[warm_count].start_ms * scale if 0 < warm_count < len(steps) else GUTTER
         end_ms = _end_ms(steps)
         lanes = [
             Lane("input", "input wait", TOP, LANE_H, TOP + LANE_H - 5, inputs),
@@ -143,20 +141,19 @@ def timelines(result: dict[str, Any]) -> list[Timeline]:
                 computes,
             ),
         ]
-        median_in = variant.get("median_input_wait_ms")
-        median_co = variant.get("median_compute_ms")
+        median_in, median_co = variant.median_input_wait_ms, variant.median_compute_ms
         summary = (
-            f"{variant.get('label', variant['name'])}: {len(steps)} steps in {time_label(round(end_ms))}; "
-            f"median step {variant['median_step_ms']:.1f} ms"
+            f"{variant.label}: {len(steps)} steps in {time_label(round(end_ms))}; "
+            f"median step {variant.median_step_ms:.1f} ms"
         )
         if median_in is not None and median_co is not None:
             summary += f", of which {median_in:.1f} ms waiting for input and {median_co:.1f} ms computing"
         out.append(
             Timeline(
                 index=index,
-                name=variant["name"],
-                label=str(variant.get("label", variant["name"])),
-                code=str(variant.get("code", "")),
+                name=variant.name,
+                label=variant.label,
+                code=variant.code,
                 width=SVG_WIDTH,
                 height=height,
                 plot_left=GUTTER,

@@ -8,10 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from app.presets import (
-    AGREEMENT,
-    measured_step_ms,
-)
+from app.presets import AGREEMENT
+from app.presets.results import variants_of
 
 
 @dataclass(frozen=True)
@@ -42,28 +40,30 @@ def verdict(measured: float, model: float | None) -> tuple[float | None, str, st
     return ratio, "faster", f"finding: {pct} % faster than the model"
 
 
+def _judged(measured: float, model: float | None) -> dict[str, Any]:
+    """A measured figure beside its model, as every row that compares the two shows it."""
+    ratio, kind, text = verdict(measured, model)
+    return {
+        "measured_ms": measured,
+        "model_ms": model,
+        "ratio": round(ratio, 2) if ratio is not None else None,
+        "verdict": kind,
+        "verdict_text": text,
+    }
+
+
 def comparisons(result: dict[str, Any]) -> list[Comparison]:
-    rows = []
-    for v in result.get("variants") or []:
-        basis = v.get("model_basis", "median")
-        measured = measured_step_ms(v)
-        model = v.get("model_step_ms")
-        ratio, kind, text = verdict(measured, model)
-        rows.append(
-            Comparison(
-                name=v["name"],
-                label=str(v.get("label", v["name"])),
-                code=str(v.get("code", "")),
-                basis=basis,
-                measured_ms=measured,
-                p90_ms=float(v["p90_step_ms"]),
-                model_ms=model,
-                ratio=round(ratio, 2) if ratio is not None else None,
-                verdict=kind,
-                verdict_text=text,
-            )
+    return [
+        Comparison(
+            name=v.name,
+            label=v.label,
+            code=v.code,
+            basis=v.model_basis,
+            p90_ms=v.p90_step_ms,
+            **_judged(v.measured_step_ms, v.model_step_ms),
         )
-    return rows
+        for v in variants_of(result)
+    ]
 
 
 @dataclass(frozen=True)
@@ -80,28 +80,11 @@ class FirstBatchRow:
 
 
 def first_batch_rows(result: dict[str, Any]) -> list[FirstBatchRow]:
-    rows = []
-    for v in result.get("variants") or []:
-        if "first_batch_ms" not in v:
-            continue
-        measured, model = float(v["first_batch_ms"]), v.get("model_first_batch_ms")
-        ratio, kind, text = verdict(measured, model)
-        rows.append(
-            FirstBatchRow(
-                name=v["name"],
-                label=str(v.get("label", v["name"])),
-                measured_ms=measured,
-                model_ms=model,
-                ratio=round(ratio, 2) if ratio is not None else None,
-                verdict=kind,
-                verdict_text=text,
-            )
-        )
-    return rows
-
-
-# The producer counts what it makes: whole batches (memory preset) or examples (shuffle preset).
-BUFFERED_UNITS = ("batches", "examples")
+    return [
+        FirstBatchRow(name=v.name, label=v.label, **_judged(v.first_batch_ms, v.model_first_batch_ms))
+        for v in variants_of(result)
+        if v.first_batch_ms is not None
+    ]
 
 
 @dataclass(frozen=True)
@@ -118,17 +101,16 @@ class MemoryRow:
 def memory_rows(result: dict[str, Any]) -> list[MemoryRow]:
     return [
         MemoryRow(
-            label=str(v.get("label", v["name"])),
-            peak_count=int(v[f"peak_buffered_{unit}"]),
-            unit=unit,
-            peak_mb=float(v.get("peak_host_mb", 0.0)),
-            cap_mb=v.get("model_buffer_mb"),
-            rss_peak_mb=v.get("rss_peak_mb"),
-            note=str(v.get("buffer_note", "")),
+            label=v.label,
+            peak_count=v.buffer.peak_count,
+            unit=v.counted,
+            peak_mb=v.buffer.peak_host_mb,
+            cap_mb=v.buffer.model_buffer_mb,
+            rss_peak_mb=v.buffer.rss_peak_mb,
+            note=v.buffer.note,
         )
-        for v in result.get("variants") or []
-        for unit in BUFFERED_UNITS
-        if f"peak_buffered_{unit}" in v
+        for v in variants_of(result)
+        if v.buffer is not None and v.counted is not None
     ]
 
 

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from app.demos.models import WorkerBeat
-from app.demos.views.comparison import comparisons, first_batch_rows, memory_rows
+from app.demos.presenters.comparison import comparisons, first_batch_rows, memory_rows
 from app.presets import (
     PRESETS,
 )
@@ -63,7 +63,7 @@ def gpu_text(worker: WorkerBeat) -> str:
     return f"{'yes' if gpu else 'no'} ({said})"
 
 
-def workers_text(workers: list[WorkerBeat], timeout: float, now: datetime) -> str:
+def workers_text(workers: list[WorkerBeat], *, timeout: float, now: datetime) -> str:
     """One line per live worker: what it takes, its GPU, device, TensorFlow and last beat."""
     if not workers:
         return f"No demo worker has beaten in the last {timeout:.0f} s."

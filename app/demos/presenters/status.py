@@ -8,15 +8,15 @@ from datetime import datetime
 from typing import Any
 
 from app.demos.models import DemoRun, WorkerBeat
+from app.demos.presenters.forms import params_text
 from app.demos.queue import lane_for
-from app.demos.service import ACTIVE
-from app.demos.views.forms import params_text
+from app.demos.runs import ACTIVE
 from app.presets import (
     PRESETS,
     Preset,
     get_preset,
-    measured_step_ms,
 )
+from app.presets.results import variants_of
 
 STATUS_LABELS = {
     "queued": "Waiting in the queue",
@@ -103,7 +103,7 @@ def progress_of(preset: Preset, progress: dict[str, Any] | None) -> tuple[float,
     return fraction, text
 
 
-def run_view(run: DemoRun, workers: list[WorkerBeat], position: int | None) -> RunView:
+def run_view(run: DemoRun, *, workers: list[WorkerBeat], position: int | None) -> RunView:
     spec = get_preset(run.preset)
     value, text = progress_of(spec, run.progress)
     if run.status == "done":
@@ -146,14 +146,14 @@ class HistoryRow:
 
 def headline(result: dict[str, Any] | None) -> str:
     """'fastest: prefetch(AUTOTUNE) last 31 ms · slowest: No prefetch 61 ms'."""
-    variants = (result or {}).get("variants") or []
+    variants = variants_of(result)
     if not variants:
         return ""
-    fastest = min(variants, key=measured_step_ms)
-    slowest = max(variants, key=measured_step_ms)
+    fastest = min(variants, key=lambda v: v.measured_step_ms)
+    slowest = max(variants, key=lambda v: v.measured_step_ms)
     return (
-        f"fastest: {fastest.get('label', fastest['name'])} {measured_step_ms(fastest):.0f} ms · "
-        f"slowest: {slowest.get('label', slowest['name'])} {measured_step_ms(slowest):.0f} ms"
+        f"fastest: {fastest.label} {fastest.measured_step_ms:.0f} ms · "
+        f"slowest: {slowest.label} {slowest.measured_step_ms:.0f} ms"
     )
 
 
