@@ -84,7 +84,9 @@ def test_a_form_posted_without_scripts_is_accepted_with_the_field_it_carries(
     soup = BeautifulSoup(bob.get("/practice").text, "html.parser")
     form = soup.select_one("form.practice-answer")
     assert form is not None
-    fields = {str(i["name"]): str(i.get("value", "")) for i in form.find_all("input", attrs={"type": "hidden"})}
+    fields = {
+        str(i["name"]): str(i.get("value", "")) for i in form.find_all("input", attrs={"type": "hidden"})
+    }
     del bob.headers["X-CSRF-Token"]  # a plain form post sends the field, not the header
     shown = bob.post(str(form["action"]), data=fields | {"seconds": "12", "text": "prefetch last"})
     assert shown.status_code == 200, shown.text
