@@ -10,11 +10,6 @@
   // Every htmx request carries the CSRF token; forms also send it as a field for no-JS use.
   document.addEventListener("htmx:configRequest", function (event) {
     event.detail.headers["X-CSRF-Token"] = csrfToken();
-    var form = event.detail.elt.closest ? event.detail.elt.closest("form") : null;
-    var timer = form && form.querySelector("[data-timer]");
-    if (timer && timer._elapsed) {
-      event.detail.parameters["seconds"] = timer._elapsed().toFixed(1);
-    }
   });
 
   // A request that failed outright (server error, network) says so instead of doing nothing.
@@ -31,69 +26,6 @@
     toast.textContent = text;
     toast.hidden = false;
     setTimeout(function () { toast.hidden = true; }, 6000);
-  }
-
-  function format(seconds) {
-    var whole = Math.floor(Math.abs(seconds));
-    var m = Math.floor(whole / 60), s = whole % 60;
-    return m + ":" + (s < 10 ? "0" : "") + s;
-  }
-
-  // A clock's text after `taken` seconds: a countdown from data-limit seconds that runs into
-  // overtime and never locks anyone out; without data-limit it counts up. (card.js shows its
-  // answer clocks with it too.)
-  function showTime(el, taken) {
-    var limit = parseFloat(el.dataset.limit || "");
-    if (isNaN(limit)) {
-      el.textContent = format(taken);
-    } else if (taken <= limit) {
-      // Round the time left up, as a countdown does: "0:20" for the whole first second.
-      el.textContent = format(Math.ceil(limit - taken)) + " left";
-      el.classList.remove("overtime");
-    } else {
-      el.classList.add("overtime");
-      el.textContent = "+" + format(taken - limit) + " over";
-    }
-  }
-  window.tiercards = { showTime: showTime };
-
-  // data-start="load" starts the clock at once, "focus" on first focus.
-  // data-elapsed: seconds already taken (a refused submit sent back with its answer).
-  function startTimer(el) {
-    if (el._started) return;
-    el._started = true;
-    var begin = performance.now() - 1000 * (parseFloat(el.dataset.elapsed) || 0);
-    el._elapsed = function () { return (performance.now() - begin) / 1000; };
-    function tick() {
-      if (!document.body.contains(el)) return;
-      showTime(el, el._elapsed());
-      setTimeout(tick, 250);
-    }
-    tick();
-  }
-
-  function initTimers(root) {
-    root.querySelectorAll("[data-timer]").forEach(function (el) {
-      if (el.dataset.start === "focus") {
-        var form = el.closest("form");
-        if (form) form.addEventListener("focusin", function () { startTimer(el); }, { once: true });
-        if (form) form.addEventListener("change", function () { startTimer(el); }, { once: true });
-      } else {
-        startTimer(el);
-      }
-    });
-  }
-
-  function init(root) {
-    initTimers(root);
-    // Fill the seconds field for forms posted without htmx too.
-    root.querySelectorAll("form").forEach(function (form) {
-      form.addEventListener("submit", function () {
-        var timer = form.querySelector("[data-timer]");
-        var field = form.querySelector("[data-timer-seconds]");
-        if (timer && field && timer._elapsed) field.value = timer._elapsed().toFixed(1);
-      });
-    });
   }
 
   // Say what an in-page update changed in the one polite live region. Emptied first, so the same
@@ -206,11 +138,7 @@
   }
 
   document.addEventListener("DOMContentLoaded", function () {
-    init(document);
     scrollables(document);
-    document.body.addEventListener("htmx:load", function (event) {
-      if (event.detail.elt !== document.body) init(event.detail.elt);
-    });
     document.body.addEventListener("htmx:afterSettle", function () { scrollables(document); });
     window.addEventListener("resize", function () { scrollables(document); });
   });

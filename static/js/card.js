@@ -5,21 +5,21 @@
 //   taken (in this browser's storage, per person, card, depth and question) until it is sent;
 // - leaving the page with an unsent answer asks first;
 // - a reveal without answering sends the time taken, and the attempt is over.
-// Forms opt in with data-draft="<card>:<tier>:<question>"; their clock is [data-answer-timer].
+// Forms opt in with data-draft="<card>:<tier>:<question>"; their clock is [data-answer-timer],
+// run with clock.js, which also sends its seconds with the form.
 (function () {
   "use strict";
+
+  var clockKit = window.tiercards.clock;
 
   var PREFIX = "tiercards:draft:";
   var SAVE_EVERY_MS = 1000;
   // The person the drafts belong to: the history the page loads names them, so people taking
   // turns in one browser never see each other's answers. Drafts wait until it is known.
   var owner = null;
-  // Clocks by draft key. They outlive their form, so a refused form swapped back in carries on.
+  // Each draft's clock, the form showing it, and when its draft was last saved, by draft key.
+  // They outlive their form, so a refused form swapped back in carries on.
   var clocks = {};
-
-  function elapsed(clock) {
-    return clock.before + (clock.since === null ? 0 : (performance.now() - clock.since) / 1000);
-  }
 
   function storageKey(form) {
     return owner === null ? null : PREFIX + owner + ":" + form.dataset.draft;
@@ -35,13 +35,14 @@
   }
 
   function saveDraft(form) {
-    var key = storageKey(form), clock = clocks[form.dataset.draft];
-    if (!key || !clock || clock.done) return;
+    var key = storageKey(form), draft = clocks[form.dataset.draft];
+    if (!key || !draft || draft.done) return;
     var text = form.querySelector("textarea").value;
-    clock.savedAt = performance.now();
+    var taken = draft.clock.elapsed();
+    draft.savedAt = performance.now();
     try {
-      if (text || elapsed(clock) > 0) {
-        window.localStorage.setItem(key, JSON.stringify({ text: text, elapsed: elapsed(clock) }));
+      if (text || taken > 0) {
+        window.localStorage.setItem(key, JSON.stringify({ text: text, elapsed: taken }));
       } else {
         window.localStorage.removeItem(key);
       }
@@ -60,16 +61,16 @@
   }
 
   function show(form) {
-    var clock = clocks[form.dataset.draft];
+    var draft = clocks[form.dataset.draft];
     var el = form.querySelector("[data-answer-timer]");
-    if (!clock || !el) return;
-    window.tiercards.showTime(el, elapsed(clock));
+    if (!draft || !el) return;
+    clockKit.showTime(el, draft.clock.elapsed());
   }
 
   function start(form) {
-    var clock = clocks[form.dataset.draft];
-    if (!clock || clock.since !== null) return;
-    clock.since = performance.now();
+    var draft = clocks[form.dataset.draft];
+    if (!draft || draft.clock.running()) return;
+    draft.clock.start();
     var row = form.querySelector("[data-timer-start-row]");
     if (row) row.hidden = true;
     tick(form);
@@ -78,25 +79,26 @@
   // Runs while the clock does. A form swapped out stops its own ticking; the clock pauses only
   // when no form took it over (the answer was sent, or the person moved to another depth).
   function tick(form) {
-    var clock = clocks[form.dataset.draft];
-    if (!clock || clock.form !== form || clock.since === null) return;
-    if (!document.body.contains(form)) {
-      clock.before = elapsed(clock);
-      clock.since = null;
-      saveDraft(form);
-      return;
-    }
-    show(form);
-    if (performance.now() - (clock.savedAt || 0) >= SAVE_EVERY_MS) saveDraft(form);
-    setTimeout(function () { tick(form); }, 250);
+    clockKit.every(function () {
+      var draft = clocks[form.dataset.draft];
+      if (!draft || draft.form !== form || !draft.clock.running()) return false;
+      if (!document.body.contains(form)) {
+        draft.clock.pause();
+        saveDraft(form);
+        return false;
+      }
+      show(form);
+      if (performance.now() - (draft.savedAt || 0) >= SAVE_EVERY_MS) saveDraft(form);
+      return true;
+    });
   }
 
   // A kept draft fills an empty answer box once the owner is known; the clock shows the time it
   // had taken and carries on with the next keystroke or "Start the clock".
   function restore(form) {
-    var clock = clocks[form.dataset.draft];
+    var clock = clocks[form.dataset.draft].clock;
     var box = form.querySelector("textarea");
-    if (clock.since !== null || box.value) return;
+    if (clock.running() || box.value) return;
     var draft = readDraft(form);
     if (!draft || (!draft.text && !draft.elapsed)) return;
     box.value = draft.text || "";
@@ -111,14 +113,16 @@
   function setUp(form) {
     var key = form.dataset.draft;
     var field = form.querySelector("[data-timer-seconds]");
-    var clock = clocks[key];
-    if (!clock || clock.done) {
+    var draft = clocks[key];
+    if (!draft || draft.done) {
       // The time a refused form was sent with, when the page was reloaded since.
-      clock = clocks[key] = { before: parseFloat(field && field.value) || 0, since: null, done: false };
+      var before = parseFloat(field && field.value) || 0;
+      draft = clocks[key] = { clock: new clockKit.Clock(before), done: false };
     }
-    clock.form = form;
+    draft.form = form;
+    clockKit.times(form, draft.clock);
     var row = form.querySelector("[data-timer-start-row]");
-    if (row) row.hidden = clock.since !== null;
+    if (row) row.hidden = draft.clock.running();
     var button = form.querySelector("[data-timer-start]");
     if (button) {
       button.addEventListener("click", function () {
@@ -130,13 +134,9 @@
       start(form);
       saveDraft(form);
     });
-    form.addEventListener("submit", function () {
-      // Without htmx the form posts itself: the seconds go in the field.
-      if (field) field.value = elapsed(clock).toFixed(1);
-    });
     if (owner !== null) restore(form);
     show(form);
-    if (clock.since !== null) tick(form);
+    if (draft.clock.running()) tick(form);
   }
 
   function forms(root) {
@@ -161,12 +161,6 @@
     return form && clocks[form.dataset.draft] ? form : null;
   }
 
-  // htmx sends the time taken with the answer (or with the reveal).
-  document.addEventListener("htmx:configRequest", function (event) {
-    var form = draftForm(event);
-    if (form) event.detail.parameters.seconds = elapsed(clocks[form.dataset.draft]).toFixed(1);
-  });
-
   // Sent and accepted: that attempt is over, so its clock and its draft go. A refused one (422)
   // comes back with its text, and its clock keeps running. Before the swap: the form is still
   // on the page to say which draft it was.
@@ -175,6 +169,7 @@
     var status = event.detail.xhr ? event.detail.xhr.status : 0;
     if (!form || status < 200 || status >= 300) return;
     clocks[form.dataset.draft].done = true;
+    clockKit.times(form, null);
     dropDraft(form);
     delete clocks[form.dataset.draft];
   });
