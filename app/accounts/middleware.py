@@ -127,7 +127,7 @@ class Authentication:
         return await self._remember(
             "s" + session_token,
             session_token,
-            lambda s, t: service.session_user(s, t, self.lifetimes),
+            lambda s, t: service.session_user(s, t, lifetimes=self.lifetimes),
             service.touch_session,
             "session",
         )
@@ -184,10 +184,9 @@ class Authentication:
     def _proxy_user(self, name: str, role: str | None, address: str | None) -> Principal | None:
         with self.db.write_sessions() as session:
             try:
-                user = service.ensure_user(session, name, role, how="proxy", address=address)
+                user = service.ensure_user(session, name, role=role, how="proxy", address=address)
             except DomainError:
                 return None  # a name the app cannot hold, or one like someone else's: nobody
-            session.commit()
             return None if user.disabled else _principal(user, "proxy")
 
     async def _refuse(self, scope: Scope, send: Send) -> None:
