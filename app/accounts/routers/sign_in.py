@@ -1,10 +1,11 @@
 """Signing in and out (/login, /logout) and accepting an invite (/invite/…), and what every way
 of signing in ends with: the session's cookie, the device cookie, and going where they were going."""
 
+from dataclasses import dataclass
 from typing import Annotated
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Depends, Form, Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from app.accounts import names, passwords, service, throttle
@@ -12,12 +13,25 @@ from app.accounts.middleware import SESSION_COOKIE, lifetimes
 from app.exceptions import DomainError, NotFound, TooMany
 from app.roles import ROLES
 from app.settings import Settings
-from app.storage.database import Database
 from app.storage.dependencies import DatabaseDep, SessionDep, WriteSessionDep
 from app.web.dependencies import ClientAddressDep, FormDep, SettingsDep
 from app.web.templating import render
 
 router = APIRouter(tags=["accounts"])
+
+
+@dataclass(frozen=True)
+class Visitor:
+    """What the routes that sign people in, or change how they do, need of a request: this app's
+    settings and database, and the visitor's address (what the throttle and the audit log name)."""
+
+    request: Request
+    settings: SettingsDep
+    db: DatabaseDep
+    address: ClientAddressDep
+
+
+VisitorDep = Annotated[Visitor, Depends()]
 
 
 def safe_next(target: str | None) -> str:
@@ -38,26 +52,18 @@ def forget_signed_in(request: Request) -> None:
     request.app.state.signed_in.clear()
 
 
-def checked_password(
-    request: Request,
-    *,
-    settings: Settings,
-    db: Database,
-    address: str | None,
-    name: str,
-    password: str,
-    purpose: str,
-) -> int | None:
+def checked_password(visitor: Visitor, *, name: str, password: str, purpose: str) -> int | None:
     """The id of `name` if `password` is theirs (throttled, and the failure audited: see
     app/accounts/throttle.py). Opens its own short write sessions: the route holds none while
     argon2 runs."""
+    settings = visitor.settings
     return throttle.checked_password(
-        db.write_sessions,
+        visitor.db.write_sessions,
         name=name,
         password=password,
-        address=address,
+        address=visitor.address,
         device=throttle.trusted_device(
-            settings.secret_key, request.cookies.get(throttle.DEVICE_COOKIE), name=name
+            settings.secret_key, visitor.request.cookies.get(throttle.DEVICE_COOKIE), name=name
         ),
         purpose=purpose,
         sign_ins_per_address=settings.sign_ins_per_address,
@@ -74,13 +80,8 @@ def signed_in(signed: service.SignIn, *, target: str | None, settings: Settings)
     """Set the new session's cookie and go where they were going. The browser also gets a device
     cookie naming them: its wrong passwords are then counted apart from strangers'."""
     response = RedirectResponse(safe_next(target), status_code=303)
-    _set_cookie(
-        response,
-        SESSION_COOKIE,
-        signed.token,
-        max_age=int(settings.session_max_days * 86400),
-        settings=settings,
-    )
+    session_age = int(settings.session_max_days * 86400)
+    _set_cookie(response, SESSION_COOKIE, signed.token, max_age=session_age, settings=settings)
     device = throttle.device_cookie(settings.secret_key, signed.name)
     _set_cookie(
         response, throttle.DEVICE_COOKIE, device, max_age=throttle.DEVICE_MAX_AGE_SECONDS, settings=settings
@@ -99,32 +100,22 @@ def login_page(request: Request, settings: SettingsDep, next: str = "/") -> HTML
 
 @router.post("/login", response_class=HTMLResponse)
 def sign_in(
-    request: Request,
-    settings: SettingsDep,
-    db: DatabaseDep,
-    address: ClientAddressDep,
+    visitor: VisitorDep,
     username: Annotated[str, Form(max_length=80)] = "",
     password: Annotated[str, Form(max_length=1024)] = "",
     next: Annotated[str, Form(max_length=2000)] = "/",
 ) -> Response:
+    settings = visitor.settings
     accounts_only(settings)
     try:
-        user_id = checked_password(
-            request,
-            settings=settings,
-            db=db,
-            address=address,
-            name=username.strip(),
-            password=password,
-            purpose="sign_in",
-        )
+        user_id = checked_password(visitor, name=username.strip(), password=password, purpose="sign_in")
         if user_id is None:
             raise service.SignInRefused()
     except DomainError as refused:
         status = 429 if isinstance(refused, TooMany) else 401
         headers = {"Retry-After": str(refused.retry_after)} if isinstance(refused, TooMany) else None
         response = render(
-            request,
+            visitor.request,
             "login.html",
             status_code=status,
             next=safe_next(next),
@@ -135,8 +126,10 @@ def sign_in(
         if headers:
             response.headers.update(headers)
         return response
-    with db.write_sessions() as session:
-        signed = service.sign_in(session, user_id=user_id, lifetimes=lifetimes(settings), address=address)
+    with visitor.db.write_sessions() as session:
+        signed = service.sign_in(
+            session, user_id=user_id, lifetimes=lifetimes(settings), address=visitor.address
+        )
     return signed_in(signed, target=next, settings=settings)
 
 
@@ -164,37 +157,30 @@ def invite_page(request: Request, token: str, session: SessionDep, settings: Set
 
 
 @router.post("/invite/{token}", response_class=HTMLResponse)
-def accept_invite(
-    request: Request,
-    token: str,
-    form: FormDep,
-    settings: SettingsDep,
-    db: DatabaseDep,
-    address: ClientAddressDep,
-) -> Response:
+def accept_invite(token: str, form: FormDep, visitor: VisitorDep) -> Response:
     """Hashes the password before the write begins: argon2 never holds the database's writer.
     A link that opens nothing is refused first, at the cost of a read, not of a hash."""
-    accounts_only(settings)
+    accounts_only(visitor.settings)
     name, password = str(form.get("username") or "").strip(), str(form.get("password") or "")
-    with db.read_sessions() as session:
+    with visitor.db.read_sessions() as session:
         role = ROLES[service.open_invite(session, token).role]
     try:
         names.check_name(name)
         hashed = passwords.new_hash(password, name)
-        with db.write_sessions() as session:
+        with visitor.db.write_sessions() as session:
             signed = service.redeem_invite(
                 session,
                 token,
                 name=name,
                 password_hash=hashed,
-                lifetimes=lifetimes(settings),
-                address=address,
+                lifetimes=lifetimes(visitor.settings),
+                address=visitor.address,
             )
     except NotFound:
         raise
     except DomainError as refused:
         return render(
-            request,
+            visitor.request,
             "invite.html",
             status_code=422,
             token=token,
@@ -202,4 +188,4 @@ def accept_invite(
             username=name,
             errors=[refused.message],
         )
-    return signed_in(signed, target="/", settings=settings)
+    return signed_in(signed, target="/", settings=visitor.settings)
