@@ -151,7 +151,7 @@ def provider(issuer: str) -> Provider:
     return known
 
 
-def _client(settings: Settings, found: Provider, redirect_uri: str) -> OAuth2Client:
+def _client(settings: Settings, found: Provider, *, redirect_uri: str) -> OAuth2Client:
     offered = found.metadata.get("scopes_supported") or WANTED_SCOPES
     scope = " ".join(s for s in WANTED_SCOPES if s == "openid" or s in offered)
     return OAuth2Client(
@@ -173,7 +173,7 @@ def start(settings: Settings, *, redirect_uri: str, next_path: str) -> tuple[str
     flow = Flow(
         state=generate_token(32), nonce=generate_token(32), verifier=generate_token(64), next=next_path
     )
-    with _client(settings, found, redirect_uri) as client:
+    with _client(settings, found, redirect_uri=redirect_uri) as client:
         url, _ = client.create_authorization_url(
             found.metadata["authorization_endpoint"],
             state=flow.state,
@@ -187,8 +187,8 @@ def finish(settings: Settings, flow: Flow, *, answer: Mapping[str, str], redirec
     """Check the provider's answer (the callback's query), trade its code for tokens, validate
     the ID token, and say who signed in."""
     found = provider(settings.oidc_issuer_url)
-    _check_answer(answer, flow, found.metadata["issuer"])
-    with _client(settings, found, redirect_uri) as client:
+    _check_answer(answer, flow, issuer=found.metadata["issuer"])
+    with _client(settings, found, redirect_uri=redirect_uri) as client:
         token = _exchange(client, found, code=answer["code"], verifier=flow.verifier)
         claims = id_token_claims(found, token, nonce=flow.nonce, client_id=settings.oidc_client_id)
         # The ID token is signed, so its claims win; user info adds what it left out (often groups).
@@ -200,7 +200,7 @@ def _same(sent: str, expected: str) -> bool:
     return secrets.compare_digest(sent.encode(), expected.encode())
 
 
-def _check_answer(answer: Mapping[str, str], flow: Flow, issuer: str) -> None:
+def _check_answer(answer: Mapping[str, str], flow: Flow, *, issuer: str) -> None:
     # Nothing in an answer is believed before its state proves it belongs to this browser's flow.
     if not _same(answer.get("state", ""), flow.state):
         raise Invalid(

@@ -70,7 +70,7 @@ def checked_password(visitor: Visitor, *, name: str, password: str, purpose: str
     )
 
 
-def _set_cookie(response: Response, name: str, value: str, *, max_age: int, settings: Settings) -> None:
+def _set_cookie(response: Response, *, name: str, value: str, max_age: int, settings: Settings) -> None:
     response.set_cookie(
         name, value, max_age=max_age, httponly=True, samesite="lax", secure=settings.is_production, path="/"
     )
@@ -81,11 +81,10 @@ def signed_in(signed: service.SignIn, *, target: str | None, settings: Settings)
     cookie naming them: its wrong passwords are then counted apart from strangers'."""
     response = RedirectResponse(safe_next(target), status_code=303)
     session_age = int(settings.session_max_days * 86400)
-    _set_cookie(response, SESSION_COOKIE, signed.token, max_age=session_age, settings=settings)
+    _set_cookie(response, name=SESSION_COOKIE, value=signed.token, max_age=session_age, settings=settings)
     device = throttle.device_cookie(settings.secret_key, signed.name)
-    _set_cookie(
-        response, throttle.DEVICE_COOKIE, device, max_age=throttle.DEVICE_MAX_AGE_SECONDS, settings=settings
-    )
+    device_age = throttle.DEVICE_MAX_AGE_SECONDS
+    _set_cookie(response, name=throttle.DEVICE_COOKIE, value=device, max_age=device_age, settings=settings)
     return response
 
 
