@@ -43,6 +43,14 @@ class Lifetimes:
     absolute: timedelta
 
 
+@dataclass(frozen=True)
+class SignIn:
+    """A browser just signed in: who (their device cookie names them) and its session's token."""
+
+    name: str
+    token: str
+
+
 def new_secret() -> tuple[str, str]:
     """A random token and its SHA-256 (what is stored)."""
     token = secrets.token_urlsafe(32)
@@ -226,7 +234,7 @@ def reset_password(session: Session, *, name: str, password_hash: str) -> None:
 
 def change_password(
     session: Session, *, user_id: int, password_hash: str, lifetimes: Lifetimes, address: str | None
-) -> "SignIn":
+) -> SignIn:
     """A person's own new password. It signs every browser of theirs out, so the one that asked is
     signed back in, in the same step."""
     user = user_by_id(session, user_id)
@@ -278,14 +286,6 @@ def change_person(
 
 
 # --- signing in -------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SignIn:
-    """A browser just signed in: who (their device cookie names them) and its session's token."""
-
-    name: str
-    token: str
 
 
 def start_session(
