@@ -12,9 +12,8 @@ from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from app import PROJECT_ROOT
-from app.accounts import router as accounts
 from app.accounts.middleware import SESSION_COOKIE, Authentication
-from app.accounts.routers import oidc
+from app.accounts.routers import account, admin, oidc, sign_in
 from app.authoring import router as authoring
 from app.content import filters as content_filters
 from app.content import router as content
@@ -40,7 +39,9 @@ from app.web.security import SecurityMiddleware, require_csrf
 from app.web.templating import templates
 
 ROUTERS = (
-    accounts,
+    sign_in,
+    account,
+    admin,
     oidc,
     content,
     card_page,

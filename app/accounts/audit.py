@@ -41,13 +41,13 @@ def record(
     address: str | None = None,
     **detail: Any,
 ) -> None:
-    """Stage one event; the caller commits with the change it records."""
+    """Part of the caller's unit of work: one event, stored with the change it records."""
     session.add(
         AuditEvent(kind=kind, user_id=user_id, actor_id=actor_id, address=address, detail=detail, at=utcnow())
     )
 
 
-def times_since(session: Session, kind: str, since: datetime, *, user_id: int) -> list[datetime]:
+def times_since(session: Session, kind: str, *, since: datetime, user_id: int) -> list[datetime]:
     """When each event of `kind` about `user_id` since `since` happened, oldest first."""
     query = select(AuditEvent.at).where(
         AuditEvent.kind == kind, AuditEvent.user_id == user_id, AuditEvent.at >= since
@@ -56,7 +56,7 @@ def times_since(session: Session, kind: str, since: datetime, *, user_id: int) -
 
 
 def recent(
-    session: Session, limit: int = 200, kind: str | None = None, user_id: int | None = None
+    session: Session, *, limit: int = 200, kind: str | None = None, user_id: int | None = None
 ) -> list[AuditEvent]:
     query = select(AuditEvent)
     if kind:

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from urllib.parse import quote
 
 import anyio
@@ -118,7 +119,9 @@ class Authentication:
         authorization = headers.get("authorization", "")
         if authorization.lower().startswith("bearer "):
             token = authorization[7:].strip()
-            return await self._remember("t" + token, token, service.token_user, service.touch_token, "token")
+            return await self._remember(
+                "t" + token, token, lookup=service.token_user, touch=service.touch_token, via="token"
+            )
         if mode == "proxy":
             return await self._from_proxy(scope, headers)
         session_token = cookie_value(scope, SESSION_COOKIE)
@@ -127,9 +130,9 @@ class Authentication:
         return await self._remember(
             "s" + session_token,
             session_token,
-            lambda s, t: service.session_user(s, t, self.lifetimes),
-            service.touch_session,
-            "session",
+            lookup=lambda s, t: service.session_user(s, t, lifetimes=self.lifetimes),
+            touch=service.touch_session,
+            via="session",
         )
 
     async def _from_proxy(self, scope: Scope, headers: Headers) -> Principal | None:
@@ -146,17 +149,19 @@ class Authentication:
         role = service.role_for_groups(groups, self.settings.group_roles)
         # The visitor the proxy reported (app/web/guards.py), for the audit of who it creates.
         address = scope.get("state", {}).get("client_address")
-        return await self._remember(f"p{name}\n{role}", name, None, None, "proxy", role, address=address)
+        return await self._remember(
+            f"p{name}\n{role}", name, lookup=None, touch=None, via="proxy", role=role, address=address
+        )
 
     async def _remember(
         self,
         key: str,
         secret: str,
+        *,
         lookup: Lookup | None,
         touch: Touch | None,
         via: str,
         role: str | None = None,
-        *,
         address: str | None = None,
     ) -> Principal | None:
         now = time.monotonic()
@@ -164,15 +169,19 @@ class Authentication:
         if found is not None and found[0] > now:
             return found[1]
         if lookup is None:  # proxy: the name is the proof; the person may need creating
-            principal = await anyio.to_thread.run_sync(self._proxy_user, secret, role, address)
+            principal = await anyio.to_thread.run_sync(
+                partial(self._proxy_user, secret, role=role, address=address)
+            )
         else:
-            principal = await anyio.to_thread.run_sync(self._look_up, secret, lookup, touch, via)
+            principal = await anyio.to_thread.run_sync(
+                partial(self._look_up, secret, lookup=lookup, touch=touch, via=via)
+            )
         if len(self._remembered) > 10_000:
             self._remembered.clear()
         self._remembered[key] = (now + REMEMBER_S, principal)
         return principal
 
-    def _look_up(self, secret: str, lookup: Lookup, touch: Touch | None, via: str) -> Principal | None:
+    def _look_up(self, secret: str, *, lookup: Lookup, touch: Touch | None, via: str) -> Principal | None:
         with self.db.read_sessions() as session:
             user, stale = lookup(session, secret)
             principal = _principal(user, via)
@@ -181,13 +190,12 @@ class Authentication:
                 touch(session, secret)
         return principal
 
-    def _proxy_user(self, name: str, role: str | None, address: str | None) -> Principal | None:
+    def _proxy_user(self, name: str, *, role: str | None, address: str | None) -> Principal | None:
         with self.db.write_sessions() as session:
             try:
-                user = service.ensure_user(session, name, role, how="proxy", address=address)
+                user = service.ensure_user(session, name, role=role, how="proxy", address=address)
             except DomainError:
                 return None  # a name the app cannot hold, or one like someone else's: nobody
-            session.commit()
             return None if user.disabled else _principal(user, "proxy")
 
     async def _refuse(self, scope: Scope, send: Send) -> None:
@@ -200,17 +208,18 @@ class Authentication:
                 (b"content-type", b"application/json"),
                 (b"www-authenticate", b'Bearer realm="tiercards"'),
             ]
-            await _send(send, 401, body.encode(), headers)
+            await _send(send, status=401, body=body.encode(), headers=headers)
         elif self.settings.auth_mode == "accounts":
             query = scope.get("query_string", b"").decode("latin-1")
             target = path + (f"?{query}" if query else "")
-            await _send(send, 303, b"", [(b"location", f"/login?next={quote(target, safe='')}".encode())])
+            location = f"/login?next={quote(target, safe='')}".encode()
+            await _send(send, status=303, body=b"", headers=[(b"location", location)])
         else:
             page = b"<!doctype html><title>Sign in</title><h1>Sign in first</h1><p>This tiercards server signs people in through its reverse proxy: open it through the proxy's address.</p>"
-            await _send(send, 401, page, [(b"content-type", b"text/html; charset=utf-8")])
+            await _send(send, status=401, body=page, headers=[(b"content-type", b"text/html; charset=utf-8")])
 
 
-async def _send(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+async def _send(send: Send, *, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
     headers = [*headers, (b"content-length", str(len(body)).encode()), (b"cache-control", b"no-store")]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -17,7 +17,7 @@ from sqlalchemy.sql import Select
 
 from app.accounts import audit, names, passwords
 from app.accounts.models import LOCAL_USER_ID, ApiToken, Invite, SignInSession, User
-from app.exceptions import Conflict, Forbidden, Invalid, NotFound
+from app.exceptions import Conflict, DomainError, Forbidden, Invalid, NotFound
 from app.roles import ROLES, Role, role_named
 from app.storage.base import utcnow
 
@@ -41,6 +41,14 @@ class Lifetimes:
 
     idle: timedelta
     absolute: timedelta
+
+
+@dataclass(frozen=True)
+class SignIn:
+    """A browser just signed in: who (their device cookie names them) and its session's token."""
+
+    name: str
+    token: str
 
 
 def new_secret() -> tuple[str, str]:
@@ -89,7 +97,8 @@ def name_like(session: Session, name: str) -> str | None:
     return session.scalar(select(User.name).where(User.name_key == names.name_key(name)))
 
 
-def user_or_404(session: Session, name: str, *, lock: bool = False) -> User:
+def account_named(session: Session, name: str, *, lock: bool = False) -> User:
+    """The account called exactly `name` (user_named), or NotFound."""
     user = user_named(session, name, lock=lock)
     if user is None:
         raise NotFound(f"no user named '{name}'")
@@ -102,7 +111,7 @@ def all_users(session: Session) -> list[User]:
 
 
 def lock_person(session: Session, user_id: int) -> None:
-    """Serialise one person's writes that check before they insert (their schedule, their demo
+    """Part of the caller's unit of work. Serialise one person's writes that check before they insert (their schedule, their demo
     limits) until the caller commits: a no-op on SQLite (BEGIN IMMEDIATE already holds the one
     write lock), a row lock on the person on PostgreSQL, where two transactions could otherwise
     both find nothing and both insert. FOR NO KEY UPDATE: an insert that points at the person
@@ -114,18 +123,18 @@ def lock_person(session: Session, user_id: int) -> None:
 def create_user(
     session: Session,
     name: str,
+    *,
     role: str = "member",
     password: str | None = None,
     actor_id: int | None = None,
     address: str | None = None,
-    *,
     by_operator: bool = False,
     password_hash: str | None = None,
 ) -> User:
-    """A new person (a password is optional: OIDC and proxy people have none). A reserved name is
-    refused unless `by_operator` (names.check_name); a name like one already there always is.
-    Caller commits. Inside a write, pass `password_hash` (passwords.new_hash, made before the
-    write began) rather than `password`, which is hashed here: argon2 is slow."""
+    """Part of the caller's unit of work. A new person (a password is optional: OIDC and proxy
+    people have none). A reserved name is refused unless `by_operator` (names.check_name); a name
+    like one already there always is. Inside a write, pass `password_hash` (passwords.new_hash,
+    made before the write began) rather than `password`, which is hashed here: argon2 is slow."""
     key = names.check_name(name, by_operator=by_operator)
     chosen = role_or_invalid(role)
     taken = name_like(session, name)
@@ -153,14 +162,24 @@ def create_user(
     return user
 
 
+def add_by_operator(session: Session, *, name: str, role: str, password_hash: str) -> User:
+    """The operator's new person, with a password (the first admin comes from here): a reserved
+    name such as admin is theirs to give."""
+    user = create_user(session, name, role=role, by_operator=True, password_hash=password_hash)
+    session.commit()
+    return user
+
+
 def set_role(
     session: Session,
     user: User,
+    *,
     role: str,
     actor_id: int | None = None,
     address: str | None = None,
     via: str = "admin",
 ) -> None:
+    """Part of the caller's unit of work."""
     chosen = role_or_invalid(role)
     if chosen.name != user.role:
         audit.record(
@@ -177,9 +196,10 @@ def set_role(
 
 
 def set_disabled(
-    session: Session, user: User, disabled: bool, actor_id: int | None = None, address: str | None = None
+    session: Session, user: User, *, disabled: bool, actor_id: int | None = None, address: str | None = None
 ) -> None:
-    """Disabling ends every session of theirs at once and keeps their history."""
+    """Part of the caller's unit of work. Disabling ends every session of theirs at once and keeps
+    their history."""
     if disabled and user.disabled_at is None:
         user.disabled_at = utcnow()
         session.execute(delete(SignInSession).where(SignInSession.user_id == user.id))
@@ -193,17 +213,33 @@ def set_disabled(
 def set_password(
     session: Session,
     user: User,
-    password_hash: str,
     *,
+    password_hash: str,
     actor_id: int | None = None,
     address: str | None = None,
 ) -> None:
-    """Store a new password (hashed by passwords.new_hash, before the write: argon2 is slow);
-    it ends every sign-in and every API token of theirs."""
+    """Part of the caller's unit of work. Store a new password (hashed by passwords.new_hash,
+    before the write: argon2 is slow); it ends every sign-in and every API token of theirs."""
     user.password_hash = password_hash
     session.execute(delete(SignInSession).where(SignInSession.user_id == user.id))
     revoke_tokens(session, user.id)
     audit.record(session, "password_changed", user_id=user.id, actor_id=actor_id or user.id, address=address)
+
+
+def reset_password(session: Session, *, name: str, password_hash: str) -> None:
+    """The operator's new password for `name` (NotFound when nobody has it)."""
+    set_password(session, account_named(session, name), password_hash=password_hash)
+    session.commit()
+
+
+def change_password(
+    session: Session, *, user_id: int, password_hash: str, lifetimes: Lifetimes, address: str | None
+) -> SignIn:
+    """A person's own new password. It signs every browser of theirs out, so the one that asked is
+    signed back in, in the same step."""
+    user = user_by_id(session, user_id)
+    set_password(session, user, password_hash=password_hash, address=address)
+    return _signed_in(session, user, lifetimes=lifetimes, address=address, how="password")
 
 
 def _active_admins() -> Select[int]:
@@ -227,20 +263,25 @@ def change_person(
     via: str = "admin",
 ) -> User:
     """An admin's or the CLI's change to a person's role or standing, refused (Conflict) when it
-    would take the last active admin away. Caller commits; after a refusal, rolls back.
+    would take the last active admin away; a refusal rolls back, so the session reads as before.
 
     The check and the change are one: the active admins' rows are locked first, in id order, so
     two admins changing each other at the same moment take turns, and the second counts what the
     first did (on PostgreSQL; SQLite's writers take turns already)."""
-    session.execute(_active_admins().order_by(User.id).with_for_update(key_share=True))
-    user = user_or_404(session, name, lock=True)
-    was_admin = user.role == "admin" and not user.disabled
-    if role is not None:
-        set_role(session, user, role, actor_id, address, via)
-    if disabled is not None:
-        set_disabled(session, user, disabled, actor_id, address)
-    if was_admin and admins_left(session) == 0:
-        raise Conflict("that would leave no active admin; make someone else an admin first")
+    try:
+        session.execute(_active_admins().order_by(User.id).with_for_update(key_share=True))
+        user = account_named(session, name, lock=True)
+        was_admin = user.role == "admin" and not user.disabled
+        if role is not None:
+            set_role(session, user, role=role, actor_id=actor_id, address=address, via=via)
+        if disabled is not None:
+            set_disabled(session, user, disabled=disabled, actor_id=actor_id, address=address)
+        if was_admin and admins_left(session) == 0:
+            raise Conflict("that would leave no active admin; make someone else an admin first")
+    except DomainError:
+        session.rollback()
+        raise
+    session.commit()
     return user
 
 
@@ -248,9 +289,10 @@ def change_person(
 
 
 def start_session(
-    session: Session, user: User, lifetimes: Lifetimes, address: str | None, how: str = "password"
+    session: Session, user: User, *, lifetimes: Lifetimes, address: str | None, how: str = "password"
 ) -> str:
-    """A new signed-in browser for `user`; returns the cookie's token. Caller commits."""
+    """Part of the caller's unit of work. A new signed-in browser for `user`; returns the cookie's
+    token."""
     token, token_hash = new_secret()
     now = utcnow()
     session.add(
@@ -267,7 +309,23 @@ def start_session(
     return token
 
 
-def session_user(session: Session, token: str, lifetimes: Lifetimes) -> tuple[User | None, bool]:
+def _signed_in(
+    session: Session, user: User, *, lifetimes: Lifetimes, address: str | None, how: str
+) -> SignIn:
+    """Ends a unit of work that signs `user` in: their new session, committed with the rest."""
+    token = start_session(session, user, lifetimes=lifetimes, address=address, how=how)
+    session.commit()
+    return SignIn(user.name, token)
+
+
+def sign_in(session: Session, *, user_id: int, lifetimes: Lifetimes, address: str | None) -> SignIn:
+    """A new signed-in browser for the person whose password was just checked."""
+    return _signed_in(
+        session, user_by_id(session, user_id), lifetimes=lifetimes, address=address, how="password"
+    )
+
+
+def session_user(session: Session, token: str, *, lifetimes: Lifetimes) -> tuple[User | None, bool]:
     """Whose browser holds `token` if the sign-in is still alive, and whether it is time to
     store that it was seen (touch_session, in a write transaction of its own)."""
     row = session.get(SignInSession, digest(token))
@@ -287,25 +345,28 @@ def touch_session(session: Session, token: str) -> None:
     session.commit()
 
 
-def end_session(session: Session, token: str, address: str | None = None) -> None:
+def end_session(session: Session, token: str, *, address: str | None = None) -> None:
+    """Sign the browser holding `token` out (nothing happens for a token that opens nothing)."""
     row = session.get(SignInSession, digest(token))
     if row is not None:
         audit.record(session, "sign_out", user_id=row.user_id, actor_id=row.user_id, address=address)
         session.delete(row)
+        session.commit()
 
 
 # --- API tokens ---------------------------------------------------------------------------------------
 
 
 def create_token(
-    session: Session, user: User, name: str, *, days: int = TOKEN_DAYS, address: str | None = None
+    session: Session, user_id: int, *, name: str, days: int = TOKEN_DAYS, address: str | None = None
 ) -> str:
-    """A personal API token that lasts `days`; returns it (shown once). Caller commits."""
+    """A personal API token that lasts `days`; returns it (shown once)."""
     name = name.strip()
     if not 1 <= len(name) <= 80 or not name.isprintable():
         raise Invalid("name", "name the token (1 to 80 characters), e.g. the script that uses it")
     if not 1 <= days <= MAX_TOKEN_DAYS:
         raise Invalid("expires_days", f"a token lasts 1 to {MAX_TOKEN_DAYS} days")
+    user = user_by_id(session, user_id)
     token, token_hash = new_secret()
     now = utcnow()
     session.add(
@@ -320,6 +381,7 @@ def create_token(
     audit.record(
         session, "token_created", user_id=user.id, actor_id=user.id, address=address, name=name, days=days
     )
+    session.commit()
     return token
 
 
@@ -340,7 +402,8 @@ def has_password(session: Session, user_id: int) -> bool:
 
 
 def revoke_tokens(session: Session, user_id: int) -> None:
-    """Every token of the person stops working; none comes back (a re-enabled person makes new ones)."""
+    """Part of the caller's unit of work. Every token of the person stops working; none comes back
+    (a re-enabled person makes new ones)."""
     session.execute(
         update(ApiToken)
         .where(ApiToken.user_id == user_id, ApiToken.revoked_at.is_(None))
@@ -348,7 +411,7 @@ def revoke_tokens(session: Session, user_id: int) -> None:
     )
 
 
-def revoke_token(session: Session, user_id: int, token_id: int, address: str | None = None) -> None:
+def revoke_token(session: Session, *, user_id: int, token_id: int, address: str | None = None) -> None:
     token = session.get(ApiToken, token_id)
     if token is None or token.user_id != user_id or token.revoked_at is not None:
         raise NotFound(f"no token with id {token_id}")
@@ -356,6 +419,7 @@ def revoke_token(session: Session, user_id: int, token_id: int, address: str | N
     audit.record(
         session, "token_revoked", user_id=user_id, actor_id=user_id, address=address, name=token.name
     )
+    session.commit()
 
 
 def token_user(session: Session, token: str) -> tuple[User | None, bool]:
@@ -396,21 +460,24 @@ def role_for_groups(groups: list[str], group_roles: dict[str, str]) -> str | Non
     return next((name for name in ROLES if name in granted), "member")
 
 
-def ensure_user(session: Session, name: str, role: str | None, how: str, address: str | None = None) -> User:
+def ensure_user(
+    session: Session, name: str, *, role: str | None, how: str, address: str | None = None
+) -> User:
     """The person `name`, created on first sight (as a member unless `role`); a `role` from their
     groups replaces the stored one each time, so a change at the provider takes effect here. A
-    reserved name, or one like someone else's, is refused (Invalid, Conflict). Caller commits."""
+    reserved name, or one like someone else's, is refused (Invalid, Conflict)."""
     user = user_named(session, name)
     if user is None:
         try:
-            return create_user(session, name, role or "member", address=address)
+            user = create_user(session, name, role=role or "member", address=address)
         except Conflict:
             # Created by a request that ran at the same time: that one is this person too.
             user = user_named(session, name)
             if user is None:
                 raise
     if role is not None and role != user.role:
-        set_role(session, user, role, address=address, via=how)
+        set_role(session, user, role=role, address=address, via=how)
+    session.commit()
     return user
 
 
@@ -435,29 +502,44 @@ def free_name(session: Session, wanted: str) -> str:
 
 
 def oidc_user(
-    session: Session, subject: str, wanted_name: str, role: str | None, address: str | None = None
+    session: Session, subject: str, *, wanted_name: str, role: str | None, address: str | None = None
 ) -> User:
-    """The person the provider vouches for: found by `subject`, else created (as a member unless
-    `role`) under a free name near `wanted_name`. A `role` from their groups replaces the stored
-    one at every sign-in. A disabled person is refused before anything changes. Caller commits."""
+    """Part of the caller's unit of work. The person the provider vouches for: found by
+    `subject`, else created (as a member unless `role`) under a free name near `wanted_name`. A
+    `role` from their groups replaces the stored one at every sign-in. A disabled person is
+    refused before anything changes."""
     user = user_by_subject(session, subject)
     if user is None:
-        user = create_user(session, free_name(session, wanted_name), role or "member", address=address)
+        user = create_user(session, free_name(session, wanted_name), role=role or "member", address=address)
         user.oidc_subject = subject
     elif user.disabled:
         raise Forbidden("this account is disabled: ask an admin to enable it")
     elif role is not None:
-        set_role(session, user, role, address=address, via="oidc")
+        set_role(session, user, role=role, address=address, via="oidc")
     return user
+
+
+def oidc_sign_in(
+    session: Session,
+    subject: str,
+    *,
+    wanted_name: str,
+    role: str | None,
+    lifetimes: Lifetimes,
+    address: str | None,
+) -> SignIn:
+    """Sign in the person the provider vouches for (oidc_user), created or updated with it."""
+    user = oidc_user(session, subject, wanted_name=wanted_name, role=role, address=address)
+    return _signed_in(session, user, lifetimes=lifetimes, address=address, how="oidc")
 
 
 # --- invites ------------------------------------------------------------------------------------------
 
 
 def create_invite(
-    session: Session, role: str, days: float, actor_id: int | None = None, address: str | None = None
+    session: Session, *, role: str, days: float, actor_id: int | None = None, address: str | None = None
 ) -> str:
-    """A one-time invite; returns its token (the link is /invite/{token}). Caller commits."""
+    """A one-time invite; returns its token (the link is /invite/{token})."""
     chosen = role_or_invalid(role)
     if not 0 < days <= 90:
         raise Invalid("expires_days", "an invite lasts more than 0 and at most 90 days")
@@ -473,10 +555,11 @@ def create_invite(
         )
     )
     audit.record(session, "invite_created", actor_id=actor_id, address=address, role=chosen.name, days=days)
+    session.commit()
     return token
 
 
-def open_invite(session: Session, token: str, lock: bool = False) -> Invite:
+def open_invite(session: Session, token: str, *, lock: bool = False) -> Invite:
     """The invite `token` opens, or NotFound (unknown, used or expired read the same). `lock`: hold
     the invite's row until commit, so that on Postgres a second redemption waits and then finds it
     used (SQLite's one writer already does this)."""
@@ -486,18 +569,26 @@ def open_invite(session: Session, token: str, lock: bool = False) -> Invite:
     return invite
 
 
-def redeem_invite(session: Session, token: str, name: str, password_hash: str, address: str | None) -> User:
-    """Create the invited person with `password_hash` (passwords.new_hash, made before the write);
-    the invite cannot be used again. Caller commits."""
+def redeem_invite(
+    session: Session,
+    token: str,
+    *,
+    name: str,
+    password_hash: str,
+    lifetimes: Lifetimes,
+    address: str | None,
+) -> SignIn:
+    """Create the invited person with `password_hash` (passwords.new_hash, made before the write)
+    and sign them in; the invite cannot be used again."""
     invite = open_invite(session, token, lock=True)
     user = create_user(
         session,
         name,
-        invite.role,
+        role=invite.role,
         actor_id=invite.created_by,
         address=address,
         password_hash=password_hash,
     )
     invite.used_at, invite.used_by = utcnow(), user.id
     audit.record(session, "invite_used", user_id=user.id, actor_id=user.id, address=address, role=invite.role)
-    return user
+    return _signed_in(session, user, lifetimes=lifetimes, address=address, how="invite")

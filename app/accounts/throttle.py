@@ -66,7 +66,7 @@ def device_cookie(secret: str, name: str) -> str:
     return str(_serializer(secret).dumps([name, secrets.token_hex(8)]))
 
 
-def trusted_device(secret: str, cookie: str | None, name: str) -> str | None:
+def trusted_device(secret: str, cookie: str | None, *, name: str) -> str | None:
     """The nonce of `cookie` if it is a valid device cookie for `name`, else None."""
     if not cookie or len(cookie) > 400:
         return None
@@ -91,7 +91,7 @@ def counted_address(address: str | None) -> str | None:
     return address
 
 
-def _serialise(session: Session, name: str, address: str | None) -> None:
+def _serialise(session: Session, *, name: str, address: str | None) -> None:
     """Hold checks for the same name, then the same address, until commit. SQLite needs nothing:
     a write transaction (BEGIN IMMEDIATE) already holds its one writer's lock. Always name first,
     then address, so two checks never wait on each other in a circle."""
@@ -156,8 +156,9 @@ def begin(
     purpose: str,
     sign_ins_per_address: int,
 ) -> Check:
-    """Let one check of `name`'s password through, or TooMany (nothing stored). Caller commits."""
-    _serialise(session, name, address)
+    """Part of the caller's unit of work. Let one check of `name`'s password through, or TooMany
+    (nothing stored)."""
+    _serialise(session, name=name, address=address)
     _refuse_if_throttled(
         session,
         name=name,

@@ -14,7 +14,7 @@ from app.storage.base import utcnow
 
 
 def purge(session: Session, *, session_idle: timedelta, audit_retention_days: float) -> dict[str, int]:
-    """Delete what has ended; returns how many of each. Caller commits."""
+    """Part of the caller's unit of work. Delete what has ended; returns how many of each."""
     now = utcnow()
     statements = {
         "sign-ins ended": delete(SignInSession).where(

@@ -3,11 +3,12 @@ the local user, who is an admin)."""
 
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends
 
 from app.accounts.dependencies import CurrentPersonDep
 from app.accounts.middleware import Principal
 from app.exceptions import Forbidden
+from app.web.dependencies import SettingsDep
 
 
 async def require_author(principal: CurrentPersonDep) -> Principal:
@@ -19,8 +20,8 @@ async def require_author(principal: CurrentPersonDep) -> Principal:
 AuthorDep = Annotated[Principal, Depends(require_author)]
 
 
-async def get_checks_per_minute(request: Request) -> int:
-    return int(request.app.state.settings.author_checks_per_minute)
+async def get_checks_per_minute(settings: SettingsDep) -> int:
+    return settings.author_checks_per_minute
 
 
 ChecksPerMinuteDep = Annotated[int, Depends(get_checks_per_minute)]

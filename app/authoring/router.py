@@ -42,6 +42,7 @@ def _source(form: FormData) -> str | list[str]:
 def _page(
     request: Request,
     catalogue: Catalogue,
+    *,
     text: str,
     tier: str | None = None,
     status_code: int = 200,
@@ -65,7 +66,7 @@ def _page(
 
 @router.get("/author", response_class=HTMLResponse)
 def author_page(request: Request, _author: AuthorDep, catalogue: CatalogueDep) -> HTMLResponse:
-    return _page(request, catalogue, service.scaffold())
+    return _page(request, catalogue, text=service.scaffold())
 
 
 @router.post("/author", response_class=HTMLResponse)
@@ -74,8 +75,8 @@ def check_page(request: Request, _author: AuthorDep, form: FormDep, catalogue: C
     tier = str(form.get("tier") or "")
     source = _source(form)
     if isinstance(source, list):
-        return _page(request, catalogue, _typed(form), tier, status_code=422, errors=source)
-    return _page(request, catalogue, source, tier)
+        return _page(request, catalogue, text=_typed(form), tier=tier, status_code=422, errors=source)
+    return _page(request, catalogue, text=source, tier=tier)
 
 
 @router.post("/author/download")

@@ -67,11 +67,11 @@ def preview(text: str, served: Mapping[str, Card]) -> Preview:
     except CardParseError as error:
         return Preview(tuple(error.problems), None, (), None)
     known = served.get(card.id)
-    depths = tuple(_depth(card, tier, seed) for seed, tier in enumerate(TIERS))
+    depths = tuple(_depth(card, tier=tier, seed=seed) for seed, tier in enumerate(TIERS))
     return Preview((), card, depths, known.path.name if known else None)
 
 
-def _depth(card: Card, tier: Tier, seed: int) -> Depth:
+def _depth(card: Card, *, tier: Tier, seed: int) -> Depth:
     return Depth(
         tier=tier,
         expectations=go_deeper_tiers(tier),
@@ -102,10 +102,10 @@ def file_name(text: str) -> str:
 
 def count_check(session: Session, *, user_id: int, per_minute: int) -> None:
     """Count one check by `user_id`, or raise TooMany (counting nothing) when they made
-    `per_minute` in the last minute. Commits."""
+    `per_minute` in the last minute."""
     lock_person(session, user_id)  # two checks at once must not both see room for one
     now = utcnow()
-    made = audit.times_since(session, CHECK_KIND, now - CHECK_WINDOW, user_id=user_id)
+    made = audit.times_since(session, CHECK_KIND, since=now - CHECK_WINDOW, user_id=user_id)
     if len(made) >= per_minute:
         # Room for one more comes when the oldest check of the window leaves it.
         wait = max(1, math.ceil((made[-per_minute] + CHECK_WINDOW - now).total_seconds()))

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts import audit
 from app.accounts.models import LOCAL_USER_ID
-from app.accounts.service import lock_person, user_or_404
+from app.accounts.service import account_named, lock_person
 from app.demos.models import DemoRun
 from app.exceptions import Conflict
 from app.practice.models import Attempt, ReviewLog, ReviewState, UserSettings
@@ -31,7 +31,7 @@ MOVED = {
 }
 
 
-def _move(session: Session, model: Any, to: int) -> int:
+def _move(session: Session, model: Any, *, to: int) -> int:
     result = session.execute(update(model).where(model.user_id == LOCAL_USER_ID).values(user_id=to))
     return int(cast(CursorResult[Any], result).rowcount)
 
@@ -43,14 +43,14 @@ def _shared_schedules(session: Session, user_id: int) -> list[str]:
 
 
 def adopt_local(session: Session, name: str) -> dict[str, int]:
-    """Move the solo history to the account `name`; how many rows of each kind moved. Caller
-    commits (all of it, or after a refusal nothing).
+    """Move the solo history to the account `name`, all of it in one step (after a refusal,
+    nothing); how many rows of each kind moved.
 
     Refused: NotFound when nobody is called `name`; Conflict when both have a schedule on the
     same card at the same depth, since two FSRS memory states of one card cannot be made one
     (adopt into an account that has none there, e.g. a new one). The account's own practice
     settings win over the solo ones; its attempts, reviews and runs simply join the solo ones."""
-    user = user_or_404(session, name)
+    user = account_named(session, name)
     # Both people's practice stays still while it moves (their row locks, on PostgreSQL).
     for user_id in sorted((LOCAL_USER_ID, user.id)):
         lock_person(session, user_id)
@@ -71,9 +71,10 @@ def adopt_local(session: Session, name: str) -> dict[str, int]:
         )
         .values(idempotency_key=None)
     )
-    moved = {what: _move(session, model, user.id) for what, model in MOVED.items()}
+    moved = {what: _move(session, model, to=user.id) for what, model in MOVED.items()}
     session.execute(
         update(Assignment).where(Assignment.created_by == LOCAL_USER_ID).values(created_by=user.id)
     )
     audit.record(session, "history_adopted", user_id=user.id, **cast(dict[str, Any], moved))
+    session.commit()
     return moved

@@ -16,7 +16,7 @@ from app.content.catalogue import Snapshot
 from app.exceptions import Invalid, NotFound
 from app.practice.models import ReviewLog
 from app.practice.stats import plain_title
-from app.team.members import name_of
+from app.team.members import name_of, team_members
 from app.team.models import Assignment
 from app.team.schemas import AssignmentIn
 
@@ -38,10 +38,10 @@ def choices(snapshot: Snapshot) -> Choices:
     )
 
 
-def create(
-    session: Session, snapshot: Snapshot, data: AssignmentIn, members: list[User], by: int, now: datetime
-) -> Assignment:
-    """Stage a new assignment; the caller commits."""
+def create(session: Session, *, snapshot: Snapshot, data: AssignmentIn, by: int, now: datetime) -> Assignment:
+    """A new assignment by `by`, for one active team member or for everyone; refused (Invalid,
+    nothing stored) when it names no card, a card or topic nobody serves, a past date or nobody
+    on the team."""
     unknown = [card_id for card_id in data.card_ids if card_id not in snapshot.cards]
     if unknown:
         raise Invalid("card_ids", f"no card with id {', '.join(unknown[:5])}")
@@ -55,7 +55,7 @@ def create(
         raise Invalid("due", "the due date has passed; choose today or later")
     user_id = None
     if data.member:
-        member = next((m for m in members if m.name == data.member), None)
+        member = next((m for m in team_members(session) if m.name == data.member), None)
         if member is None:
             raise Invalid("member", f"no active member named '{data.member}'")
         user_id = member.id
@@ -69,22 +69,23 @@ def create(
         due=data.due,
     )
     session.add(assignment)
+    session.commit()
     return assignment
 
 
 def delete(session: Session, assignment_id: int) -> None:
-    """Stage the deletion; the caller commits."""
     assignment = session.get(Assignment, assignment_id)
     if assignment is None:
         raise NotFound(f"no assignment with id {assignment_id}")
     session.delete(assignment)
+    session.commit()
 
 
 def _required(assignment: Assignment, snapshot: Snapshot) -> list[str]:
     return [card_id for card_id in assignment.card_ids if card_id in snapshot.cards]
 
 
-def _reviewed(session: Session, assignment: Assignment, user_ids: list[int]) -> dict[int, set[str]]:
+def _reviewed(session: Session, assignment: Assignment, *, user_ids: list[int]) -> dict[int, set[str]]:
     """The assigned cards each person has reviewed at its depth since it was assigned."""
     query = (
         select(ReviewLog.user_id, ReviewLog.card_id)
@@ -124,12 +125,12 @@ class Status:
     overdue: bool  # past its date and not everyone is done
 
 
-def statuses(session: Session, snapshot: Snapshot, members: list[User], now: datetime) -> list[Status]:
+def statuses(session: Session, snapshot: Snapshot, *, members: list[User], now: datetime) -> list[Status]:
     rows = []
     for assignment in session.scalars(select(Assignment).order_by(Assignment.due, Assignment.id)):
         audience = _audience(assignment, members)
         required = set(_required(assignment, snapshot))
-        reviewed = _reviewed(session, assignment, [m.id for m in audience])
+        reviewed = _reviewed(session, assignment, user_ids=[m.id for m in audience])
         done = [m.name for m in audience if required <= reviewed[m.id]]
         rows.append(
             Status(
@@ -165,7 +166,7 @@ class Open:
     remaining: list[tuple[str, str]]  # (card id, title as HTML)
 
 
-def open_for(session: Session, user_id: int, snapshot: Snapshot, now: datetime) -> list[Open]:
+def open_for(session: Session, user_id: int, *, snapshot: Snapshot, now: datetime) -> list[Open]:
     """The person's unfinished assignments, the soonest due first (what /practice shows on top)."""
     query = (
         select(Assignment)
@@ -181,7 +182,7 @@ def open_for(session: Session, user_id: int, snapshot: Snapshot, now: datetime) 
     rows = []
     for assignment in session.scalars(query):
         required = _required(assignment, snapshot)
-        reviewed = _reviewed(session, assignment, [user_id])[user_id]
+        reviewed = _reviewed(session, assignment, user_ids=[user_id])[user_id]
         remaining = [card_id for card_id in required if card_id not in reviewed]
         if not remaining:
             continue

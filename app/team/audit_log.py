@@ -28,13 +28,13 @@ def describe(detail: dict[str, Any]) -> str:
     return ", ".join(f"{key} {value}" for key, value in detail.items())
 
 
-def entries(session: Session, kind: str = "", person: str = "") -> list[Entry] | None:
+def entries(session: Session, *, kind: str = "", person: str = "") -> list[Entry] | None:
     """The newest events, of one kind and by or about one person when given; None when nobody
     has the name `person`."""
     user = user_named(session, person) if person else None
     if person and user is None:
         return None
-    events = audit.recent(session, LIMIT, kind or None, user.id if user else None)
+    events = audit.recent(session, limit=LIMIT, kind=kind or None, user_id=user.id if user else None)
     return [
         Entry(
             at=event.at,

@@ -12,7 +12,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from app.accounts import audit
 from app.accounts.dependencies import AdminDep, CurrentPersonDep, LeadDep
 from app.accounts.models import User
-from app.accounts.service import all_users, user_by_id, user_or_404
+from app.accounts.service import account_named, all_users, user_by_id
 from app.content.catalogue import Catalogue, Snapshot
 from app.content.dependencies import CatalogueDep
 from app.content.tiers import TIERS
@@ -32,12 +32,12 @@ router = APIRouter(tags=["team"])
 
 def assigned_panel(*, session: Session, user_id: int, snapshot: Snapshot, now: datetime) -> Panel | None:
     """The "Assigned to you" box /practice shows on top (app/factory.py hooks it in)."""
-    assigned = assignments.open_for(session, user_id, snapshot, now)
+    assigned = assignments.open_for(session, user_id, snapshot=snapshot, now=now)
     return Panel("_assigned_panel.html", {"assignments": assigned}) if assigned else None
 
 
 def _dashboard(
-    request: Request, session: Session, catalogue: Catalogue, status_code: int = 200, **extra: Any
+    request: Request, session: Session, *, catalogue: Catalogue, status_code: int = 200, **extra: Any
 ) -> HTMLResponse:
     snapshot = catalogue.snapshot()
     team = members.team_members(session)
@@ -46,7 +46,7 @@ def _dashboard(
         request,
         "team.html",
         status_code=status_code,
-        dashboard=service.dashboard(session, snapshot, team, now),
+        dashboard=service.dashboard(session, snapshot, team=team, now=now),
         choices=assignments.choices(snapshot),
         tiers=TIERS,
         team=[member.name for member in team],
@@ -57,7 +57,7 @@ def _dashboard(
 
 @router.get("/team", response_class=HTMLResponse)
 def team_page(request: Request, session: SessionDep, catalogue: CatalogueDep, _lead: LeadDep) -> HTMLResponse:
-    return _dashboard(request, session, catalogue)
+    return _dashboard(request, session, catalogue=catalogue)
 
 
 @router.post("/team/assignments", response_class=HTMLResponse)
@@ -68,39 +68,35 @@ def assign(
     submitted_cards = [str(card_id) for card_id in form.getlist("card_ids")]
     try:
         data = AssignmentIn.model_validate(submitted | {"card_ids": submitted_cards}, strict=False)
-        team = members.team_members(session)
-        assignments.create(session, catalogue.snapshot(), data, team, lead.id, utcnow())
+        assignments.create(session, snapshot=catalogue.snapshot(), data=data, by=lead.id, now=utcnow())
     except (ValidationError, DomainError) as refused:
-        session.rollback()
         return _dashboard(
             request,
             session,
-            catalogue,
-            422,
+            catalogue=catalogue,
+            status_code=422,
             errors=error_messages(refused),
             form=submitted | {"card_ids": submitted_cards},
         )
-    session.commit()
     return RedirectResponse("/team#assignments", status_code=303)
 
 
 @router.post("/team/assignments/{assignment_id}/delete")
 def unassign(assignment_id: Id, session: WriteSessionDep, _lead: LeadDep) -> Response:
     assignments.delete(session, assignment_id)
-    session.commit()
     return RedirectResponse("/team#assignments", status_code=303)
 
 
 def _member_page(
-    request: Request, session: Session, catalogue: Catalogue, member: User, own: bool, **extra: Any
+    request: Request, session: Session, *, catalogue: Catalogue, member: User, own: bool, **extra: Any
 ) -> HTMLResponse:
     """What a lead sees of `member`; `own`: the member looking at it, with their privacy toggle."""
     snapshot = catalogue.snapshot()
     return render(
         request,
         "team_member.html",
-        member=members.numbers(session, [member], snapshot, utcnow())[0],
-        attempts=members.seen_attempts(session, member, snapshot),
+        member=members.numbers(session, [member], snapshot=snapshot, now=utcnow())[0],
+        attempts=members.seen_attempts(session, member, snapshot=snapshot),
         own=own,
         **extra,
     )
@@ -110,7 +106,7 @@ def _member_page(
 def member_page(
     request: Request, name: str, session: SessionDep, catalogue: CatalogueDep, _lead: LeadDep
 ) -> HTMLResponse:
-    return _member_page(request, session, catalogue, user_or_404(session, name), own=False)
+    return _member_page(request, session, catalogue=catalogue, member=account_named(session, name), own=False)
 
 
 @router.get("/account/privacy", response_class=HTMLResponse)
@@ -119,7 +115,9 @@ def privacy_page(
 ) -> HTMLResponse:
     """Whether leads may read your answer texts, beside what they see of you (/account loads the
     toggle from here)."""
-    return _member_page(request, session, catalogue, user_by_id(session, principal.id), own=True)
+    return _member_page(
+        request, session, catalogue=catalogue, member=user_by_id(session, principal.id), own=True
+    )
 
 
 @router.post("/account/privacy", response_class=HTMLResponse)
@@ -130,9 +128,8 @@ def set_privacy(
     catalogue: CatalogueDep,
     principal: CurrentPersonDep,
 ) -> HTMLResponse:
-    user = members.set_hide_answers(session, principal.id, form.get("hide_answers") == "true")
-    session.commit()
-    return _member_page(request, session, catalogue, user, own=True, saved=True)
+    user = members.set_hide_answers(session, principal.id, hide=form.get("hide_answers") == "true")
+    return _member_page(request, session, catalogue=catalogue, member=user, own=True, saved=True)
 
 
 @router.get("/admin/audit", response_class=HTMLResponse)
@@ -146,7 +143,7 @@ def audit_page(
     return render(
         request,
         "audit.html",
-        entries=audit_log.entries(session, kind, person),
+        entries=audit_log.entries(session, kind=kind, person=person),
         kinds=audit.KINDS,
         people=[user.name for user in all_users(session)],
         kind=kind,

@@ -65,7 +65,7 @@ def solo_then_team(tmp_path: Path) -> Iterator[FastAPI]:
                 ),
             ]
         )
-        service.create_user(session, "ada", "admin", "a sturdy admin phrase")
+        service.create_user(session, "ada", role="admin", password="a sturdy admin phrase")
         session.commit()
     yield app
     app.state.db.dispose()

@@ -112,7 +112,7 @@ def provider(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OpenIdProvide
 def _oidc_app(data_dir: Path, **settings: object) -> FastAPI:
     app = create_app(accounts_settings(data_dir, group_roles=GROUP_ROLES, **settings))
     with app.state.db.write_sessions() as session:
-        service.create_user(session, "alice", "member", PASSWORDS["alice"])
+        service.create_user(session, "alice", role="member", password=PASSWORDS["alice"])
         session.commit()
     return app
 
@@ -410,7 +410,7 @@ def test_a_disabled_person_cannot_sign_in_through_the_provider(
     with oidc_app.state.db.write_sessions() as session:
         carol = service.user_by_subject(session, f"{provider.url}|carol")
         assert carol is not None
-        service.set_disabled(session, carol, True)
+        service.set_disabled(session, carol, disabled=True)
         session.commit()
     provider.set_groups("carol", ["tiercards-admins"])
     before = stored(oidc_app)
@@ -482,7 +482,7 @@ def id_token(key: Any = SIGNING_KEY, alg: str = "RS256", **changes: object) -> d
 
 
 def test_a_good_id_token_gives_its_claims() -> None:
-    claims = oidc.id_token_claims(PUBLISHED, id_token(), "n0nce", CLIENT_ID)
+    claims = oidc.id_token_claims(PUBLISHED, id_token(), nonce="n0nce", client_id=CLIENT_ID)
     assert claims["sub"] == "carol" and claims["iss"] == ISSUER
 
 
@@ -500,4 +500,4 @@ def test_a_good_id_token_gives_its_claims() -> None:
 )
 def test_an_id_token_that_does_not_check_out_is_refused(token: dict[str, str]) -> None:
     with pytest.raises(Invalid):
-        oidc.id_token_claims(PUBLISHED, token, "n0nce", CLIENT_ID)
+        oidc.id_token_claims(PUBLISHED, token, nonce="n0nce", client_id=CLIENT_ID)

@@ -94,7 +94,7 @@ def test_a_disabled_person_stays_out_behind_the_proxy(proxy_app: FastAPI) -> Non
         with proxy_app.state.db.write_sessions() as session:
             user = service.user_named(session, "frank")
             assert user is not None
-            service.set_disabled(session, user, True)
+            service.set_disabled(session, user, disabled=True)
             session.commit()
         proxy_app.state.signed_in.clear()
         assert client.get("/api/me", headers={"Remote-User": "frank"}).status_code == 401

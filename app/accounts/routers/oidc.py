@@ -11,11 +11,12 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import RedirectResponse, Response
 
 from app.accounts import oidc, service
-from app.accounts.router import safe_next, start_signed_in
+from app.accounts.middleware import lifetimes
+from app.accounts.routers.sign_in import safe_next, signed_in
 from app.exceptions import DomainError, NotFound
 from app.settings import Settings
 from app.storage.dependencies import DatabaseDep
-from app.web.dependencies import ClientAddressDep
+from app.web.dependencies import ClientAddressDep, SettingsDep
 from app.web.errors import as_http
 from app.web.templating import render
 
@@ -25,11 +26,9 @@ FLOW_COOKIE = "tiercards_oidc"
 FLOW_PATH = "/auth/oidc/"
 
 
-def _settings(request: Request) -> Settings:
-    settings: Settings = request.app.state.settings
+def _oidc_only(settings: Settings) -> None:
     if not settings.oidc_enabled:
         raise NotFound("this server does not sign people in through an OpenID provider")
-    return settings
 
 
 def _redirect_uri(request: Request, settings: Settings) -> str:
@@ -46,10 +45,14 @@ def _failed(request: Request, error: DomainError) -> Response:
 
 
 @router.get("/auth/oidc/login")
-def oidc_login(request: Request, next: Annotated[str, Query(max_length=2000)] = "/") -> Response:
-    settings = _settings(request)
+def oidc_login(
+    request: Request, settings: SettingsDep, next: Annotated[str, Query(max_length=2000)] = "/"
+) -> Response:
+    _oidc_only(settings)
     try:
-        url, flow = oidc.start(settings, _redirect_uri(request, settings), safe_next(next))
+        url, flow = oidc.start(
+            settings, redirect_uri=_redirect_uri(request, settings), next_path=safe_next(next)
+        )
     except DomainError as error:
         return _failed(request, error)
     response = RedirectResponse(url, status_code=303)
@@ -68,21 +71,32 @@ def oidc_login(request: Request, next: Annotated[str, Query(max_length=2000)] = 
 
 
 @router.get("/auth/oidc/callback")
-def oidc_callback(request: Request, db: DatabaseDep, address: ClientAddressDep) -> Response:
+def oidc_callback(
+    request: Request, settings: SettingsDep, db: DatabaseDep, address: ClientAddressDep
+) -> Response:
     """Where the provider sends the browser back. The answer is checked with the provider before
     the database is touched, so a slow provider never holds a writer's turn."""
-    settings = _settings(request)
+    _oidc_only(settings)
     try:
         flow = oidc.unseal(request.cookies.get(FLOW_COOKIE), settings.secret_key)
-        who = oidc.finish(settings, flow, request.query_params, _redirect_uri(request, settings))
+        who = oidc.finish(
+            settings, flow, answer=request.query_params, redirect_uri=_redirect_uri(request, settings)
+        )
     except DomainError as error:
         return _failed(request, error)
     role = service.role_for_groups(who.groups, settings.group_roles)
     with db.write_sessions() as session:  # closing it uncommitted stores nothing
         try:
-            user = service.oidc_user(session, who.subject, who.name, role, address)
+            signed = service.oidc_sign_in(
+                session,
+                who.subject,
+                wanted_name=who.name,
+                role=role,
+                lifetimes=lifetimes(settings),
+                address=address,
+            )
         except DomainError as error:
             return _failed(request, error)
-        response = start_signed_in(request, session, user, flow.next, how="oidc")
+    response = signed_in(signed, target=flow.next, settings=settings)
     response.delete_cookie(FLOW_COOKIE, path=FLOW_PATH)  # the flow is spent
     return response

@@ -1,0 +1,59 @@
+"""`tiercards content`: author and check cards."""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from app.settings import get_settings
+
+content_cli = typer.Typer(help="Author and check cards.", no_args_is_help=True)
+
+
+@content_cli.command("check")
+def content_check(
+    path: Annotated[
+        Path | None, typer.Argument(help="A card file or a folder (default: CONTENT_DIR).")
+    ] = None,
+) -> None:
+    """Validate cards; exit 1 with one `path:line: message` per problem. Edits since git's HEAD that
+    would orphan recorded answers are warned about the same way, without failing."""
+    from app.content.catalogue import load
+    from app.content.history_check import orphaning_edits
+
+    snapshot = load(path or get_settings().content_dir)
+    warnings = orphaning_edits(snapshot.cards.values())
+    for line in [*snapshot.problems, *warnings]:
+        typer.echo(str(line))
+    if warnings:
+        guide = '"Editing a published card" in content/README.md'
+        typer.echo(
+            f"{len(warnings)} warning(s): the history of those items starts over (see {guide})", err=True
+        )
+    if snapshot.problems:
+        files = len(snapshot.broken)
+        typer.echo(f"{len(snapshot.problems)} problem(s) in {files} file(s)", err=True)
+        raise typer.Exit(code=1)
+    typer.echo(f"{len(snapshot.cards)} card(s) OK", err=True)
+
+
+@content_cli.command("new")
+def content_new(
+    card_id: Annotated[str, typer.Argument(help="Stable id, e.g. tf-data-cache-order.")],
+    title: Annotated[str, typer.Option(help="The question.")] = "A new question?",
+    level: Annotated[str, typer.Option(help="junior, middle, senior or principal.")] = "middle",
+) -> None:
+    """Write a new card with every section in place, in CONTENT_DIR."""
+    from app.content.scaffold import new_card
+
+    target = get_settings().content_dir / f"{card_id}.md"
+    if target.exists():
+        typer.echo(f"{target} already exists", err=True)
+        raise typer.Exit(code=1)
+    try:
+        text = new_card(card_id, title, level)
+    except ValueError as error:
+        typer.echo(str(error), err=True)
+        raise typer.Exit(code=1) from error
+    target.write_text(text, encoding="utf-8")
+    typer.echo(f"wrote {target}; fill it in, then run: tiercards content check {target}")
