@@ -39,7 +39,7 @@ ANSWERS = Counter("tiercards_answers_recorded", "Answers and quizzes recorded, b
 _series: dict[tuple[str, str, str], tuple[Counter, Histogram]] = {}
 
 
-def observe_request(route: str, method: str, status: int, seconds: float) -> None:
+def observe_request(route: str, *, method: str, status: int, seconds: float) -> None:
     labels = (route, method if method in METHODS else "other", f"{status // 100}xx")
     series = _series.get(labels)
     if series is None:

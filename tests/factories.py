@@ -16,7 +16,7 @@ DECK = load(PROJECT_ROOT / "content").cards
 
 def card_text(card_id: str = "sample-card", title: str = "A sample question?", **replace: str) -> str:
     """A valid card (the scaffold); `replace` swaps exact snippets to break or vary it."""
-    text = new_card(card_id, title)
+    text = new_card(card_id, title=title)
     for old, new in replace.items():
         assert old in text, f"snippet not in the scaffold: {old!r}"
         text = text.replace(old, new)

@@ -56,7 +56,7 @@ class Preview:
 
 def scaffold() -> str:
     """What `tiercards content new` writes, for an author to start from."""
-    return new_card(SCAFFOLD_ID, "A new question?")
+    return new_card(SCAFFOLD_ID, title="A new question?")
 
 
 def preview(text: str, served: Mapping[str, Card]) -> Preview:

@@ -51,7 +51,7 @@ def content_new(
         typer.echo(f"{target} already exists", err=True)
         raise typer.Exit(code=1)
     try:
-        text = new_card(card_id, title, level)
+        text = new_card(card_id, title=title, level=level)
     except ValueError as error:
         typer.echo(str(error), err=True)
         raise typer.Exit(code=1) from error

@@ -66,7 +66,7 @@ def demo_run(
         for name in given:
             if name not in known:
                 raise ParamError(name, f"{preset} has no parameter {name} (it takes {', '.join(known)})")
-        params = validate_params(preset, given, get_settings().demo_memory_limit_mb)
+        params = validate_params(preset, params=given, memory_limit_mb=get_settings().demo_memory_limit_mb)
     except ParamError as error:
         typer.echo(f"error: {error.message}", err=True)
         raise typer.Exit(code=2) from error

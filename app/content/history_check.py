@@ -74,7 +74,9 @@ def _similarity(old: _Item, new: _Item) -> float:
     return SequenceMatcher(None, old.text.lower(), new.text.lower()).ratio()
 
 
-def _compare(path: Path, kind: _Kind, old: list[_Item], new: list[_Item], lines: list[str]) -> list[Problem]:
+def _compare(
+    path: Path, *, kind: _Kind, old: list[_Item], new: list[_Item], lines: list[str]
+) -> list[Problem]:
     old_ids, new_ids = {item.id for item in old}, {item.id for item in new}
     gone = [item for item in old if item.id not in new_ids]
     fresh = [item for item in new if item.id not in old_ids]
@@ -123,7 +125,7 @@ def orphaning_edits(cards: Iterable[Card]) -> list[Problem]:
         old_lines = old_source.splitlines()
         for kind in KINDS:
             old, new = kind.items(old_card, old_lines), kind.items(card, lines)
-            warnings += _compare(card.path, kind, old, new, lines)
+            warnings += _compare(card.path, kind=kind, old=old, new=new, lines=lines)
     return sorted(warnings, key=lambda w: (str(w.path), w.line))
 
 

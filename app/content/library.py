@@ -48,7 +48,7 @@ class Library:
         self.topics = sorted(self._by_topic, key=str.lower)
         self._first_topics = sorted(self._by_first_topic, key=str.lower)
 
-    def groups(self, level: str = "", topic: str = "", query: str = "") -> list[Group]:
+    def groups(self, level: str = "", *, topic: str = "", query: str = "") -> list[Group]:
         """The groups with a card left once filtered; topics in alphabetical order, any case."""
         words = query.lower().split()
         if topic:

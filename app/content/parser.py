@@ -116,7 +116,7 @@ class _CardParser:
 
     # --- frontmatter -------------------------------------------------------------------------
 
-    def frontmatter(self, text: str, first_line: int, fence_line: int) -> dict[str, Any] | None:
+    def frontmatter(self, text: str, *, first_line: int, fence_line: int) -> dict[str, Any] | None:
         loader = _YAML_LOADER(text)
         try:
             node = loader.get_single_node()
@@ -499,7 +499,7 @@ class _NoteReader:
                 return None
             given[name.strip()] = number.strip()
         try:
-            validate_params(preset, given)
+            validate_params(preset, params=given)
         except ParamError as error:
             self.field_problem("Parameters", f"{preset}: {error.message}")
             return None

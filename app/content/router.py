@@ -57,7 +57,7 @@ def library(
     """Depends only on the URL and the catalogue, so it is served from the page cache."""
     level = _level(level)
     snapshot = catalogue.snapshot()
-    groups = snapshot.library.groups(level, topic, q)
+    groups = snapshot.library.groups(level, topic=topic, query=q)
     return cacheable(
         render(
             request,

@@ -60,7 +60,7 @@ Why it is true.
 """
 
 
-def new_card(card_id: str, title: str, level: str = "middle", topic: str = "general") -> str:
+def new_card(card_id: str, *, title: str, level: str = "middle", topic: str = "general") -> str:
     if not ID_PATTERN.match(card_id):
         raise ValueError("the id must be lowercase letters, digits and hyphens, e.g. tf-data-cache-order")
     return TEMPLATE.format(card_id=card_id, title=title.replace('"', '\\"'), level=level, topic=topic)

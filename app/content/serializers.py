@@ -10,14 +10,14 @@ def _text(text: Text) -> dict[str, str]:
     return {"markdown": text.markdown, "html": text.html}
 
 
-def _entry(entry: Entry, title_key: str, body_key: str) -> dict[str, Any]:
+def _entry(entry: Entry, *, title_key: str, body_key: str) -> dict[str, Any]:
     return {title_key: _text(entry.title), body_key: _text(entry.body)}
 
 
 def _quiz_entry(entry: Entry, costly: bool) -> dict[str, Any]:
     """A pitfall or true statement, with the id a quiz attempt's `choices` name it by."""
     body_key = "why_wrong" if costly else "why_true"
-    return {"id": quiz_item_id(entry, costly), **_entry(entry, "statement", body_key)}
+    return {"id": quiz_item_id(entry, costly), **_entry(entry, title_key="statement", body_key=body_key)}
 
 
 def _note(note: VersionNote) -> dict[str, Any]:
@@ -79,7 +79,7 @@ def card_for_tier(card: Card, tier: Tier) -> dict[str, Any]:
     if sees(tier, "solid"):
         sections["solid_answer"] = _text(card.solid)
     if sees(tier, "follow_ups"):
-        sections["follow_ups"] = [_entry(f, "question", "answer") for f in card.follow_ups]
+        sections["follow_ups"] = [_entry(f, title_key="question", body_key="answer") for f in card.follow_ups]
     if sees(tier, "deep_dive"):
         sections["deep_dive"] = _text(card.deep_dive)
     shown = _shown(card, tier)

@@ -532,7 +532,7 @@ def run_preset(
 ) -> dict[str, Any]:
     """Run every variant of `preset` and return the result document."""
     spec = get_preset(preset)
-    full = validate_params(preset, params)
+    full = validate_params(preset, params=params)
     if spec.gpu_reason is not None and not GPUS:
         raise PresetUnavailable(
             f"The {preset} preset needs a GPU: {spec.gpu_reason}, and TensorFlow found no GPU on "

@@ -79,21 +79,21 @@ def variant_result(
     variant = spec.variant(name)
     median = statistics.median(kept)
     mean = statistics.fmean(kept)
-    model = model_step_ms(spec.name, name, params)
+    model = model_step_ms(spec.name, variant=name, params=params)
     on_basis = mean if spec.model_basis == "mean" else median
     # Margin for timer and scheduling noise before a step counts as held up from outside.
-    bound = 1.25 * serial_bound_ms(spec.name, params, fill_ms or 0.0) + 2.0
+    bound = 1.25 * serial_bound_ms(spec.name, params=params, extra_input_ms=fill_ms or 0.0) + 2.0
     buffer = (
         _buffer_held(spec, name=name, params=params, measured=measured)
         if spec.buffer_of is not None and measured.counted is not None
         else None
     )
     with_fill = (
-        round(replayed_mean(params, spec.buffer_of(name, params), fill_ms), 3)
+        round(replayed_mean(params, buffer=spec.buffer_of(name, params), extra_input_ms=fill_ms), 3)
         if buffer is not None and fill_ms is not None and spec.buffer_of is not None
         else None
     )
-    first_batch_model = model_first_batch_ms(spec.name, name, params)
+    first_batch_model = model_first_batch_ms(spec.name, variant=name, params=params)
     return VariantResult(
         name=name,
         label=variant.label,
@@ -120,7 +120,7 @@ def _buffer_held(spec: Preset, *, name: str, params: Mapping[str, int], measured
     """What the buffer held in host memory, counted, beside the cap the model gives it."""
     held = max(measured.buffered[WARMUP_STEPS:], default=0)
     unit, mb = measured.counted, measured.element_mb
-    cap = model_buffer_mb(spec.name, name, params)
+    cap = model_buffer_mb(spec.name, variant=name, params=params)
     cap_text = f"its cap is {cap:g} MB" if cap is not None else "AUTOTUNE sets no fixed cap"
     return BufferHeld(
         peak_count=held,

@@ -307,7 +307,7 @@ class DemoRunner:
         still starting, the job waits for it (cancel is honoured; the start has its own limit);
         `timeout_s` counts from when the job reaches a ready child.
         """
-        full = validate_params(preset, params, self.memory_limit_mb)
+        full = validate_params(preset, params=params, memory_limit_mb=self.memory_limit_mb)
         with self._lock:
             try:
                 self._ensure_ready(should_cancel)
@@ -385,7 +385,7 @@ def run_in_process(
     should_cancel: CancelFn | None = None,
 ) -> dict[str, Any]:
     """Validate, then run the preset in THIS process (imports TensorFlow): `tiercards demo run`."""
-    full = validate_params(preset, params)
+    full = validate_params(preset, params=params)
     from app.demos import pipelines
 
     return pipelines.run_preset(preset, params=full, on_progress=on_progress, should_cancel=should_cancel)

@@ -184,7 +184,7 @@ def create_run(
 
     Call inside a write transaction (BEGIN IMMEDIATE), so the count and the insert are one step.
     """
-    full = validate_params(preset, params, memory_limit_mb)
+    full = validate_params(preset, params=params, memory_limit_mb=memory_limit_mb)
     lock_person(session, user_id)
     earlier = _run_with_key(session, user_id=user_id, key=key) if key is not None else None
     if earlier is not None:
@@ -324,7 +324,7 @@ def latest_measuring(
     defaults, whoever ran it: the figure the note shows beside its claim. A run at any other
     parameters measured something else, so it never stands in. A run from before a variant
     existed lacks it, so a few older runs are looked through."""
-    backing = (validate_params(preset, params), validate_params(preset, {}))
+    backing = (validate_params(preset, params=params), validate_params(preset, params={}))
     at_backing = or_(
         *(and_(*(DemoRun.params[name].as_integer() == value for name, value in p.items())) for p in backing)
     )

@@ -139,7 +139,7 @@ def worst_buffer_mb(spec: Preset, params: Mapping[str, int]) -> float:
 
 
 def validate_params(
-    preset: str, params: Mapping[str, object] | None, memory_limit_mb: int | None = None
+    preset: str, *, params: Mapping[str, object] | None, memory_limit_mb: int | None = None
 ) -> dict[str, int]:
     """Return every parameter of `preset`, defaults filled in, or raise ParamError naming one.
 
@@ -182,7 +182,7 @@ def _with_defaults(spec: Preset, params: Mapping[str, int]) -> dict[str, int]:
     return {**spec.defaults(), **params}
 
 
-def model_step_ms(preset: str, variant: str, params: Mapping[str, int]) -> float | None:
+def model_step_ms(preset: str, *, variant: str, params: Mapping[str, int]) -> float | None:
     """What the card's model predicts for one variant's step (median, or mean: see model_basis)."""
     spec = get_preset(preset)
     if variant not in spec.variant_names:
@@ -190,7 +190,7 @@ def model_step_ms(preset: str, variant: str, params: Mapping[str, int]) -> float
     return round(spec.step_model(variant, _with_defaults(spec, params)), 3)
 
 
-def model_buffer_mb(preset: str, variant: str, params: Mapping[str, int]) -> float | None:
+def model_buffer_mb(preset: str, *, variant: str, params: Mapping[str, int]) -> float | None:
     """Host memory a variant's buffer may hold by its model (None: no fixed cap, or not counted)."""
     spec = get_preset(preset)
     buffer = spec.buffer_of(variant, params) if spec.buffer_of is not None else None
@@ -201,7 +201,7 @@ def model_buffer_mb(preset: str, variant: str, params: Mapping[str, int]) -> flo
     return float(buffer * element_mb)
 
 
-def model_first_batch_ms(preset: str, variant: str, params: Mapping[str, int]) -> float | None:
+def model_first_batch_ms(preset: str, *, variant: str, params: Mapping[str, int]) -> float | None:
     """The wait for a variant's first batch by its model (None: the preset does not model it)."""
     spec = get_preset(preset)
     if spec.first_batch_model is None or variant not in spec.variant_names:
@@ -209,7 +209,7 @@ def model_first_batch_ms(preset: str, variant: str, params: Mapping[str, int]) -
     return round(spec.first_batch_model(variant, _with_defaults(spec, params)), 3)
 
 
-def serial_bound_ms(preset: str, params: Mapping[str, int], extra_input_ms: float = 0.0) -> float:
+def serial_bound_ms(preset: str, *, params: Mapping[str, int], extra_input_ms: float = 0.0) -> float:
     """The longest step the model allows in any variant: the slowest batch built, then computed.
 
     With or without a buffer, a step waits at most for one batch being produced and then

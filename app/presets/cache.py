@@ -58,7 +58,7 @@ def _epoch(cache_after_map: bool, epoch: int) -> Builder:
     return lambda kit, p: kit.after_epoch(pipeline(kit, p))
 
 
-def _variants(name: str, label: str, code: str, cache_after_map: bool) -> tuple[VariantSpec, ...]:
+def _variants(name: str, *, label: str, code: str, cache_after_map: bool) -> tuple[VariantSpec, ...]:
     return tuple(
         VariantSpec(f"{name}-epoch-{n}", f"{label}: epoch {n}", code, _epoch(cache_after_map, n))
         for n in (1, 2)
@@ -76,8 +76,15 @@ PRESET = Preset(
         "before the map, the cache records only the cheap input, so every epoch pays for the map."
     ),
     variants=(
-        *_variants(AFTER_MAP, "cache() after map", "ds.map(load).cache().batch(B)", cache_after_map=True),
-        *_variants(BEFORE_MAP, "cache() before map", "ds.cache().map(load).batch(B)", cache_after_map=False),
+        *_variants(
+            AFTER_MAP, label="cache() after map", code="ds.map(load).cache().batch(B)", cache_after_map=True
+        ),
+        *_variants(
+            BEFORE_MAP,
+            label="cache() before map",
+            code="ds.cache().map(load).batch(B)",
+            cache_after_map=False,
+        ),
     ),
     params=(input_ms(40), compute_ms(20), batch_size(2), steps(20)),
     model=(

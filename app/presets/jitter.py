@@ -18,7 +18,7 @@ def _buffer(variant: str) -> int | None:
 
 
 def _model(variant: str, p: Params) -> float:
-    return replayed_mean(p, _buffer(variant))
+    return replayed_mean(p, buffer=_buffer(variant))
 
 
 def _reading(p: Params, v: Mapping[str, VariantResult]) -> str:

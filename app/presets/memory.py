@@ -16,7 +16,7 @@ def _buffer(variant: str, p: Params) -> int | None:
 
 
 def _model(variant: str, p: Params) -> float:
-    return replayed_mean(p, _buffer(variant, p))
+    return replayed_mean(p, buffer=_buffer(variant, p))
 
 
 def _reading(p: Params, v: Mapping[str, VariantResult]) -> str:

@@ -28,7 +28,7 @@ def batch_input_ms(params: Mapping[str, int], batch_index: int) -> float:
     return mean * (1 + jitter) if slow else mean * (1 - jitter)
 
 
-def simulate_prefetch(input_ms: Sequence[float], compute_ms: float, buffer: int | None) -> list[float]:
+def simulate_prefetch(input_ms: Sequence[float], *, compute_ms: float, buffer: int | None) -> list[float]:
     """Step durations of the textbook producer/consumer model, one per batch in `input_ms`.
 
     buffer 0 means no prefetch: the consumer asks, then the producer builds the batch. buffer k
@@ -56,7 +56,7 @@ def simulate_prefetch(input_ms: Sequence[float], compute_ms: float, buffer: int 
     return steps
 
 
-def replayed_mean(params: Mapping[str, int], buffer: int | None, extra_input_ms: float = 0.0) -> float:
+def replayed_mean(params: Mapping[str, int], *, buffer: int | None, extra_input_ms: float = 0.0) -> float:
     """Mean modelled step over the same steps the measurement keeps (warm-up left out).
 
     `extra_input_ms` adds a fixed producer cost per batch, for explaining a measurement whose
@@ -64,5 +64,5 @@ def replayed_mean(params: Mapping[str, int], buffer: int | None, extra_input_ms:
     """
     n = params["steps"]
     costs = [batch_input_ms(params, j) + extra_input_ms for j in range(n)]
-    steps = simulate_prefetch(costs, float(params["compute_ms"]), buffer)[WARMUP_STEPS:]
+    steps = simulate_prefetch(costs, compute_ms=float(params["compute_ms"]), buffer=buffer)[WARMUP_STEPS:]
     return sum(steps) / len(steps)

@@ -57,7 +57,7 @@ class RequestLog:
         finally:
             seconds = time.perf_counter() - started
             route, method = route_template(scope), scope["method"]
-            observe_request(route, method, status, seconds)
+            observe_request(route, method=method, status=status, seconds=seconds)
             if access.isEnabledFor(logging.INFO):
                 access.info(
                     "%s %s %s",

@@ -244,7 +244,7 @@ def finished_run(
                 id=run_id,
                 user_id=LOCAL_USER_ID,
                 preset="placement",
-                params=validate_params("placement", params),
+                params=validate_params("placement", params=params),
                 status="done",
                 summary=summary,
                 result=summary,

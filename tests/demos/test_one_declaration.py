@@ -74,24 +74,24 @@ def echo() -> Iterator[Preset]:
 
 @pytest.mark.usefixtures("echo")
 def test_its_params_are_validated_with_their_bounds() -> None:
-    assert validate_params("echo", {"input_ms": 20}) == {
+    assert validate_params("echo", params={"input_ms": 20}) == {
         "input_ms": 20,
         "compute_ms": 3,
         "batch_size": 2,
         "steps": 6,
     }
     with pytest.raises(ParamError) as caught:
-        validate_params("echo", {"input_ms": 21})
+        validate_params("echo", params={"input_ms": 21})
     assert (caught.value.param, caught.value.message) == ("input_ms", "input_ms must be between 0 and 20")
     with pytest.raises(ParamError, match="unknown parameter 'workers'"):
-        validate_params("echo", {"workers": 2})
+        validate_params("echo", params={"workers": 2})
 
 
 @pytest.mark.usefixtures("echo")
 def test_its_model_gives_the_steps_and_the_estimate() -> None:
-    params = validate_params("echo", {"input_ms": 5, "compute_ms": 7})
-    assert model_step_ms("echo", "plain", params) == 12
-    assert model_step_ms("echo", "prefetched", params) == 7
+    params = validate_params("echo", params={"input_ms": 5, "compute_ms": 7})
+    assert model_step_ms("echo", variant="plain", params=params) == 12
+    assert model_step_ms("echo", variant="prefetched", params=params) == 7
     # Two variants of 6 steps (plain 6 ms, prefetched 3 ms), +10 %, plus each variant's overhead.
     assert estimate_seconds("echo", {}) == round(6 * 1.1 * (6 + 3) / 1000 + 2 * VARIANT_OVERHEAD_SECONDS, 1)
 

@@ -30,7 +30,7 @@ def _alice_s_queued_run(app: FastAPI) -> None:
                 id=RUN_ID,
                 user_id=_user_id(app, "alice"),
                 preset="placement",
-                params=validate_params("placement", {}),
+                params=validate_params("placement", params={}),
                 status="queued",
                 progress={},
                 created_at=utcnow(),

@@ -44,7 +44,7 @@ def _measured(
 
 
 def _at_model(preset: str, variant: str, params: dict[str, int], factor: float = 1.0) -> list[float]:
-    model = model_step_ms(preset, variant, params)
+    model = model_step_ms(preset, variant=variant, params=params)
     assert model is not None
     # A slow warm-up, then steps around the model, the slowest a little over it.
     steady = [factor * model * (1 + 0.01 * (k % 3 - 1)) for k in range(params["steps"] - WARMUP_STEPS)]
@@ -53,7 +53,7 @@ def _at_model(preset: str, variant: str, params: dict[str, int], factor: float =
 
 def _result(preset: str, durations: dict[str, list[float]], **measure: object) -> RunResult:
     spec = get_preset(preset)
-    params = validate_params(preset, {})
+    params = validate_params(preset, params={})
     variants = [
         variant_result(
             spec,
@@ -86,7 +86,7 @@ def test_the_result_modules_load_without_tensorflow() -> None:
 
 
 def test_a_variant_s_figures_leave_out_the_warm_up_and_sit_beside_its_model() -> None:
-    params = validate_params("placement", {})
+    params = validate_params("placement", params={})
     durations = {name: _at_model("placement", name, params) for name in get_preset("placement").variant_names}
     result = _result("placement", durations)
     doc = json.loads(json.dumps(result.to_doc()))
@@ -95,7 +95,7 @@ def test_a_variant_s_figures_leave_out_the_warm_up_and_sit_beside_its_model() ->
         assert variant["median_step_ms"] == round(statistics.median(kept), 3)
         assert variant["mean_step_ms"] == round(statistics.fmean(kept), 3)
         assert variant["median_step_ms"] <= variant["p90_step_ms"] <= max(kept)
-        assert variant["model_step_ms"] == model_step_ms("placement", variant["name"], params)
+        assert variant["model_step_ms"] == model_step_ms("placement", variant=variant["name"], params=params)
         assert variant["measured_over_model"] == round(
             variant["median_step_ms"] / variant["model_step_ms"], 3
         )
@@ -108,11 +108,11 @@ def test_a_variant_s_figures_leave_out_the_warm_up_and_sit_beside_its_model() ->
 
 
 def test_a_variant_far_from_its_model_and_a_step_held_up_from_outside_are_named() -> None:
-    params = validate_params("placement", {})
+    params = validate_params("placement", params={})
     durations = {name: _at_model("placement", name, params) for name in get_preset("placement").variant_names}
     # 15 % slower than its model: a finding, yet within what the model allows any step.
     durations["no-prefetch"] = _at_model("placement", "no-prefetch", params, factor=1.15)
-    held_up = 2 * serial_bound_ms("placement", params) + 50
+    held_up = 2 * serial_bound_ms("placement", params=params) + 50
     durations["prefetch-last-2"][WARMUP_STEPS + 3] = held_up
     result = _result("placement", durations)
     doc = result.to_doc()
@@ -131,7 +131,7 @@ def test_a_variant_far_from_its_model_and_a_step_held_up_from_outside_are_named(
 
 
 def test_what_a_buffer_held_is_counted_beside_its_cap() -> None:
-    params = validate_params("memory", {})
+    params = validate_params("memory", params={})
     spec = get_preset("memory")
     durations = {name: _at_model("memory", name, params) for name in spec.variant_names}
     result = _result("memory", durations, counted="batches", element_mb=float(params["batch_mb"]))
@@ -153,7 +153,7 @@ def test_what_a_buffer_held_is_counted_beside_its_cap() -> None:
 
 
 def test_the_first_batch_is_measured_where_the_preset_models_it() -> None:
-    params = validate_params("shuffle", {})
+    params = validate_params("shuffle", params={})
     spec = get_preset("shuffle")
     durations = {name: _at_model("shuffle", name, params) for name in spec.variant_names}
     result = _result("shuffle", durations, counted="examples", element_mb=params["example_kb"] / 1024)
@@ -170,7 +170,7 @@ def test_the_first_batch_is_measured_where_the_preset_models_it() -> None:
 
 
 def test_a_stored_variant_reads_back_as_it_was_written_and_its_summary_without_steps() -> None:
-    params = validate_params("memory", {})
+    params = validate_params("memory", params={})
     durations = {name: _at_model("memory", name, params) for name in get_preset("memory").variant_names}
     result = _result("memory", durations, counted="batches", element_mb=float(params["batch_mb"]))
     stored = json.loads(json.dumps(result.to_doc()))
@@ -183,7 +183,7 @@ def test_a_stored_variant_reads_back_as_it_was_written_and_its_summary_without_s
 
 
 def test_the_timeline_draws_every_stored_step_on_one_scale() -> None:
-    params = validate_params("placement", {})
+    params = validate_params("placement", params={})
     spec = get_preset("placement")
     durations = {name: _at_model("placement", name, params) for name in spec.variant_names}
     doc = _result("placement", durations).to_doc()

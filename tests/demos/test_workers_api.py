@@ -25,7 +25,7 @@ def _alice_s_run_on_a_worker(app: FastAPI) -> None:
                 id=RUN_ID,
                 user_id=alice,
                 preset="placement",
-                params=validate_params("placement", {}),
+                params=validate_params("placement", params={}),
                 status="running",
                 started_at=now,
                 heartbeat_at=now,
