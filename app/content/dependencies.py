@@ -19,26 +19,26 @@ async def get_catalogue(request: Request) -> Catalogue:
 CatalogueDep = Annotated[Catalogue, Depends(get_catalogue)]
 
 
-def card_or_404(catalogue: Catalogue, card_id: str) -> Card:
+def served_card(catalogue: Catalogue, card_id: str) -> Card:
     card = catalogue.get(card_id)
     if card is None:
         raise NotFound(f"no card with id '{card_id}'")
     return card
 
 
-async def get_card_or_404(catalogue: CatalogueDep, card_id: Annotated[str, Path(max_length=120)]) -> Card:
-    return card_or_404(catalogue, card_id)
+async def get_served_card(catalogue: CatalogueDep, card_id: Annotated[str, Path(max_length=120)]) -> Card:
+    return served_card(catalogue, card_id)
 
 
-CardDep = Annotated[Card, Depends(get_card_or_404)]
+CardDep = Annotated[Card, Depends(get_served_card)]
 
 
-# The API's tier parameter. The schema lists the four names; tier_or_422 checks them, so a wrong
+# The API's tier parameter. The schema lists the four names; chosen_tier checks them, so a wrong
 # one is refused with a message that names them all.
 TierQuery = Annotated[str | None, Query(json_schema_extra={"enum": list(TIERS)})]
 
 
-def tier_or_422(value: str | None, default: Tier, label: str = "tier") -> Tier:
+def chosen_tier(value: str | None, default: Tier, label: str = "tier") -> Tier:
     """`label` names the parameter as the asker knows it: pages label it "Depth"."""
     tier = parse_tier(value, default)
     if tier is None:

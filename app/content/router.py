@@ -7,7 +7,7 @@ from jinja2 import Template
 from markupsafe import Markup
 from starlette.responses import HTMLResponse
 
-from app.content.dependencies import CardDep, CatalogueDep, TierQuery, tier_or_422
+from app.content.dependencies import CardDep, CatalogueDep, TierQuery, chosen_tier
 from app.content.library import Group, Listed
 from app.content.serializers import card_for_tier, card_summary
 from app.content.tiers import LEVELS, parse_tier
@@ -87,4 +87,4 @@ def list_cards(catalogue: CatalogueDep) -> dict[str, Any]:
 
 @router.get("/api/cards/{card_id}", tags=["api"])
 def get_card(card: CardDep, tier: TierQuery = None) -> dict[str, Any]:
-    return card_for_tier(card, tier_or_422(tier, card.level))
+    return card_for_tier(card, chosen_tier(tier, card.level))

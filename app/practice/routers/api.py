@@ -7,7 +7,7 @@ from fastapi import APIRouter, Path, Query, status
 from pydantic import BaseModel
 
 from app.accounts.dependencies import UserIdDep
-from app.content.dependencies import CardDep, CatalogueDep, TierQuery, tier_or_422
+from app.content.dependencies import CardDep, CatalogueDep, TierQuery, chosen_tier
 from app.content.tiers import TIERS
 from app.exceptions import NotFound
 from app.practice import attempts, preferences, scheduling
@@ -75,7 +75,7 @@ def api_due(
 ) -> DueOut:
     """Cards due now at the person's target tier (or `tier`), most overdue first, then new ones."""
     settings = preferences.load(session, user_id)
-    settings = settings.model_copy(update={"target_tier": tier_or_422(tier, settings.target_tier)})
+    settings = settings.model_copy(update={"target_tier": chosen_tier(tier, settings.target_tier)})
     cards = catalogue.snapshot().cards
     queue = scheduling.served_queue(
         session, user_id=user_id, cards=cards.values(), settings=settings, now=now
@@ -162,7 +162,7 @@ def api_schedule(
     card = catalogue.get(card_id)
     if card is None and not rows:
         raise NotFound(f"no card with id '{card_id}'")
-    chosen = tier_or_422(tier, preferences.load(session, user_id).target_tier)
+    chosen = chosen_tier(tier, preferences.load(session, user_id).target_tier)
     return ScheduleOut(
         card_id=card_id,
         retired=card is None,

@@ -10,7 +10,7 @@ from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse
 
 from app.accounts.dependencies import UserIdDep
-from app.content.dependencies import CardDep, CatalogueDep, tier_or_422
+from app.content.dependencies import CardDep, CatalogueDep, chosen_tier
 from app.content.model import Card
 from app.content.tiers import TIERS, Tier, default_answer_kind, go_deeper_tiers, parse_tier, sees
 from app.exceptions import Invalid, NotFound
@@ -61,7 +61,7 @@ async def card_page(
 ) -> HTMLResponse:
     """Depends only on the URL and the card, so it is served from the page cache; the person's
     history and a freshly shuffled quiz load into it by htmx."""
-    chosen = tier_or_422(tier, card.level, DEPTH)
+    chosen = chosen_tier(tier, card.level, DEPTH)
     return cacheable(
         render(
             request,
@@ -297,7 +297,7 @@ def submit_quiz(
 @router.get("/cards/{card_id}/quiz", response_class=HTMLResponse)
 def quiz_form(request: Request, *, card: CardDep, key: QuizKeyDep, tier: TierParam = None) -> HTMLResponse:
     """A freshly shuffled quiz, under a deal of its own; the card page loads it into place."""
-    chosen = tier_or_422(tier, card.level, DEPTH)
+    chosen = chosen_tier(tier, card.level, DEPTH)
     deal = quiz.Deal(card, key)
     return render(
         request,

@@ -11,7 +11,7 @@ from starlette.responses import HTMLResponse
 
 from app.accounts.dependencies import UserIdDep
 from app.content.catalogue import Catalogue
-from app.content.dependencies import CatalogueDep, card_or_404, tier_or_422
+from app.content.dependencies import CatalogueDep, chosen_tier, served_card
 from app.content.model import Card
 from app.content.tiers import TIERS, Tier, default_answer_kind, sees
 from app.exceptions import Invalid
@@ -125,9 +125,9 @@ class _Submitted(NamedTuple):
 
 
 def _submitted(form: FormData, *, session: Session, user_id: int, catalogue: Catalogue) -> _Submitted:
-    card = card_or_404(catalogue, str(form.get("card_id") or ""))
+    card = served_card(catalogue, str(form.get("card_id") or ""))
     settings = preferences.load(session, user_id)
-    tier = tier_or_422(str(form.get("tier") or ""), settings.target_tier)
+    tier = chosen_tier(str(form.get("tier") or ""), settings.target_tier)
     return _Submitted(form, card, settings, tier, _seconds(form.get("seconds")))
 
 
