@@ -16,8 +16,9 @@ from app.accounts.middleware import SESSION_COOKIE, Authentication
 from app.accounts.routers import account, admin, oidc, sign_in
 from app.authoring import router as authoring
 from app.content import filters as content_filters
-from app.content import router as content
 from app.content.catalogue import Catalogue
+from app.content.routers import api as content_api
+from app.content.routers import pages as content_pages
 from app.demos import filters as demo_filters
 from app.demos.routers import api as demos_api
 from app.demos.routers import pages as demos_pages
@@ -43,7 +44,8 @@ ROUTERS = (
     account,
     admin,
     oidc,
-    content,
+    content_pages,
+    content_api,
     card_page,
     practice_api,
     health,

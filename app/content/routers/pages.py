@@ -1,15 +1,14 @@
-"""The card library at `/` (filters by level and topic, search by title) and the cards' JSON API."""
+"""The card library at `/`: filters by level and topic, search by title."""
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from jinja2 import Template
 from markupsafe import Markup
 from starlette.responses import HTMLResponse
 
-from app.content.dependencies import CardDep, CatalogueDep, TierQuery, chosen_tier
+from app.content.dependencies import CatalogueDep
 from app.content.library import Group, Listed
-from app.content.serializers import card_for_tier, card_summary
 from app.content.tiers import LEVELS, parse_tier
 from app.exceptions import Invalid, in_words
 from app.web.page_cache import cacheable
@@ -73,18 +72,3 @@ def library(
             filters={"level": level, "topic": topic, "q": q},
         )
     )
-
-
-@router.get("/api/cards", tags=["api"])
-def list_cards(catalogue: CatalogueDep) -> dict[str, Any]:
-    snapshot = catalogue.snapshot()
-    return {
-        "cards": [card_summary(card) for card in snapshot.cards.values()],
-        # File names only, as the library page shows them: where the server keeps them is its own business.
-        "broken": [{"path": p.path.name, "line": p.line, "message": p.message} for p in snapshot.problems],
-    }
-
-
-@router.get("/api/cards/{card_id}", tags=["api"])
-def get_card(card: CardDep, tier: TierQuery = None) -> dict[str, Any]:
-    return card_for_tier(card, chosen_tier(tier, card.level))
