@@ -1,13 +1,15 @@
 """Practice's JSON routes (paths under /api/) are all served from its `api` router module, and
 its page modules serve pages only."""
 
+from types import ModuleType
+
 from fastapi.routing import APIRoute
 
 from app.practice.routers import api, card_page, export, practice_page, progress_page
 
 
-def _paths(module: object) -> set[str]:
-    return {route.path for route in getattr(module, "router").routes if isinstance(route, APIRoute)}
+def _paths(module: ModuleType) -> set[str]:
+    return {route.path for route in module.router.routes if isinstance(route, APIRoute)}
 
 
 def test_the_api_module_serves_progress_export_and_import() -> None:
