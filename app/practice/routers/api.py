@@ -35,17 +35,18 @@ from app.storage.base import utcnow
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import ClientAddressDep
 
-router = APIRouter(prefix="/api", tags=["api"])
+# Tags per route, as the OpenAPI groups had them before export and progress joined this module.
+router = APIRouter(prefix="/api")
 
 
-@router.post("/cards/{card_id}/attempts", status_code=status.HTTP_201_CREATED)
+@router.post("/cards/{card_id}/attempts", status_code=status.HTTP_201_CREATED, tags=["api"])
 def create_attempt(
     *, card: CardDep, data: AttemptIn, session: WriteSessionDep, user_id: UserIdDep, now: NowDep
 ) -> AttemptOut:
     return attempts.as_out(attempts.record(session, card=card, user_id=user_id, data=data, now=now), card)
 
 
-@router.get("/attempts")
+@router.get("/attempts", tags=["api"])
 def list_attempts(
     *,
     session: SessionDep,
@@ -59,7 +60,7 @@ def list_attempts(
     return [attempts.as_out(a, cards.get(a.card_id)) for a in made]
 
 
-@router.get("/practice/due", tags=["practice"])
+@router.get("/practice/due", tags=["api", "practice"])
 def api_due(
     *,
     session: SessionDep,
@@ -121,7 +122,7 @@ def tier_schedule(tier: str, *, row: ReviewState | None, now: datetime) -> TierS
     )
 
 
-@router.get("/cards/{card_id}/schedule", tags=["practice"])
+@router.get("/cards/{card_id}/schedule", tags=["api", "practice"])
 def api_schedule(
     *,
     card_id: Annotated[str, Path(max_length=120)],
@@ -149,12 +150,12 @@ def api_schedule(
     )
 
 
-@router.get("/settings", tags=["practice"])
+@router.get("/settings", tags=["api", "practice"])
 def api_get_settings(session: SessionDep, user_id: UserIdDep) -> PracticeSettings:
     return preferences.load(session, user_id)
 
 
-@router.put("/settings", tags=["practice"])
+@router.put("/settings", tags=["api", "practice"])
 def api_put_settings(
     *, data: PracticeSettings, session: WriteSessionDep, user_id: UserIdDep
 ) -> PracticeSettings:
@@ -162,7 +163,7 @@ def api_put_settings(
     return data
 
 
-@router.get("/progress", tags=["progress"])
+@router.get("/progress", tags=["progress", "api"])
 def api_progress(
     *, session: SessionDep, user_id: UserIdDep, catalogue: CatalogueDep, now: NowDep
 ) -> ProgressOut:
