@@ -1,6 +1,8 @@
 """The composition root: builds the web app from `Settings` (state, middleware, routers, each
 domain's template filters, the panels one area adds to another's page, error pages) and nothing
-else. It sits above every domain; only app/main.py and the CLI import it.
+else. It sits above every domain, and no package of app/ imports it: app/main.py re-exports it
+(the CLI hands uvicorn the string "app.main:create_app"), and the benchmarks and tests build the
+app with it.
 
 Nothing here (or anything it imports) imports TensorFlow.
 """

@@ -3,6 +3,7 @@ and hooks that no module imports (pytest finds them by itself)."""
 
 import ast
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 TESTS = Path(__file__).parent
@@ -31,15 +32,20 @@ def _overload(function: ast.FunctionDef) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "overload" for d in function.decorator_list)
 
 
-def test_no_module_imports_from_a_conftest() -> None:
-    offenders = [
+def _imports_of(forbidden: Callable[[str], bool]) -> list[str]:
+    """Where a module of the suite imports a module that `forbidden` names."""
+    return [
         f"{path.relative_to(TESTS)}:{node.lineno} imports {name}"
         for path, module in _modules().items()
         for node in ast.walk(module)
         if isinstance(node, ast.Import | ast.ImportFrom)
         for name in _imported(node)
-        if "conftest" in name.replace(".", " ").split()
+        if forbidden(name)
     ]
+
+
+def test_no_module_imports_from_a_conftest() -> None:
+    offenders = _imports_of(lambda name: "conftest" in name.replace(".", " ").split())
     assert offenders == []
 
 
@@ -52,3 +58,15 @@ def test_each_shared_helper_is_defined_once_in_the_helpers_package() -> None:
     ]
     assert Counter(name for name, _ in defined) == Counter(SHARED)
     assert {folder for _, folder in defined} == {"helpers"}
+
+
+def _test_module(name: str) -> bool:
+    """A module of tests (`tests.x.test_y`), as opposed to helpers, factories and the like."""
+    return name.startswith("tests.") and any(part.startswith("test_") for part in name.split(".")[1:])
+
+
+def test_no_test_module_imports_from_another_test_module() -> None:
+    # What tests share lives in tests/helpers/ or tests/factories.py, so that no test module
+    # depends on another one's collection or fixtures.
+    offenders = _imports_of(_test_module)
+    assert offenders == []

@@ -1,7 +1,8 @@
-"""What an attempt must contain (submitted or imported) and how one reads back."""
+"""What an attempt must contain (submitted or imported) and how one reads back; the shapes the
+practice JSON API answers with."""
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
@@ -103,3 +104,53 @@ class Assessment(BaseModel):
 
     points: Points = Field(default_factory=list)
     rating: Rating
+
+
+class QueueItem(BaseModel):
+    card_id: str
+    title: str
+    tier: str
+    state: str
+    due: datetime | None
+    overdue_seconds: float | None
+    retrievability: float | None
+    stability: float | None
+
+
+class DueOut(BaseModel):
+    now: datetime
+    tier: str
+    due: list[QueueItem]
+    new: list[QueueItem]
+    due_count: int
+    new_today: int
+    new_per_day: int
+    next_due: datetime | None
+
+
+class TierSchedule(BaseModel):
+    tier: str
+    state: str
+    due: datetime | None
+    retrievability: float | None
+    stability: float | None
+    difficulty: float | None
+    last_review: datetime | None
+    reps: int
+    lapses: int
+
+
+class ScheduleOut(TierSchedule):
+    card_id: str
+    retired: bool
+    tiers: dict[str, TierSchedule]
+
+
+class ProgressOut(BaseModel):
+    now: datetime
+    target_tier: str
+    summary: dict[str, Any]
+    cards: list[dict[str, Any]]
+    topics: list[dict[str, Any]]
+    activity: list[dict[str, Any]]
+    missed_pitfalls: list[dict[str, Any]]

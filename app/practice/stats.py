@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from app.content.catalogue import Snapshot
 from app.content.model import Card
 from app.content.tiers import Tier
-from app.practice import quiz, scheduling
+from app.practice import preferences, quiz, scheduling
 from app.practice.models import Attempt, ReviewLog, ReviewState
 
 HEATMAP_WEEKS = 26
@@ -395,3 +395,44 @@ def search_history(
     total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
     found = session.scalars(query.order_by(Attempt.created_at.desc(), Attempt.id.desc()).limit(limit))
     return list(found), int(total)
+
+
+def overview(session: Session, *, user_id: int, snapshot: Snapshot, now: datetime) -> dict[str, Any]:
+    """Everything the /progress dashboard shows above the history, and /api/progress returns."""
+    settings = preferences.load(session, user_id)
+    rows = card_progress(
+        session, user_id=user_id, snapshot=snapshot, target_tier=settings.target_tier, now=now
+    )
+    counts = activity_by_day(session, user_id=user_id)
+    current, longest = streaks(counts.keys(), now.date())
+    known = set(snapshot.cards)
+    scheduled = [r for r in rows if r.state != scheduling.NEW]
+    recall = [r.retrievability for r in scheduled if r.retrievability is not None and not r.retired]
+    reviews = session.scalar(select(func.count()).select_from(ReviewLog).where(ReviewLog.user_id == user_id))
+    return {
+        "now": now,
+        "settings": settings,
+        "rows": rows,
+        "topics": topic_progress(rows),
+        "heatmap": heatmap(counts, today=now.date()),
+        "level_labels": LEVEL_LABELS,
+        "level_sizes": LEVEL_SIZES,
+        "streak": current,
+        "longest_streak": longest,
+        "active_today": now.date() in counts,
+        "forecast": due_forecast(session, user_id=user_id, tier=settings.target_tier, now=now, known=known),
+        "missed": missed_pitfalls(session, user_id=user_id, snapshot=snapshot),
+        "summary": {
+            "reviews": int(reviews or 0),
+            "cards_scheduled": len({(r.card_id, r.tier) for r in scheduled}),
+            "retired": len({r.card_id for r in rows if r.retired}),
+            "due_now": len(
+                scheduling.due_queue(
+                    session, user_id=user_id, tier=settings.target_tier, now=now, known=known
+                )
+            ),
+            "mean_retrievability": sum(recall) / len(recall) if recall else None,
+            "streak_days": current,
+            "longest_streak_days": longest,
+        },
+    }

@@ -46,7 +46,7 @@ async def _session_for_route(make: Callable[[], Session]) -> AsyncIterator[Sessi
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(session.close, limiter=anyio.CapacityLimiter(1))
         else:
-            session.close()  # nothing open (the route committed): closing is bookkeeping
+            session.close()  # nothing open (the service it was handed to committed): closing is bookkeeping
 
 
 # `async with`, not `async for`: a route's exception is thrown into the `with`, so the session
@@ -70,7 +70,8 @@ async def write_turn(db: DatabaseDep) -> AsyncIterator[None]:
 async def get_write_session(
     db: DatabaseDep, _turn: Annotated[None, Depends(write_turn, scope="function")]
 ) -> AsyncIterator[Session]:
-    """A session for one write transaction; callers commit, so an acknowledged write is stored."""
+    """A session for one write transaction; the service it is handed to commits before it
+    returns, so an acknowledged write is stored."""
     async with _session_for_route(db.write_sessions) as session:
         yield session
 

@@ -1,7 +1,7 @@
 """Isolation, proved route by route from the app's own route table: a route nobody classified
-here fails the suite. Alice records an answer, a demo run, her settings and a token; bob, signed
-in as a member, reaches none of it through any route, and strangers reach no route but the public
-ones."""
+in tests/helpers/routes.py fails the suite. Alice records an answer, a demo run, her settings and
+a token; bob, signed in as a member, reaches none of it through any route, and strangers reach no
+route but the public ones."""
 
 from collections.abc import Callable
 from typing import Any
@@ -14,83 +14,9 @@ from app.web.openapi import route_table
 from tests.factories import OWNER_CARD
 from tests.helpers.accounts import PASSWORDS, fresh_client
 from tests.helpers.payloads import attempt_payload
+from tests.helpers.routes import ROUTES
 
 MARKER = "alice-secret-answer-7f3a"
-# What each route is: public (no sign-in), shared (the same for every signed-in person), own (a
-# person's own data: one person never reaches another's), lead (leads and admins), author (authors
-# and admins) or admin.
-ROUTES: dict[tuple[str, str], str] = {
-    ("GET", "/"): "shared",
-    ("GET", "/healthz"): "public",
-    ("GET", "/readyz"): "public",
-    # No sign-in (Prometheus cannot); METRICS_ALLOWED decides who reads it (tests/web/test_operations.py).
-    ("GET", "/metrics"): "public",
-    ("GET", "/auth/oidc/login"): "public",
-    ("GET", "/auth/oidc/callback"): "public",
-    ("GET", "/login"): "public",
-    ("POST", "/login"): "public",
-    ("POST", "/logout"): "own",
-    ("GET", "/invite/{token}"): "public",
-    ("POST", "/invite/{token}"): "public",
-    ("GET", "/account"): "own",
-    ("POST", "/account/password"): "own",
-    ("POST", "/account/tokens"): "own",
-    ("POST", "/account/tokens/{token_id}/revoke"): "own",
-    ("GET", "/admin/users"): "admin",
-    ("POST", "/admin/users/{name}"): "admin",
-    ("POST", "/admin/invites"): "admin",
-    ("GET", "/api/me"): "own",
-    ("GET", "/api/cards"): "shared",
-    ("GET", "/api/cards/{card_id}"): "shared",
-    ("GET", "/api/demo-presets"): "shared",
-    ("GET", "/api/workers"): "shared",
-    ("POST", "/api/cards/{card_id}/attempts"): "own",
-    ("GET", "/api/attempts"): "own",
-    ("GET", "/api/cards/{card_id}/schedule"): "own",
-    ("GET", "/api/demos"): "own",
-    ("POST", "/api/demos"): "own",
-    ("GET", "/api/demos/{run_id}"): "own",
-    ("POST", "/api/demos/{run_id}/cancel"): "own",
-    ("POST", "/api/demos/{run_id}/rerun"): "own",
-    ("GET", "/api/export.csv"): "own",
-    ("GET", "/api/export.json"): "own",
-    ("POST", "/api/import"): "own",
-    ("GET", "/api/practice/due"): "own",
-    ("GET", "/api/progress"): "own",
-    ("GET", "/api/settings"): "own",
-    ("PUT", "/api/settings"): "own",
-    ("POST", "/attempts/{attempt_id}/assessment"): "own",
-    ("GET", "/cards/{card_id}"): "shared",
-    ("POST", "/cards/{card_id}/answers"): "own",
-    ("GET", "/cards/{card_id}/demo-runs"): "own",
-    ("GET", "/cards/{card_id}/history"): "own",
-    # The last figure anyone's run measured for a card's note: a number, never whose run it was.
-    ("GET", "/cards/{card_id}/notes/{note_key}"): "shared",
-    ("GET", "/cards/{card_id}/quiz"): "shared",
-    ("POST", "/cards/{card_id}/quiz"): "own",
-    ("POST", "/cards/{card_id}/reveal"): "own",
-    ("POST", "/demos"): "own",
-    ("GET", "/demos/{run_id}"): "own",
-    ("POST", "/demos/{run_id}/cancel"): "own",
-    ("POST", "/demos/{run_id}/rerun"): "own",
-    ("GET", "/demos/{run_id}/status"): "own",
-    ("GET", "/practice"): "own",
-    ("POST", "/practice/rate"): "own",
-    ("POST", "/practice/reveal"): "own",
-    ("POST", "/practice/settings"): "own",
-    ("GET", "/progress"): "own",
-    ("GET", "/account/privacy"): "own",
-    ("POST", "/account/privacy"): "own",
-    ("GET", "/team"): "lead",
-    ("GET", "/team/members/{name}"): "lead",
-    ("POST", "/team/assignments"): "lead",
-    ("POST", "/team/assignments/{assignment_id}/delete"): "lead",
-    ("GET", "/admin/audit"): "admin",
-    ("GET", "/author"): "author",
-    ("POST", "/author"): "author",
-    ("POST", "/author/download"): "author",
-    ("POST", "/api/author/check"): "author",
-}
 
 
 def test_every_route_is_classified(team_app: FastAPI) -> None:

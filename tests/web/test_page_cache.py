@@ -10,11 +10,11 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.web.openapi import route_table
-from tests.accounts.test_isolation import ROUTES
 from tests.factories import OWNER_CARD
 from tests.helpers.accounts import fresh_client
 from tests.helpers.clients import token_in
 from tests.helpers.payloads import attempt_payload
+from tests.helpers.routes import ROUTES
 
 CACHED_PAGES = ("/", f"/cards/{OWNER_CARD}", f"/cards/{OWNER_CARD}?tier=senior")
 

@@ -1,33 +1,52 @@
-"""The practice JSON API (OpenAPI at /docs): attempts, the due queue, a card's schedule, settings."""
+"""The practice JSON API (OpenAPI at /docs): attempts, the due queue, a card's schedule, settings,
+progress, and the export and import of a person's history."""
 
+import tempfile
+from collections.abc import AsyncIterator
 from datetime import datetime
-from typing import Annotated
+from typing import IO, Annotated, BinaryIO, cast
 
-from fastapi import APIRouter, Path, Query, status
-from pydantic import BaseModel
+from fastapi import APIRouter, Depends, Path, Query, Request, status
+from starlette.datastructures import UploadFile
+from starlette.responses import JSONResponse, Response
 
 from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CardDep, CatalogueDep, TierQuery, chosen_tier
 from app.content.tiers import TIERS
-from app.exceptions import NotFound
-from app.practice import attempts, preferences, scheduling
-from app.practice.dependencies import NowDep
+from app.exceptions import InvalidFile, NotFound, NotThisFormat
+from app.practice import attempts, export, import_file, import_merge, preferences, scheduling, stats
+from app.practice import export_csv as csv_tables
+from app.practice.dependencies import MergeDep, NowDep
+from app.practice.export_csv import CsvTable
+from app.practice.export_schema import ExportDoc
+from app.practice.import_merge import ImportResult
 from app.practice.models import ReviewState
 from app.practice.preferences import PracticeSettings
-from app.practice.schemas import AttemptIn, AttemptOut
+from app.practice.schemas import (
+    AttemptIn,
+    AttemptOut,
+    DueOut,
+    ProgressOut,
+    QueueItem,
+    ScheduleOut,
+    TierSchedule,
+)
+from app.storage.base import utcnow
 from app.storage.dependencies import SessionDep, WriteSessionDep
+from app.web.dependencies import ClientAddressDep
 
-router = APIRouter(prefix="/api", tags=["api"])
+# Tags per route, as the OpenAPI groups had them before export and progress joined this module.
+router = APIRouter(prefix="/api")
 
 
-@router.post("/cards/{card_id}/attempts", status_code=status.HTTP_201_CREATED)
+@router.post("/cards/{card_id}/attempts", status_code=status.HTTP_201_CREATED, tags=["api"])
 def create_attempt(
     *, card: CardDep, data: AttemptIn, session: WriteSessionDep, user_id: UserIdDep, now: NowDep
 ) -> AttemptOut:
     return attempts.as_out(attempts.record(session, card=card, user_id=user_id, data=data, now=now), card)
 
 
-@router.get("/attempts")
+@router.get("/attempts", tags=["api"])
 def list_attempts(
     *,
     session: SessionDep,
@@ -41,29 +60,7 @@ def list_attempts(
     return [attempts.as_out(a, cards.get(a.card_id)) for a in made]
 
 
-class QueueItem(BaseModel):
-    card_id: str
-    title: str
-    tier: str
-    state: str
-    due: datetime | None
-    overdue_seconds: float | None
-    retrievability: float | None
-    stability: float | None
-
-
-class DueOut(BaseModel):
-    now: datetime
-    tier: str
-    due: list[QueueItem]
-    new: list[QueueItem]
-    due_count: int
-    new_today: int
-    new_per_day: int
-    next_due: datetime | None
-
-
-@router.get("/practice/due", tags=["practice"])
+@router.get("/practice/due", tags=["api", "practice"])
 def api_due(
     *,
     session: SessionDep,
@@ -111,24 +108,6 @@ def api_due(
     )
 
 
-class TierSchedule(BaseModel):
-    tier: str
-    state: str
-    due: datetime | None
-    retrievability: float | None
-    stability: float | None
-    difficulty: float | None
-    last_review: datetime | None
-    reps: int
-    lapses: int
-
-
-class ScheduleOut(TierSchedule):
-    card_id: str
-    retired: bool
-    tiers: dict[str, TierSchedule]
-
-
 def tier_schedule(tier: str, *, row: ReviewState | None, now: datetime) -> TierSchedule:
     return TierSchedule(
         tier=tier,
@@ -143,7 +122,7 @@ def tier_schedule(tier: str, *, row: ReviewState | None, now: datetime) -> TierS
     )
 
 
-@router.get("/cards/{card_id}/schedule", tags=["practice"])
+@router.get("/cards/{card_id}/schedule", tags=["api", "practice"])
 def api_schedule(
     *,
     card_id: Annotated[str, Path(max_length=120)],
@@ -171,14 +150,125 @@ def api_schedule(
     )
 
 
-@router.get("/settings", tags=["practice"])
+@router.get("/settings", tags=["api", "practice"])
 def api_get_settings(session: SessionDep, user_id: UserIdDep) -> PracticeSettings:
     return preferences.load(session, user_id)
 
 
-@router.put("/settings", tags=["practice"])
+@router.put("/settings", tags=["api", "practice"])
 def api_put_settings(
     *, data: PracticeSettings, session: WriteSessionDep, user_id: UserIdDep
 ) -> PracticeSettings:
     preferences.save(session, user_id=user_id, settings=data)
     return data
+
+
+@router.get("/progress", tags=["progress", "api"])
+def api_progress(
+    *, session: SessionDep, user_id: UserIdDep, catalogue: CatalogueDep, now: NowDep
+) -> ProgressOut:
+    """Recall probability now, stability and lapses per card (per tier) and per topic; daily
+    activity over the heatmap's window; streaks; the quiz items most often judged wrong."""
+    overview = stats.overview(session, user_id=user_id, snapshot=catalogue.snapshot(), now=now)
+    return ProgressOut(
+        now=now,
+        target_tier=overview["settings"].target_tier,
+        summary=overview["summary"],
+        cards=[row.as_json() for row in overview["rows"]],
+        topics=[topic.as_json() for topic in overview["topics"]],
+        activity=[
+            {"date": c.day.isoformat(), "count": c.count} for c in overview["heatmap"].cells if c.count
+        ],
+        missed_pitfalls=[item.as_json() for item in overview["missed"]],
+    )
+
+
+def _attachment(name: str) -> dict[str, str]:
+    # A person's whole history: no browser or proxy cache may keep a copy.
+    return {"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"}
+
+
+@router.get("/export.json", response_model=ExportDoc, tags=["export"])
+def export_json(*, session: SessionDep, user_id: UserIdDep, address: ClientAddressDep) -> Response:
+    """All of the person's attempts, review states, review logs and settings: what import reads."""
+    export.record(session, user_id=user_id, address=address, format="json")
+    now = utcnow()
+    doc = export.document(session, user_id=user_id, now=now)
+    return Response(
+        doc.model_dump_json(indent=1),
+        media_type="application/json",
+        headers=_attachment(f"tiercards-{now:%Y%m%d}.json"),
+    )
+
+
+@router.get("/export.csv", response_class=Response, tags=["export"])
+def export_csv(
+    *,
+    session: SessionDep,
+    user_id: UserIdDep,
+    address: ClientAddressDep,
+    catalogue: CatalogueDep,
+    table: Annotated[CsvTable, Query()] = "attempts",
+) -> Response:
+    """One table as CSV: `attempts` (default), `schedule` (review states) or `reviews` (the log)."""
+    export.record(session, user_id=user_id, address=address, format=f"csv {table}")
+    now = utcnow()
+    return Response(
+        csv_tables.table(session, user_id=user_id, table=table, now=now, cards=catalogue.snapshot().cards),
+        media_type="text/csv; charset=utf-8",
+        headers=_attachment(f"tiercards-{table}-{now:%Y%m%d}.csv"),
+    )
+
+
+# Small files stay in memory; larger ones go to disk as they arrive, and are read a row at a time.
+SPOOL_IN_MEMORY_BYTES = 1024 * 1024
+
+
+def _no_import_running(session: SessionDep, user_id: UserIdDep) -> None:
+    import_merge.refuse_while_running(session, user_id)
+
+
+async def _spooled_body(
+    request: Request, _free: Annotated[None, Depends(_no_import_running)]
+) -> AsyncIterator[IO[bytes]]:
+    # A form's body is read whole by the CSRF check before this; only JSON is streamed here (a
+    # body sent with no type, as `curl --data-binary` can, is read as JSON too).
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() not in ("", "application/json"):
+        raise NotThisFormat("send the export file as the body, with Content-Type: application/json")
+    # UploadFile writes to the spool off the loop once it has gone to disk; it closes it below.
+    spool = UploadFile(cast(BinaryIO, tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY_BYTES)))  # noqa: SIM115
+    try:
+        async for chunk in request.stream():
+            await spool.write(chunk)
+        yield spool.file
+    finally:
+        await spool.close()
+
+
+@router.post(
+    "/import",
+    tags=["export"],
+    response_model=ImportResult,
+    responses={
+        415: {"description": "The body is not sent as application/json"},
+        422: {"description": "The first 50 problems in `detail`, how many more in `more_problems`"},
+        429: {"description": "Another import of yours is still running"},
+    },
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ExportDoc"}}},
+        }
+    },
+)
+def import_json(
+    body: Annotated[IO[bytes], Depends(_spooled_body)], merge: MergeDep
+) -> ImportResult | JSONResponse:
+    """Merge an export back in (idempotent: see docs/scheduling.md). Malformed input: 422, nothing
+    stored. While another import of the person's runs: 429."""
+    # Sync: the file is read and merged on the thread pool, each batch its own write transaction.
+    try:
+        file = import_file.read(body)
+    except InvalidFile as error:
+        return JSONResponse({"detail": error.problems, "more_problems": error.more}, status_code=422)
+    return merge(file, "api")
