@@ -15,8 +15,8 @@ from bs4 import BeautifulSoup, Tag
 from fastapi.testclient import TestClient
 
 from app.content.tiers import TIERS
-from tests.content.test_version_notes import plain, quiz_results, reveal
 from tests.factories import OWNER_CARD
+from tests.helpers.cards import plain, quiz_results, reveal
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import keras

@@ -25,9 +25,10 @@ from app.settings import Settings
 from app.storage import migrations
 from app.storage.base import utcnow
 from tests.factories import OWNER_CARD, card_text, line_of, write_card
+from tests.helpers.cards import plain, quiz_results, reveal
+from tests.helpers.html import HTMX
 from tests.services import database_url
 
-HTMX = {"HX-Request": "true"}
 OWNER_FILE = PROJECT_ROOT / "content" / f"{OWNER_CARD}.md"
 # The four passages of the owner's card that TensorFlow 2.21's default rewrites contradict.
 SERIAL_CLAIMS = (
@@ -154,24 +155,6 @@ def test_the_owner_card_keeps_its_words_and_notes_every_serial_claim() -> None:
     assert all(note.checked == "TensorFlow 2.21" for note in card.notes)
     solid = card.solid.markdown
     assert "Without `prefetch`, a training step is strictly serial" in solid  # the owner's words stay
-
-
-def reveal(client: TestClient, tier: str) -> BeautifulSoup:
-    response = client.post(
-        f"/cards/{OWNER_CARD}/reveal", data={"tier": tier, "kind": "solid", "seconds": "3"}, headers=HTMX
-    )
-    assert response.status_code == 200, response.text
-    return BeautifulSoup(response.text, "html.parser")
-
-
-def quiz_results(client: TestClient, tier: str) -> BeautifulSoup:
-    response = client.post(f"/cards/{OWNER_CARD}/quiz", data={"tier": tier, "seconds": "5"}, headers=HTMX)
-    assert response.status_code == 200, response.text
-    return BeautifulSoup(response.text, "html.parser")
-
-
-def plain(markdown: str) -> str:
-    return markdown.replace("`", "")
 
 
 def beside(soup: BeautifulSoup, quote: str) -> Tag:
