@@ -137,7 +137,7 @@ def accounts_deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[De
         engine = engine_for(found.data_dir)
         try:
             with Session(engine) as session:
-                service.create_user(session, "alice", role="member", password=PASSWORDS["alice"])
+                service.create_user(session, name="alice", role="member", password=PASSWORDS["alice"])
                 session.commit()
         finally:
             engine.dispose()

@@ -112,7 +112,7 @@ def provider(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OpenIdProvide
 def _oidc_app(data_dir: Path, **settings: object) -> FastAPI:
     app = create_app(accounts_settings(data_dir, group_roles=GROUP_ROLES, **settings))
     with app.state.db.write_sessions() as session:
-        service.create_user(session, "alice", role="member", password=PASSWORDS["alice"])
+        service.create_user(session, name="alice", role="member", password=PASSWORDS["alice"])
         session.commit()
     return app
 
@@ -264,7 +264,7 @@ def test_a_taken_name_is_made_unique_and_the_local_account_is_left_alone(
     assert client.get("/api/me").json() == {"name": "alice-2", "role": "member"}
     assert person(oidc_app, f"{provider.url}|dave").name == "alice-2"
     with oidc_app.state.db.read_sessions() as session:
-        alice = service.user_named(session, "alice")
+        alice = service.user_named(session, name="alice")
         assert alice is not None and alice.oidc_subject is None
 
 
@@ -410,7 +410,7 @@ def test_a_disabled_person_cannot_sign_in_through_the_provider(
     with oidc_app.state.db.write_sessions() as session:
         carol = service.user_by_subject(session, f"{provider.url}|carol")
         assert carol is not None
-        service.set_disabled(session, carol, disabled=True)
+        service.set_disabled(session, user=carol, disabled=True)
         session.commit()
     provider.set_groups("carol", ["tiercards-admins"])
     before = stored(oidc_app)
@@ -482,7 +482,7 @@ def id_token(key: Any = SIGNING_KEY, alg: str = "RS256", **changes: object) -> d
 
 
 def test_a_good_id_token_gives_its_claims() -> None:
-    claims = oidc.id_token_claims(PUBLISHED, id_token(), nonce="n0nce", client_id=CLIENT_ID)
+    claims = oidc.id_token_claims(PUBLISHED, token=id_token(), nonce="n0nce", client_id=CLIENT_ID)
     assert claims["sub"] == "carol" and claims["iss"] == ISSUER
 
 
@@ -500,4 +500,4 @@ def test_a_good_id_token_gives_its_claims() -> None:
 )
 def test_an_id_token_that_does_not_check_out_is_refused(token: dict[str, str]) -> None:
     with pytest.raises(Invalid):
-        oidc.id_token_claims(PUBLISHED, token, nonce="n0nce", client_id=CLIENT_ID)
+        oidc.id_token_claims(PUBLISHED, token=token, nonce="n0nce", client_id=CLIENT_ID)

@@ -108,7 +108,11 @@ def create_token(form: FormDep, principal: BrowserDep, visitor: VisitorDep) -> H
             _current_password_or_invalid(visitor, principal, password=password, field="password")
         with visitor.db.write_sessions() as session:
             token = service.create_token(
-                session, principal.id, name=str(form.get("name") or ""), days=days, address=visitor.address
+                session,
+                user_id=principal.id,
+                name=str(form.get("name") or ""),
+                days=days,
+                address=visitor.address,
             )
     except Invalid as refused:
         return _account_page(visitor, principal, status_code=422, token_errors=[refused.message])

@@ -63,7 +63,7 @@ def checked_password(visitor: Visitor, *, name: str, password: str, purpose: str
         password=password,
         address=visitor.address,
         device=throttle.trusted_device(
-            settings.secret_key, visitor.request.cookies.get(throttle.DEVICE_COOKIE), name=name
+            settings.secret_key, cookie=visitor.request.cookies.get(throttle.DEVICE_COOKIE), name=name
         ),
         purpose=purpose,
         sign_ins_per_address=settings.sign_ins_per_address,
@@ -138,7 +138,7 @@ def sign_out(
 ) -> Response:
     token = request.cookies.get(SESSION_COOKIE)
     if token:
-        service.end_session(session, token, address=address)
+        service.end_session(session, token=token, address=address)
         forget_signed_in(request)
     response = RedirectResponse("/login" if settings.auth_mode == "accounts" else "/", status_code=303)
     response.delete_cookie(SESSION_COOKIE, path="/")
@@ -151,7 +151,7 @@ def sign_out(
 @router.get("/invite/{token}", response_class=HTMLResponse)
 def invite_page(request: Request, token: str, session: SessionDep, settings: SettingsDep) -> HTMLResponse:
     accounts_only(settings)
-    invite = service.open_invite(session, token)
+    invite = service.open_invite(session, token=token)
     return render(request, "invite.html", token=token, role=ROLES[invite.role])
 
 
@@ -162,14 +162,14 @@ def accept_invite(token: str, form: FormDep, visitor: VisitorDep) -> Response:
     accounts_only(visitor.settings)
     name, password = str(form.get("username") or "").strip(), str(form.get("password") or "")
     with visitor.db.read_sessions() as session:
-        role = ROLES[service.open_invite(session, token).role]
+        role = ROLES[service.open_invite(session, token=token).role]
     try:
         names.check_name(name)
         hashed = passwords.new_hash(password, name)
         with visitor.db.write_sessions() as session:
             signed = service.redeem_invite(
                 session,
-                token,
+                token=token,
                 name=name,
                 password_hash=hashed,
                 lifetimes=lifetimes(visitor.settings),
