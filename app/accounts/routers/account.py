@@ -7,16 +7,9 @@ from pydantic import BaseModel
 from starlette.responses import HTMLResponse, Response
 
 from app.accounts import passwords, service
-from app.accounts.dependencies import BrowserDep, CurrentPersonDep
+from app.accounts.dependencies import BrowserDep, CurrentPersonDep, Visitor, VisitorDep, forget_signed_in
 from app.accounts.middleware import Principal, lifetimes
-from app.accounts.routers.sign_in import (
-    Visitor,
-    VisitorDep,
-    accounts_only,
-    checked_password,
-    forget_signed_in,
-    signed_in,
-)
+from app.accounts.routers.sign_in import accounts_only, checked_password, signed_in
 from app.exceptions import Invalid
 from app.schemas import Id
 from app.storage.dependencies import WriteSessionDep

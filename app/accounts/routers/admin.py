@@ -7,8 +7,8 @@ from sqlalchemy.orm import Session
 from starlette.responses import HTMLResponse
 
 from app.accounts import service
-from app.accounts.dependencies import AdminDep, BrowserAdminDep
-from app.accounts.routers.sign_in import Visitor, VisitorDep, accounts_only, forget_signed_in
+from app.accounts.dependencies import AdminDep, BrowserAdminDep, Visitor, VisitorDep, forget_signed_in
+from app.accounts.routers.sign_in import accounts_only
 from app.exceptions import Conflict, DomainError, NotFound
 from app.roles import ROLES
 from app.settings import Settings

@@ -1,37 +1,23 @@
 """Signing in and out (/login, /logout) and accepting an invite (/invite/…), and what every way
 of signing in ends with: the session's cookie, the device cookie, and going where they were going."""
 
-from dataclasses import dataclass
 from typing import Annotated
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Form, Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from app.accounts import names, passwords, service, throttle
+from app.accounts.dependencies import Visitor, VisitorDep, forget_signed_in
 from app.accounts.middleware import SESSION_COOKIE, lifetimes
 from app.exceptions import DomainError, NotFound, TooMany
 from app.roles import ROLES
 from app.settings import Settings
-from app.storage.dependencies import DatabaseDep, SessionDep, WriteSessionDep
+from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import ClientAddressDep, FormDep, SettingsDep
 from app.web.templating import render
 
 router = APIRouter(tags=["accounts"])
-
-
-@dataclass(frozen=True)
-class Visitor:
-    """What the routes that sign people in, or change how they do, need of a request: this app's
-    settings and database, and the visitor's address (what the throttle and the audit log name)."""
-
-    request: Request
-    settings: SettingsDep
-    db: DatabaseDep
-    address: ClientAddressDep
-
-
-VisitorDep = Annotated[Visitor, Depends()]
 
 
 def safe_next(target: str | None) -> str:
@@ -45,11 +31,6 @@ def safe_next(target: str | None) -> str:
 def accounts_only(settings: Settings) -> None:
     if settings.auth_mode != "accounts":
         raise NotFound(f"this server signs people in another way (AUTH_MODE={settings.auth_mode})")
-
-
-def forget_signed_in(request: Request) -> None:
-    """Sign-ins remembered by the middleware end now, not a moment later."""
-    request.app.state.signed_in.clear()
 
 
 def checked_password(visitor: Visitor, *, name: str, password: str, purpose: str) -> int | None:
