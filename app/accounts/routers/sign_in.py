@@ -10,11 +10,12 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from app.accounts import names, passwords, service, throttle
 from app.accounts.dependencies import Visitor, VisitorDep, forget_signed_in
 from app.accounts.middleware import SESSION_COOKIE, lifetimes
-from app.exceptions import DomainError, NotFound, TooMany
+from app.exceptions import DomainError, NotFound
 from app.roles import ROLES
 from app.settings import Settings
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import ClientAddressDep, FormDep, SettingsDep
+from app.web.errors import headers_of, status_of
 from app.web.templating import render
 
 router = APIRouter(tags=["accounts"])
@@ -92,8 +93,8 @@ def sign_in(
         if user_id is None:
             raise service.SignInRefused()
     except DomainError as refused:
-        status = 429 if isinstance(refused, TooMany) else 401
-        headers = {"Retry-After": str(refused.retry_after)} if isinstance(refused, TooMany) else None
+        # A wrong name or password means "not signed in"; any other refusal reads as the table says.
+        status = 401 if isinstance(refused, service.SignInRefused) else status_of(refused)
         response = render(
             visitor.request,
             "login.html",
@@ -103,8 +104,7 @@ def sign_in(
             errors=[refused.message],
             oidc=settings.oidc_enabled,
         )
-        if headers:
-            response.headers.update(headers)
+        response.headers.update(headers_of(refused) or {})
         return response
     with visitor.db.write_sessions() as session:
         signed = service.sign_in(
