@@ -1,13 +1,12 @@
-"""A person's own account (/account: their password and API tokens) and GET /api/me."""
+"""A person's own account (/account: their password and API tokens)."""
 
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel
 from starlette.responses import HTMLResponse, Response
 
 from app.accounts import passwords, service
-from app.accounts.dependencies import BrowserDep, CurrentPersonDep, Visitor, VisitorDep, forget_signed_in
+from app.accounts.dependencies import BrowserDep, Visitor, VisitorDep, forget_signed_in
 from app.accounts.middleware import Principal, lifetimes
 from app.accounts.routers.sign_in import accounts_only, checked_password, signed_in
 from app.exceptions import Invalid
@@ -19,11 +18,6 @@ from app.web.templating import render
 router = APIRouter(tags=["accounts"])
 
 WRONG_CURRENT = "that is not your current password"
-
-
-class MeOut(BaseModel):
-    name: str
-    role: str
 
 
 def _account_page(
@@ -119,9 +113,3 @@ def revoke_token(
     service.revoke_token(session, user_id=principal.id, token_id=token_id, address=visitor.address)
     forget_signed_in(visitor.request)
     return _account_page(visitor, principal, revoked=True)
-
-
-@router.get("/api/me", tags=["api"])
-def me(principal: CurrentPersonDep) -> MeOut:
-    """Who you are signed in as, and your role."""
-    return MeOut(name=principal.name, role=principal.role)
