@@ -16,7 +16,9 @@ from fastapi.staticfiles import StaticFiles
 from app import PROJECT_ROOT
 from app.accounts.middleware import SESSION_COOKIE, Authentication
 from app.accounts.routers import account, admin, oidc, sign_in
-from app.authoring import router as authoring
+from app.accounts.routers import api as accounts_api
+from app.authoring.routers import api as authoring_api
+from app.authoring.routers import pages as authoring_pages
 from app.content import filters as content_filters
 from app.content.catalogue import Catalogue
 from app.content.routers import api as content_api
@@ -44,6 +46,7 @@ from app.web.templating import templates
 ROUTERS = (
     sign_in,
     account,
+    accounts_api,
     admin,
     oidc,
     content_pages,
@@ -59,7 +62,8 @@ ROUTERS = (
     demos_pages,
     demos_api,
     team,
-    authoring,
+    authoring_pages,
+    authoring_api,
 )
 # Every domain's own template filters and globals.
 FILTERS = (content_filters.register, practice_filters.register, demo_filters.register)

@@ -34,8 +34,8 @@ COUNTING_KINDS = ("author_check",)
 
 def record(
     session: Session,
-    kind: str,
     *,
+    kind: str,
     user_id: int | None = None,
     actor_id: int | None = None,
     address: str | None = None,
@@ -47,7 +47,7 @@ def record(
     )
 
 
-def times_since(session: Session, kind: str, *, since: datetime, user_id: int) -> list[datetime]:
+def times_since(session: Session, *, kind: str, since: datetime, user_id: int) -> list[datetime]:
     """When each event of `kind` about `user_id` since `since` happened, oldest first."""
     query = select(AuditEvent.at).where(
         AuditEvent.kind == kind, AuditEvent.user_id == user_id, AuditEvent.at >= since

@@ -1,12 +1,15 @@
 """Who is asking (decided by app/accounts/middleware.py) as dependencies, and what their role
-lets them do."""
+lets them do; and what the routes that sign people in need of a request."""
 
+from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
 
 from app.accounts.middleware import Principal
 from app.exceptions import Forbidden, NotFound
+from app.storage.dependencies import DatabaseDep
+from app.web.dependencies import ClientAddressDep, SettingsDep
 
 
 async def current_principal(request: Request) -> Principal:
@@ -61,3 +64,22 @@ async def require_browser_admin(principal: AdminDep) -> Principal:
 
 BrowserAdminDep = Annotated[Principal, Depends(require_browser_admin)]
 LeadDep = Annotated[Principal, Depends(require_lead)]
+
+
+@dataclass(frozen=True)
+class Visitor:
+    """What the routes that sign people in, or change how they do, need of a request: this app's
+    settings and database, and the visitor's address (what the throttle and the audit log name)."""
+
+    request: Request
+    settings: SettingsDep
+    db: DatabaseDep
+    address: ClientAddressDep
+
+
+VisitorDep = Annotated[Visitor, Depends()]
+
+
+def forget_signed_in(request: Request) -> None:
+    """Sign-ins remembered by the middleware end now, not a moment later."""
+    request.app.state.signed_in.clear()

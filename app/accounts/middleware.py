@@ -130,7 +130,7 @@ class Authentication:
         return await self._remember(
             "s" + session_token,
             session_token,
-            lookup=lambda s, t: service.session_user(s, t, lifetimes=self.lifetimes),
+            lookup=lambda s, t: service.session_user(s, token=t, lifetimes=self.lifetimes),
             touch=service.touch_session,
             via="session",
         )
@@ -193,7 +193,7 @@ class Authentication:
     def _proxy_user(self, name: str, *, role: str | None, address: str | None) -> Principal | None:
         with self.db.write_sessions() as session:
             try:
-                user = service.ensure_user(session, name, role=role, how="proxy", address=address)
+                user = service.ensure_user(session, name=name, role=role, how="proxy", address=address)
             except DomainError:
                 return None  # a name the app cannot hold, or one like someone else's: nobody
             return None if user.disabled else _principal(user, "proxy")

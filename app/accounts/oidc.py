@@ -151,7 +151,7 @@ def provider(issuer: str) -> Provider:
     return known
 
 
-def _client(settings: Settings, found: Provider, *, redirect_uri: str) -> OAuth2Client:
+def _client(settings: Settings, *, found: Provider, redirect_uri: str) -> OAuth2Client:
     offered = found.metadata.get("scopes_supported") or WANTED_SCOPES
     scope = " ".join(s for s in WANTED_SCOPES if s == "openid" or s in offered)
     return OAuth2Client(
@@ -173,7 +173,7 @@ def start(settings: Settings, *, redirect_uri: str, next_path: str) -> tuple[str
     flow = Flow(
         state=generate_token(32), nonce=generate_token(32), verifier=generate_token(64), next=next_path
     )
-    with _client(settings, found, redirect_uri=redirect_uri) as client:
+    with _client(settings, found=found, redirect_uri=redirect_uri) as client:
         url, _ = client.create_authorization_url(
             found.metadata["authorization_endpoint"],
             state=flow.state,
@@ -183,16 +183,16 @@ def start(settings: Settings, *, redirect_uri: str, next_path: str) -> tuple[str
     return url, flow
 
 
-def finish(settings: Settings, flow: Flow, *, answer: Mapping[str, str], redirect_uri: str) -> Identity:
+def finish(settings: Settings, *, flow: Flow, answer: Mapping[str, str], redirect_uri: str) -> Identity:
     """Check the provider's answer (the callback's query), trade its code for tokens, validate
     the ID token, and say who signed in."""
     found = provider(settings.oidc_issuer_url)
-    _check_answer(answer, flow, issuer=found.metadata["issuer"])
-    with _client(settings, found, redirect_uri=redirect_uri) as client:
-        token = _exchange(client, found, code=answer["code"], verifier=flow.verifier)
-        claims = id_token_claims(found, token, nonce=flow.nonce, client_id=settings.oidc_client_id)
+    _check_answer(answer, flow=flow, issuer=found.metadata["issuer"])
+    with _client(settings, found=found, redirect_uri=redirect_uri) as client:
+        token = _exchange(client, found=found, code=answer["code"], verifier=flow.verifier)
+        claims = id_token_claims(found, token=token, nonce=flow.nonce, client_id=settings.oidc_client_id)
         # The ID token is signed, so its claims win; user info adds what it left out (often groups).
-        claims = {**_userinfo(client, found, sub=claims["sub"]), **claims}
+        claims = {**_userinfo(client, found=found, sub=claims["sub"]), **claims}
     return _identity(claims, issuer=found.metadata["issuer"], groups_claim=settings.oidc_groups_claim)
 
 
@@ -200,7 +200,7 @@ def _same(sent: str, expected: str) -> bool:
     return secrets.compare_digest(sent.encode(), expected.encode())
 
 
-def _check_answer(answer: Mapping[str, str], flow: Flow, *, issuer: str) -> None:
+def _check_answer(answer: Mapping[str, str], *, flow: Flow, issuer: str) -> None:
     # Nothing in an answer is believed before its state proves it belongs to this browser's flow.
     if not _same(answer.get("state", ""), flow.state):
         raise Invalid(
@@ -221,7 +221,7 @@ def _check_answer(answer: Mapping[str, str], flow: Flow, *, issuer: str) -> None
         raise Invalid("code", f"the sign-in service sent no code: {START_AGAIN}")
 
 
-def _exchange(client: OAuth2Client, found: Provider, *, code: str, verifier: str) -> dict[str, Any]:
+def _exchange(client: OAuth2Client, *, found: Provider, code: str, verifier: str) -> dict[str, Any]:
     try:
         token: dict[str, Any] = client.fetch_token(
             found.metadata["token_endpoint"],
@@ -248,7 +248,7 @@ def _decode(id_token: str, found: Provider) -> jwt.Token:
 
 
 def id_token_claims(
-    found: Provider, token: Mapping[str, Any], *, nonce: str, client_id: str
+    found: Provider, *, token: Mapping[str, Any], nonce: str, client_id: str
 ) -> dict[str, Any]:
     """The ID token's claims once its signature, issuer, audience, nonce and times check out."""
     id_token = token.get("id_token")
@@ -276,7 +276,7 @@ def id_token_claims(
     return dict(claims)
 
 
-def _userinfo(client: OAuth2Client, found: Provider, *, sub: str) -> dict[str, Any]:
+def _userinfo(client: OAuth2Client, *, found: Provider, sub: str) -> dict[str, Any]:
     endpoint = found.metadata.get("userinfo_endpoint")
     if not isinstance(endpoint, str):
         return {}

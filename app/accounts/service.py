@@ -71,7 +71,7 @@ def role_or_invalid(name: str) -> Role:
 # --- people --------------------------------------------------------------------------------------
 
 
-def user_named(session: Session, name: str, *, lock: bool = False) -> User | None:
+def user_named(session: Session, *, name: str, lock: bool = False) -> User | None:
     """The account called exactly `name`. Never the solo history of single mode: nobody signs in,
     is named by a proxy or is managed as it. `lock`: its row, fresh, held until commit (FOR NO
     KEY UPDATE, as in lock_person)."""
@@ -97,9 +97,9 @@ def name_like(session: Session, name: str) -> str | None:
     return session.scalar(select(User.name).where(User.name_key == names.name_key(name)))
 
 
-def account_named(session: Session, name: str, *, lock: bool = False) -> User:
+def account_named(session: Session, *, name: str, lock: bool = False) -> User:
     """The account called exactly `name` (user_named), or NotFound."""
-    user = user_named(session, name, lock=lock)
+    user = user_named(session, name=name, lock=lock)
     if user is None:
         raise NotFound(f"no user named '{name}'")
     return user
@@ -122,8 +122,8 @@ def lock_person(session: Session, user_id: int) -> None:
 
 def create_user(
     session: Session,
-    name: str,
     *,
+    name: str,
     role: str = "member",
     password: str | None = None,
     actor_id: int | None = None,
@@ -157,7 +157,7 @@ def create_user(
     except IntegrityError as error:
         raise Conflict(f"the name '{name}' is taken") from error
     audit.record(
-        session, "user_created", user_id=user.id, actor_id=actor_id, address=address, role=chosen.name
+        session, kind="user_created", user_id=user.id, actor_id=actor_id, address=address, role=chosen.name
     )
     return user
 
@@ -165,15 +165,15 @@ def create_user(
 def add_by_operator(session: Session, *, name: str, role: str, password_hash: str) -> User:
     """The operator's new person, with a password (the first admin comes from here): a reserved
     name such as admin is theirs to give."""
-    user = create_user(session, name, role=role, by_operator=True, password_hash=password_hash)
+    user = create_user(session, name=name, role=role, by_operator=True, password_hash=password_hash)
     session.commit()
     return user
 
 
 def set_role(
     session: Session,
-    user: User,
     *,
+    user: User,
     role: str,
     actor_id: int | None = None,
     address: str | None = None,
@@ -184,7 +184,7 @@ def set_role(
     if chosen.name != user.role:
         audit.record(
             session,
-            "role_changed",
+            kind="role_changed",
             user_id=user.id,
             actor_id=actor_id,
             address=address,
@@ -196,7 +196,7 @@ def set_role(
 
 
 def set_disabled(
-    session: Session, user: User, *, disabled: bool, actor_id: int | None = None, address: str | None = None
+    session: Session, *, user: User, disabled: bool, actor_id: int | None = None, address: str | None = None
 ) -> None:
     """Part of the caller's unit of work. Disabling ends every session of theirs at once and keeps
     their history."""
@@ -204,16 +204,16 @@ def set_disabled(
         user.disabled_at = utcnow()
         session.execute(delete(SignInSession).where(SignInSession.user_id == user.id))
         revoke_tokens(session, user.id)
-        audit.record(session, "user_disabled", user_id=user.id, actor_id=actor_id, address=address)
+        audit.record(session, kind="user_disabled", user_id=user.id, actor_id=actor_id, address=address)
     elif not disabled and user.disabled_at is not None:
         user.disabled_at = None
-        audit.record(session, "user_enabled", user_id=user.id, actor_id=actor_id, address=address)
+        audit.record(session, kind="user_enabled", user_id=user.id, actor_id=actor_id, address=address)
 
 
 def set_password(
     session: Session,
-    user: User,
     *,
+    user: User,
     password_hash: str,
     actor_id: int | None = None,
     address: str | None = None,
@@ -223,12 +223,14 @@ def set_password(
     user.password_hash = password_hash
     session.execute(delete(SignInSession).where(SignInSession.user_id == user.id))
     revoke_tokens(session, user.id)
-    audit.record(session, "password_changed", user_id=user.id, actor_id=actor_id or user.id, address=address)
+    audit.record(
+        session, kind="password_changed", user_id=user.id, actor_id=actor_id or user.id, address=address
+    )
 
 
 def reset_password(session: Session, *, name: str, password_hash: str) -> None:
     """The operator's new password for `name` (NotFound when nobody has it)."""
-    set_password(session, account_named(session, name), password_hash=password_hash)
+    set_password(session, user=account_named(session, name=name), password_hash=password_hash)
     session.commit()
 
 
@@ -238,8 +240,8 @@ def change_password(
     """A person's own new password. It signs every browser of theirs out, so the one that asked is
     signed back in, in the same step."""
     user = user_by_id(session, user_id)
-    set_password(session, user, password_hash=password_hash, address=address)
-    return _signed_in(session, user, lifetimes=lifetimes, address=address, how="password")
+    set_password(session, user=user, password_hash=password_hash, address=address)
+    return _signed_in(session, user=user, lifetimes=lifetimes, address=address, how="password")
 
 
 def _active_admins() -> Select[int]:
@@ -270,12 +272,12 @@ def change_person(
     first did (on PostgreSQL; SQLite's writers take turns already)."""
     try:
         session.execute(_active_admins().order_by(User.id).with_for_update(key_share=True))
-        user = account_named(session, name, lock=True)
+        user = account_named(session, name=name, lock=True)
         was_admin = user.role == "admin" and not user.disabled
         if role is not None:
-            set_role(session, user, role=role, actor_id=actor_id, address=address, via=via)
+            set_role(session, user=user, role=role, actor_id=actor_id, address=address, via=via)
         if disabled is not None:
-            set_disabled(session, user, disabled=disabled, actor_id=actor_id, address=address)
+            set_disabled(session, user=user, disabled=disabled, actor_id=actor_id, address=address)
         if was_admin and admins_left(session) == 0:
             raise Conflict("that would leave no active admin; make someone else an admin first")
     except DomainError:
@@ -289,7 +291,7 @@ def change_person(
 
 
 def start_session(
-    session: Session, user: User, *, lifetimes: Lifetimes, address: str | None, how: str = "password"
+    session: Session, *, user: User, lifetimes: Lifetimes, address: str | None, how: str = "password"
 ) -> str:
     """Part of the caller's unit of work. A new signed-in browser for `user`; returns the cookie's
     token."""
@@ -305,15 +307,15 @@ def start_session(
             address=address,
         )
     )
-    audit.record(session, "sign_in", user_id=user.id, actor_id=user.id, address=address, how=how)
+    audit.record(session, kind="sign_in", user_id=user.id, actor_id=user.id, address=address, how=how)
     return token
 
 
 def _signed_in(
-    session: Session, user: User, *, lifetimes: Lifetimes, address: str | None, how: str
+    session: Session, *, user: User, lifetimes: Lifetimes, address: str | None, how: str
 ) -> SignIn:
     """Ends a unit of work that signs `user` in: their new session, committed with the rest."""
-    token = start_session(session, user, lifetimes=lifetimes, address=address, how=how)
+    token = start_session(session, user=user, lifetimes=lifetimes, address=address, how=how)
     session.commit()
     return SignIn(user.name, token)
 
@@ -321,11 +323,11 @@ def _signed_in(
 def sign_in(session: Session, *, user_id: int, lifetimes: Lifetimes, address: str | None) -> SignIn:
     """A new signed-in browser for the person whose password was just checked."""
     return _signed_in(
-        session, user_by_id(session, user_id), lifetimes=lifetimes, address=address, how="password"
+        session, user=user_by_id(session, user_id), lifetimes=lifetimes, address=address, how="password"
     )
 
 
-def session_user(session: Session, token: str, *, lifetimes: Lifetimes) -> tuple[User | None, bool]:
+def session_user(session: Session, *, token: str, lifetimes: Lifetimes) -> tuple[User | None, bool]:
     """Whose browser holds `token` if the sign-in is still alive, and whether it is time to
     store that it was seen (touch_session, in a write transaction of its own)."""
     row = session.get(SignInSession, digest(token))
@@ -345,11 +347,11 @@ def touch_session(session: Session, token: str) -> None:
     session.commit()
 
 
-def end_session(session: Session, token: str, *, address: str | None = None) -> None:
+def end_session(session: Session, *, token: str, address: str | None = None) -> None:
     """Sign the browser holding `token` out (nothing happens for a token that opens nothing)."""
     row = session.get(SignInSession, digest(token))
     if row is not None:
-        audit.record(session, "sign_out", user_id=row.user_id, actor_id=row.user_id, address=address)
+        audit.record(session, kind="sign_out", user_id=row.user_id, actor_id=row.user_id, address=address)
         session.delete(row)
         session.commit()
 
@@ -358,7 +360,7 @@ def end_session(session: Session, token: str, *, address: str | None = None) -> 
 
 
 def create_token(
-    session: Session, user_id: int, *, name: str, days: int = TOKEN_DAYS, address: str | None = None
+    session: Session, *, user_id: int, name: str, days: int = TOKEN_DAYS, address: str | None = None
 ) -> str:
     """A personal API token that lasts `days`; returns it (shown once)."""
     name = name.strip()
@@ -379,7 +381,13 @@ def create_token(
         )
     )
     audit.record(
-        session, "token_created", user_id=user.id, actor_id=user.id, address=address, name=name, days=days
+        session,
+        kind="token_created",
+        user_id=user.id,
+        actor_id=user.id,
+        address=address,
+        name=name,
+        days=days,
     )
     session.commit()
     return token
@@ -417,7 +425,7 @@ def revoke_token(session: Session, *, user_id: int, token_id: int, address: str 
         raise NotFound(f"no token with id {token_id}")
     token.revoked_at = utcnow()
     audit.record(
-        session, "token_revoked", user_id=user_id, actor_id=user_id, address=address, name=token.name
+        session, kind="token_revoked", user_id=user_id, actor_id=user_id, address=address, name=token.name
     )
     session.commit()
 
@@ -461,22 +469,22 @@ def role_for_groups(groups: list[str], group_roles: dict[str, str]) -> str | Non
 
 
 def ensure_user(
-    session: Session, name: str, *, role: str | None, how: str, address: str | None = None
+    session: Session, *, name: str, role: str | None, how: str, address: str | None = None
 ) -> User:
     """The person `name`, created on first sight (as a member unless `role`); a `role` from their
     groups replaces the stored one each time, so a change at the provider takes effect here. A
     reserved name, or one like someone else's, is refused (Invalid, Conflict)."""
-    user = user_named(session, name)
+    user = user_named(session, name=name)
     if user is None:
         try:
-            user = create_user(session, name, role=role or "member", address=address)
+            user = create_user(session, name=name, role=role or "member", address=address)
         except Conflict:
             # Created by a request that ran at the same time: that one is this person too.
-            user = user_named(session, name)
+            user = user_named(session, name=name)
             if user is None:
                 raise
     if role is not None and role != user.role:
-        set_role(session, user, role=role, address=address, via=how)
+        set_role(session, user=user, role=role, address=address, via=how)
     session.commit()
     return user
 
@@ -502,7 +510,7 @@ def free_name(session: Session, wanted: str) -> str:
 
 
 def oidc_user(
-    session: Session, subject: str, *, wanted_name: str, role: str | None, address: str | None = None
+    session: Session, *, subject: str, wanted_name: str, role: str | None, address: str | None = None
 ) -> User:
     """Part of the caller's unit of work. The person the provider vouches for: found by
     `subject`, else created (as a member unless `role`) under a free name near `wanted_name`. A
@@ -510,27 +518,29 @@ def oidc_user(
     refused before anything changes."""
     user = user_by_subject(session, subject)
     if user is None:
-        user = create_user(session, free_name(session, wanted_name), role=role or "member", address=address)
+        user = create_user(
+            session, name=free_name(session, wanted_name), role=role or "member", address=address
+        )
         user.oidc_subject = subject
     elif user.disabled:
         raise Forbidden("this account is disabled: ask an admin to enable it")
     elif role is not None:
-        set_role(session, user, role=role, address=address, via="oidc")
+        set_role(session, user=user, role=role, address=address, via="oidc")
     return user
 
 
 def oidc_sign_in(
     session: Session,
-    subject: str,
     *,
+    subject: str,
     wanted_name: str,
     role: str | None,
     lifetimes: Lifetimes,
     address: str | None,
 ) -> SignIn:
     """Sign in the person the provider vouches for (oidc_user), created or updated with it."""
-    user = oidc_user(session, subject, wanted_name=wanted_name, role=role, address=address)
-    return _signed_in(session, user, lifetimes=lifetimes, address=address, how="oidc")
+    user = oidc_user(session, subject=subject, wanted_name=wanted_name, role=role, address=address)
+    return _signed_in(session, user=user, lifetimes=lifetimes, address=address, how="oidc")
 
 
 # --- invites ------------------------------------------------------------------------------------------
@@ -554,12 +564,14 @@ def create_invite(
             expires_at=now + timedelta(days=days),
         )
     )
-    audit.record(session, "invite_created", actor_id=actor_id, address=address, role=chosen.name, days=days)
+    audit.record(
+        session, kind="invite_created", actor_id=actor_id, address=address, role=chosen.name, days=days
+    )
     session.commit()
     return token
 
 
-def open_invite(session: Session, token: str, *, lock: bool = False) -> Invite:
+def open_invite(session: Session, *, token: str, lock: bool = False) -> Invite:
     """The invite `token` opens, or NotFound (unknown, used or expired read the same). `lock`: hold
     the invite's row until commit, so that on Postgres a second redemption waits and then finds it
     used (SQLite's one writer already does this)."""
@@ -571,8 +583,8 @@ def open_invite(session: Session, token: str, *, lock: bool = False) -> Invite:
 
 def redeem_invite(
     session: Session,
-    token: str,
     *,
+    token: str,
     name: str,
     password_hash: str,
     lifetimes: Lifetimes,
@@ -580,15 +592,17 @@ def redeem_invite(
 ) -> SignIn:
     """Create the invited person with `password_hash` (passwords.new_hash, made before the write)
     and sign them in; the invite cannot be used again."""
-    invite = open_invite(session, token, lock=True)
+    invite = open_invite(session, token=token, lock=True)
     user = create_user(
         session,
-        name,
+        name=name,
         role=invite.role,
         actor_id=invite.created_by,
         address=address,
         password_hash=password_hash,
     )
     invite.used_at, invite.used_by = utcnow(), user.id
-    audit.record(session, "invite_used", user_id=user.id, actor_id=user.id, address=address, role=invite.role)
-    return _signed_in(session, user, lifetimes=lifetimes, address=address, how="invite")
+    audit.record(
+        session, kind="invite_used", user_id=user.id, actor_id=user.id, address=address, role=invite.role
+    )
+    return _signed_in(session, user=user, lifetimes=lifetimes, address=address, how="invite")

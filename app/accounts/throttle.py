@@ -66,7 +66,7 @@ def device_cookie(secret: str, name: str) -> str:
     return str(_serializer(secret).dumps([name, secrets.token_hex(8)]))
 
 
-def trusted_device(secret: str, cookie: str | None, *, name: str) -> str | None:
+def trusted_device(secret: str, *, cookie: str | None, name: str) -> str | None:
     """The nonce of `cookie` if it is a valid device cookie for `name`, else None."""
     if not cookie or len(cookie) > 400:
         return None
@@ -176,7 +176,7 @@ def begin(
             (SignInAttempt.name == name) | (SignInAttempt.address == address),
         )
     )
-    user = service.user_named(session, name)
+    user = service.user_named(session, name=name)
     attempt = SignInAttempt(
         name=name, address=address, device=device, purpose=purpose, outcome="pending", at=now
     )
@@ -247,6 +247,8 @@ def checked_password(
                 .values(password_hash=rehashed)
             )
         if not ok:
-            audit.record(session, FAILED_KIND[purpose], user_id=check.user_id, address=address, name=name)
+            audit.record(
+                session, kind=FAILED_KIND[purpose], user_id=check.user_id, address=address, name=name
+            )
         session.commit()
     return check.user_id if ok else None

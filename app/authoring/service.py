@@ -105,7 +105,7 @@ def count_check(session: Session, *, user_id: int, per_minute: int) -> None:
     `per_minute` in the last minute."""
     lock_person(session, user_id)  # two checks at once must not both see room for one
     now = utcnow()
-    made = audit.times_since(session, CHECK_KIND, since=now - CHECK_WINDOW, user_id=user_id)
+    made = audit.times_since(session, kind=CHECK_KIND, since=now - CHECK_WINDOW, user_id=user_id)
     if len(made) >= per_minute:
         # Room for one more comes when the oldest check of the window leaves it.
         wait = max(1, math.ceil((made[-per_minute] + CHECK_WINDOW - now).total_seconds()))
@@ -114,5 +114,5 @@ def count_check(session: Session, *, user_id: int, per_minute: int) -> None:
             f"you checked {len(made)} cards in the last minute (at most {per_minute}): try again in {wait} s",
             retry_after=wait,
         )
-    audit.record(session, CHECK_KIND, user_id=user_id, actor_id=user_id)
+    audit.record(session, kind=CHECK_KIND, user_id=user_id, actor_id=user_id)
     session.commit()

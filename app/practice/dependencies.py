@@ -74,7 +74,7 @@ async def _merger(
 
     def merge(file: ImportFile, via: str) -> ImportResult:
         def record(session: Session) -> None:
-            audit.record(session, "import", user_id=user_id, actor_id=user_id, address=address, via=via)
+            audit.record(session, kind="import", user_id=user_id, actor_id=user_id, address=address, via=via)
 
         return import_merge.merge(
             sessions=db.write_sessions,

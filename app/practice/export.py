@@ -16,7 +16,7 @@ from app.practice.models import Attempt, ReviewLog
 def record(session: Session, *, user_id: int, address: str | None, format: str) -> None:
     """Record the export in the audit log before it is read: a read session may then write
     without meeting another writer's newer snapshot."""
-    audit.record(session, "export", user_id=user_id, actor_id=user_id, address=address, format=format)
+    audit.record(session, kind="export", user_id=user_id, actor_id=user_id, address=address, format=format)
     session.commit()
 
 

@@ -31,7 +31,7 @@ MOVED = {
 }
 
 
-def _move(session: Session, model: Any, *, to: int) -> int:
+def _move(session: Session, *, model: Any, to: int) -> int:
     result = session.execute(update(model).where(model.user_id == LOCAL_USER_ID).values(user_id=to))
     return int(cast(CursorResult[Any], result).rowcount)
 
@@ -50,7 +50,7 @@ def adopt_local(session: Session, name: str) -> dict[str, int]:
     same card at the same depth, since two FSRS memory states of one card cannot be made one
     (adopt into an account that has none there, e.g. a new one). The account's own practice
     settings win over the solo ones; its attempts, reviews and runs simply join the solo ones."""
-    user = account_named(session, name)
+    user = account_named(session, name=name)
     # Both people's practice stays still while it moves (their row locks, on PostgreSQL).
     for user_id in sorted((LOCAL_USER_ID, user.id)):
         lock_person(session, user_id)
@@ -71,10 +71,10 @@ def adopt_local(session: Session, name: str) -> dict[str, int]:
         )
         .values(idempotency_key=None)
     )
-    moved = {what: _move(session, model, to=user.id) for what, model in MOVED.items()}
+    moved = {what: _move(session, model=model, to=user.id) for what, model in MOVED.items()}
     session.execute(
         update(Assignment).where(Assignment.created_by == LOCAL_USER_ID).values(created_by=user.id)
     )
-    audit.record(session, "history_adopted", user_id=user.id, **cast(dict[str, Any], moved))
+    audit.record(session, kind="history_adopted", user_id=user.id, **cast(dict[str, Any], moved))
     session.commit()
     return moved

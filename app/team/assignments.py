@@ -85,7 +85,7 @@ def _required(assignment: Assignment, snapshot: Snapshot) -> list[str]:
     return [card_id for card_id in assignment.card_ids if card_id in snapshot.cards]
 
 
-def _reviewed(session: Session, assignment: Assignment, *, user_ids: list[int]) -> dict[int, set[str]]:
+def _reviewed(session: Session, *, assignment: Assignment, user_ids: list[int]) -> dict[int, set[str]]:
     """The assigned cards each person has reviewed at its depth since it was assigned."""
     query = (
         select(ReviewLog.user_id, ReviewLog.card_id)
@@ -125,12 +125,12 @@ class Status:
     overdue: bool  # past its date and not everyone is done
 
 
-def statuses(session: Session, snapshot: Snapshot, *, members: list[User], now: datetime) -> list[Status]:
+def statuses(session: Session, *, snapshot: Snapshot, members: list[User], now: datetime) -> list[Status]:
     rows = []
     for assignment in session.scalars(select(Assignment).order_by(Assignment.due, Assignment.id)):
         audience = _audience(assignment, members)
         required = set(_required(assignment, snapshot))
-        reviewed = _reviewed(session, assignment, user_ids=[m.id for m in audience])
+        reviewed = _reviewed(session, assignment=assignment, user_ids=[m.id for m in audience])
         done = [m.name for m in audience if required <= reviewed[m.id]]
         rows.append(
             Status(
@@ -166,7 +166,7 @@ class Open:
     remaining: list[tuple[str, str]]  # (card id, title as HTML)
 
 
-def open_for(session: Session, user_id: int, *, snapshot: Snapshot, now: datetime) -> list[Open]:
+def open_for(session: Session, *, user_id: int, snapshot: Snapshot, now: datetime) -> list[Open]:
     """The person's unfinished assignments, the soonest due first (what /practice shows on top)."""
     query = (
         select(Assignment)
@@ -182,7 +182,7 @@ def open_for(session: Session, user_id: int, *, snapshot: Snapshot, now: datetim
     rows = []
     for assignment in session.scalars(query):
         required = _required(assignment, snapshot)
-        reviewed = _reviewed(session, assignment, user_ids=[user_id])[user_id]
+        reviewed = _reviewed(session, assignment=assignment, user_ids=[user_id])[user_id]
         remaining = [card_id for card_id in required if card_id not in reviewed]
         if not remaining:
             continue

@@ -31,7 +31,7 @@ def describe(detail: dict[str, Any]) -> str:
 def entries(session: Session, *, kind: str = "", person: str = "") -> list[Entry] | None:
     """The newest events, of one kind and by or about one person when given; None when nobody
     has the name `person`."""
-    user = user_named(session, person) if person else None
+    user = user_named(session, name=person) if person else None
     if person and user is None:
         return None
     events = audit.recent(session, limit=LIMIT, kind=kind or None, user_id=user.id if user else None)

@@ -57,7 +57,7 @@ class MemberNumbers:
         return self.in_time / self.timed_answers if self.timed_answers else None
 
 
-def _reviews(session: Session, ids: list[int], *, now: datetime) -> dict[int, tuple[int, int]]:
+def _reviews(session: Session, *, ids: list[int], now: datetime) -> dict[int, tuple[int, int]]:
     """(last 7 days, last 30 days) of reviews per person."""
     week = func.sum(case((ReviewLog.review_datetime >= now - WEEK, 1), else_=0))
     query = (
@@ -69,7 +69,7 @@ def _reviews(session: Session, ids: list[int], *, now: datetime) -> dict[int, tu
 
 
 def _timed(
-    session: Session, ids: list[int], *, snapshot: Snapshot, now: datetime
+    session: Session, *, ids: list[int], snapshot: Snapshot, now: datetime
 ) -> dict[int, tuple[int, int]]:
     """(answers, answers within the card's budget) per person over the last 30 days; answers on
     retired cards are left out, their budget is gone."""
@@ -91,7 +91,7 @@ def _timed(
     return counts
 
 
-def _quizzes(session: Session, ids: list[int], *, now: datetime) -> dict[int, tuple[int, float | None]]:
+def _quizzes(session: Session, *, ids: list[int], now: datetime) -> dict[int, tuple[int, float | None]]:
     query = (
         select(Attempt.user_id, func.count(), func.avg(Attempt.score))
         .where(
@@ -109,7 +109,7 @@ def _quizzes(session: Session, ids: list[int], *, now: datetime) -> dict[int, tu
 
 
 def _at_target(
-    session: Session, user_id: int, *, tier: str, known: set[str], now: datetime
+    session: Session, *, user_id: int, tier: str, known: set[str], now: datetime
 ) -> tuple[int, int, float | None]:
     """(due, overdue, mean recall) at one tier, over the cards the catalogue serves."""
     due = scheduling.due_queue(session, user_id=user_id, tier=tier, now=now, known=known)
@@ -123,18 +123,18 @@ def _at_target(
 
 
 def numbers(
-    session: Session, members: list[User], *, snapshot: Snapshot, now: datetime
+    session: Session, *, members: list[User], snapshot: Snapshot, now: datetime
 ) -> list[MemberNumbers]:
     """One row per member, in the order given."""
     ids = [member.id for member in members]
-    reviews = _reviews(session, ids, now=now)
-    timed = _timed(session, ids, snapshot=snapshot, now=now)
-    quizzes = _quizzes(session, ids, now=now)
+    reviews = _reviews(session, ids=ids, now=now)
+    timed = _timed(session, ids=ids, snapshot=snapshot, now=now)
+    quizzes = _quizzes(session, ids=ids, now=now)
     known = set(snapshot.cards)
     rows = []
     for member in members:
         tier = preferences.load(session, member.id).target_tier
-        due, overdue, recall = _at_target(session, member.id, tier=tier, known=known, now=now)
+        due, overdue, recall = _at_target(session, user_id=member.id, tier=tier, known=known, now=now)
         streak, _longest = stats.streaks(stats.activity_by_day(session, user_id=member.id).keys(), now.date())
         week, month = reviews.get(member.id, (0, 0))
         answers, in_time = timed[member.id]
@@ -178,7 +178,7 @@ class SeenAttempt:
 
 
 def seen_attempts(
-    session: Session, member: User, *, snapshot: Snapshot, limit: int = 50
+    session: Session, *, member: User, snapshot: Snapshot, limit: int = 50
 ) -> list[SeenAttempt]:
     """The member's newest attempts; scores always, texts only if they let leads read them.
 
@@ -201,7 +201,7 @@ def seen_attempts(
     return rows
 
 
-def set_hide_answers(session: Session, user_id: int, *, hide: bool) -> User:
+def set_hide_answers(session: Session, *, user_id: int, hide: bool) -> User:
     """Whether leads may read the person's answer texts, as they chose."""
     user = session.get(User, user_id)
     assert user is not None  # a signed-in person exists

@@ -32,7 +32,7 @@ router = APIRouter(tags=["team"])
 
 def assigned_panel(*, session: Session, user_id: int, snapshot: Snapshot, now: datetime) -> Panel | None:
     """The "Assigned to you" box /practice shows on top (app/factory.py hooks it in)."""
-    assigned = assignments.open_for(session, user_id, snapshot=snapshot, now=now)
+    assigned = assignments.open_for(session, user_id=user_id, snapshot=snapshot, now=now)
     return Panel("_assigned_panel.html", {"assignments": assigned}) if assigned else None
 
 
@@ -46,7 +46,7 @@ def _dashboard(
         request,
         "team.html",
         status_code=status_code,
-        dashboard=service.dashboard(session, snapshot, team=team, now=now),
+        dashboard=service.dashboard(session, snapshot=snapshot, team=team, now=now),
         choices=assignments.choices(snapshot),
         tiers=TIERS,
         team=[member.name for member in team],
@@ -95,8 +95,8 @@ def _member_page(
     return render(
         request,
         "team_member.html",
-        member=members.numbers(session, [member], snapshot=snapshot, now=utcnow())[0],
-        attempts=members.seen_attempts(session, member, snapshot=snapshot),
+        member=members.numbers(session, members=[member], snapshot=snapshot, now=utcnow())[0],
+        attempts=members.seen_attempts(session, member=member, snapshot=snapshot),
         own=own,
         **extra,
     )
@@ -106,7 +106,9 @@ def _member_page(
 def member_page(
     request: Request, name: str, session: SessionDep, catalogue: CatalogueDep, _lead: LeadDep
 ) -> HTMLResponse:
-    return _member_page(request, session, catalogue=catalogue, member=account_named(session, name), own=False)
+    return _member_page(
+        request, session, catalogue=catalogue, member=account_named(session, name=name), own=False
+    )
 
 
 @router.get("/account/privacy", response_class=HTMLResponse)
@@ -128,7 +130,7 @@ def set_privacy(
     catalogue: CatalogueDep,
     principal: CurrentPersonDep,
 ) -> HTMLResponse:
-    user = members.set_hide_answers(session, principal.id, hide=form.get("hide_answers") == "true")
+    user = members.set_hide_answers(session, user_id=principal.id, hide=form.get("hide_answers") == "true")
     return _member_page(request, session, catalogue=catalogue, member=user, own=True, saved=True)
 
 

@@ -39,7 +39,7 @@ class HardCard:
 
 
 def hardest_cards(
-    session: Session, ids: list[int], *, snapshot: Snapshot, limit: int = TOP
+    session: Session, *, ids: list[int], snapshot: Snapshot, limit: int = TOP
 ) -> list[HardCard]:
     """Cards most often forgotten across the team: the share of their reviews rated again."""
     again = func.sum(case((ReviewLog.rating == 1, 1), else_=0))
@@ -65,7 +65,7 @@ class TeamMiss:
 
 
 def missed_pitfalls(
-    session: Session, ids: list[int], *, snapshot: Snapshot, limit: int = TOP
+    session: Session, *, ids: list[int], snapshot: Snapshot, limit: int = TOP
 ) -> list[TeamMiss]:
     """Each member's missed quiz items (stats.missed_pitfalls, all of them), added up.
 
@@ -112,9 +112,9 @@ def _percent(value: float | None) -> str:
     return "\u2013" if value is None else f"{round(value * 100)} %"
 
 
-def dashboard(session: Session, snapshot: Snapshot, *, team: list[User], now: datetime) -> Dashboard:
+def dashboard(session: Session, *, snapshot: Snapshot, team: list[User], now: datetime) -> Dashboard:
     ids = [member.id for member in team]
-    rows = members.numbers(session, team, snapshot=snapshot, now=now)
+    rows = members.numbers(session, members=team, snapshot=snapshot, now=now)
     return Dashboard(
         members=rows,
         reviews_chart=charts.bar_chart(
@@ -122,9 +122,9 @@ def dashboard(session: Session, snapshot: Snapshot, *, team: list[User], now: da
             max((r.reviews_30d for r in rows), default=0),
         ),
         recall_chart=charts.bar_chart([(r.name, r.recall, _percent(r.recall)) for r in rows], 1.0),
-        hardest=hardest_cards(session, ids, snapshot=snapshot),
-        missed=missed_pitfalls(session, ids, snapshot=snapshot),
+        hardest=hardest_cards(session, ids=ids, snapshot=snapshot),
+        missed=missed_pitfalls(session, ids=ids, snapshot=snapshot),
         content_errors=snapshot.problems,
         demos=demo_counts(session),
-        assignments=assignments.statuses(session, snapshot, members=team, now=now),
+        assignments=assignments.statuses(session, snapshot=snapshot, members=team, now=now),
     )

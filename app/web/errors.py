@@ -59,11 +59,19 @@ STATUS_BY_ERROR: tuple[tuple[type[DomainError], int], ...] = (
 )
 
 
+def status_of(error: DomainError) -> int:
+    """The status `error` answers with; for a page that renders its own refusal."""
+    return next((code for kind, code in STATUS_BY_ERROR if isinstance(error, kind)), 400)
+
+
+def headers_of(error: DomainError) -> dict[str, str] | None:
+    """The headers that go with `error`'s status: a limit says when to try again."""
+    return {"Retry-After": str(error.retry_after)} if isinstance(error, TooMany) else None
+
+
 def as_http(error: DomainError) -> HTTPException:
-    status = next((code for kind, code in STATUS_BY_ERROR if isinstance(error, kind)), 400)
     detail: Any = error.detail() if isinstance(error, Invalid) else error.message
-    headers = {"Retry-After": str(error.retry_after)} if isinstance(error, TooMany) else None
-    return HTTPException(status_code=status, detail=detail, headers=headers)
+    return HTTPException(status_code=status_of(error), detail=detail, headers=headers_of(error))
 
 
 def _says_only_its_status(error: HTTPException) -> bool:

@@ -65,7 +65,7 @@ def solo_then_team(tmp_path: Path) -> Iterator[FastAPI]:
                 ),
             ]
         )
-        service.create_user(session, "ada", role="admin", password="a sturdy admin phrase")
+        service.create_user(session, name="ada", role="admin", password="a sturdy admin phrase")
         session.commit()
     yield app
     app.state.db.dispose()
@@ -85,7 +85,7 @@ def owners(app: FastAPI) -> dict[str, set[int]]:
 
 def ada_id(app: FastAPI) -> int:
     with app.state.db.read_sessions() as session:
-        user = service.user_named(session, "ada")
+        user = service.user_named(session, name="ada")
         assert user is not None
         return user.id
 

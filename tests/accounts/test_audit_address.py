@@ -6,18 +6,10 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from bs4 import BeautifulSoup
 
-from tests.accounts.test_nginx_proxy import VISITOR, Deployment, _audited_addresses, _behind_nginx
-from tests.accounts.test_oidc import (
-    CLIENT_ID,
-    CLIENT_SECRET,
-    PEOPLE,
-    REDIRECT_URI,
-    OpenIdProvider,
-    provider,  # noqa: F401 (the fixture, started for this module)
-    to_callback,
-)
+from tests.helpers.clients import with_csrf
+from tests.helpers.nginx_proxy import VISITOR, Deployment, audited_addresses, behind_nginx
+from tests.helpers.oidc import CLIENT_ID, CLIENT_SECRET, PEOPLE, REDIRECT_URI, OpenIdProvider, to_callback
 
 # The provider sends the browser back to the one address registered with it; the app behind
 # nginx names it through PUBLIC_URL, and the browser here takes it to nginx instead.
@@ -27,7 +19,7 @@ REGISTERED = REDIRECT_URI.removesuffix("/auth/oidc/callback")
 @pytest.fixture(scope="module")
 def oidc_deployment(
     tmp_path_factory: pytest.TempPathFactory,
-    provider: OpenIdProvider,  # noqa: F811
+    provider: OpenIdProvider,
 ) -> Iterator[Deployment]:
     env = {
         "AUTH_MODE": "accounts",
@@ -37,7 +29,7 @@ def oidc_deployment(
         "OIDC_CLIENT_ID": CLIENT_ID,
         "OIDC_CLIENT_SECRET": CLIENT_SECRET,
     }
-    with _behind_nginx(tmp_path_factory, env, basic_auth=False) as found:
+    with behind_nginx(tmp_path_factory, env, basic_auth=False) as found:
         yield found
 
 
@@ -58,13 +50,10 @@ def test_an_oidc_sign_in_and_an_export_behind_nginx_are_audited_with_the_visitor
         assert signed_in.status_code == 303 and signed_in.headers["location"] == "/progress", signed_in.text
         assert visitor.get("/api/me").json()["name"] == "carol"
 
-        page = BeautifulSoup(visitor.get("/progress").text, "html.parser")
-        token = page.find("meta", attrs={"name": "csrf-token"})
-        assert token is not None
-        visitor.headers["X-CSRF-Token"] = str(token["content"])
+        with_csrf(visitor, "/progress")
         assert visitor.get("/api/export.json").status_code == 200
         assert visitor.get("/api/export.csv", params={"table": "reviews"}).status_code == 200
 
-    addresses = _audited_addresses(oidc_deployment.data_dir)
+    addresses = audited_addresses(oidc_deployment.data_dir)
     for kind in ("user_created", "sign_in", "export"):
         assert addresses.get(kind) == {VISITOR}, (kind, addresses)

@@ -97,7 +97,7 @@ def test_an_api_token_works_without_cookies_or_csrf_until_revoked(
 
 def service_token_id(app: FastAPI, name: str) -> int:
     with app.state.db.read_sessions() as session:
-        user = service.user_named(session, name)
+        user = service.user_named(session, name=name)
         assert user is not None
         return service.tokens_of(session, user.id)[0].id
 

@@ -10,11 +10,9 @@ therefore shown on a second instance whose trusted proxy is another address (192
 a direct client on another machine would see it.
 """
 
-import subprocess
 import time
 from collections.abc import Iterator
-from contextlib import closing, contextmanager
-from dataclasses import dataclass
+from contextlib import closing
 from pathlib import Path
 
 import httpx
@@ -23,109 +21,19 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from app.accounts import service
-from tests import nginx
 from tests.helpers.accounts import sign_in
 from tests.helpers.clients import csrf_client
-from tests.servers import free_port, start_server, stop
+from tests.helpers.nginx_proxy import PASSWORDS, VISITOR, Deployment, audited_addresses, behind_nginx
+from tests.servers import start_server, stop
 from tests.services import engine_for
 
-PASSWORDS = {"alice": "correct horse battery", "rhea": "admin pass phrase 7"}
 GROUP_ROLES = "tc-admins=admin,tc-leads=lead"
-
-
-@dataclass
-class Deployment:
-    nginx_url: str
-    data_dir: Path
-    access_log: Path
-
-
-def _htpasswd(path: Path) -> None:
-    lines = []
-    for name, password in PASSWORDS.items():
-        hashed = subprocess.run(
-            ["openssl", "passwd", "-apr1", "-stdin"],
-            input=password,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        lines.append(f"{name}:{hashed}\n")
-    path.write_text("".join(lines))
-
-
-def _nginx_conf(folder: Path, port: int, upstream: str, basic_auth: bool = True) -> Path:
-    auth = f'auth_basic "tiercards"; auth_basic_user_file {folder}/htpasswd;' if basic_auth else ""
-    return nginx.main_conf(
-        folder,
-        f"""
-    {nginx.PROBE_LOG}
-    access_log {folder}/access.log probe;
-
-    map $remote_user $groups {{
-        alice "staff,tc-leads";
-        rhea  "tc-admins";
-        default "";
-    }}
-
-    server {{
-        listen 127.0.0.1:{port};
-        {auth}
-        location / {{
-            proxy_pass {upstream};
-            proxy_set_header Host $host;
-            proxy_set_header X-Forwarded-Proto $scheme;
-            # As deploy/nginx/tiercards.conf does: the audit log then names the visitor.
-            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-            # Setting these replaces anything the client sent under the same names; an empty
-            # $groups drops the header altogether.
-            proxy_set_header Remote-User $remote_user;
-            proxy_set_header Remote-Groups $groups;
-        }}
-    }}""",
-    )
-
-
-def _wait_listening(process: subprocess.Popen[bytes], url: str, folder: Path) -> None:
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(
-                f"nginx exited with {process.returncode}: {(folder / 'error.log').read_text()}"
-            )
-        try:
-            httpx.get(url, timeout=1)
-            return
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    raise RuntimeError("nginx did not answer within 10 s")
-
-
-@contextmanager
-def _behind_nginx(
-    tmp_path_factory: pytest.TempPathFactory, env: dict[str, str], basic_auth: bool = True
-) -> Iterator[Deployment]:
-    data_dir = tmp_path_factory.mktemp("proxied-app")
-    app, app_url = start_server(data_dir, "--no-worker", env=env)
-    try:
-        folder = tmp_path_factory.mktemp("nginx")
-        _htpasswd(folder / "htpasswd")
-        port = free_port()
-        proxy = nginx.start(_nginx_conf(folder, port, app_url, basic_auth))
-        try:
-            nginx_url = f"http://127.0.0.1:{port}"
-            _wait_listening(proxy, nginx_url, folder)
-            yield Deployment(nginx_url, data_dir, folder / "access.log")
-        finally:
-            stop(proxy)
-    finally:
-        stop(app)
 
 
 @pytest.fixture(scope="module")
 def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
     env = {"AUTH_MODE": "proxy", "TRUSTED_PROXIES": "127.0.0.1/32", "GROUP_ROLES": GROUP_ROLES}
-    with _behind_nginx(tmp_path_factory, env) as found:
+    with behind_nginx(tmp_path_factory, env) as found:
         yield found
 
 
@@ -133,11 +41,11 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
 def accounts_deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
     """AUTH_MODE=accounts behind nginx (no basic auth there): people sign in with a password."""
     env = {"AUTH_MODE": "accounts", "TRUSTED_PROXIES": "127.0.0.1/32"}
-    with _behind_nginx(tmp_path_factory, env, basic_auth=False) as found:
+    with behind_nginx(tmp_path_factory, env, basic_auth=False) as found:
         engine = engine_for(found.data_dir)
         try:
             with Session(engine) as session:
-                service.create_user(session, "alice", role="member", password=PASSWORDS["alice"])
+                service.create_user(session, name="alice", role="member", password=PASSWORDS["alice"])
                 session.commit()
         finally:
             engine.dispose()
@@ -221,24 +129,6 @@ def test_straight_to_the_app_x_forwarded_for_does_not_make_a_proxy(unproxied_url
     assert httpx.get(unproxied_url + "/api/me", headers=forged).status_code == 401
 
 
-# On one machine nginx sees the test client at 127.0.0.1, an address the app trusts as a proxy;
-# the visitor is then the address a load balancer in front of nginx wrote, as in a real chain.
-VISITOR = "203.0.113.9"
-
-
-def _audited_addresses(data_dir: Path) -> dict[str, set[str | None]]:
-    engine = engine_for(data_dir)
-    try:
-        with engine.connect() as db:
-            rows = db.execute(text("SELECT kind, address FROM audit_events")).all()
-    finally:
-        engine.dispose()
-    found: dict[str, set[str | None]] = {}
-    for kind, address in rows:
-        found.setdefault(kind, set()).add(address)
-    return found
-
-
 def test_the_audit_log_names_the_visitor_behind_nginx_not_nginx(accounts_deployment: Deployment) -> None:
     visitor = {"X-Forwarded-For": VISITOR}
     with closing(csrf_client(accounts_deployment.nginx_url, page="/login", headers=visitor)) as browser:
@@ -249,6 +139,6 @@ def test_the_audit_log_names_the_visitor_behind_nginx_not_nginx(accounts_deploym
             "/api/import", content=export.content, headers={"Content-Type": "application/json"}
         )
         assert imported.status_code == 200, imported.text
-    addresses = _audited_addresses(accounts_deployment.data_dir)
+    addresses = audited_addresses(accounts_deployment.data_dir)
     for kind in ("sign_in", "export", "import"):
         assert addresses.get(kind) == {VISITOR}, (kind, addresses)

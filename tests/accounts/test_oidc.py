@@ -3,16 +3,12 @@ started from tests/accounts/oidc_provider. A test is a browser: tiercards' TestC
 an httpx client for the provider, which signs in on the provider's own login page and consents
 there, then brings the code back to /auth/oidc/callback."""
 
-import json
-import os
-import shutil
-import subprocess
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import pytest
@@ -23,7 +19,6 @@ from joserfc import jwt
 from joserfc.jwk import KeySet, OctKey, RSAKey
 from sqlalchemy import func, select
 
-from app import PROJECT_ROOT
 from app.accounts import oidc, service
 from app.accounts.models import LOCAL_USER_ID, AuditEvent, SignInSession, User
 from app.accounts.routers.oidc import FLOW_COOKIE, FLOW_PATH
@@ -31,88 +26,16 @@ from app.exceptions import Invalid
 from app.factory import create_app
 from app.settings import Settings
 from tests.helpers.accounts import PASSWORDS, accounts_settings, fresh_client
+from tests.helpers.oidc import CLIENT_ID, CLIENT_SECRET, PEOPLE, REDIRECT_URI, OpenIdProvider, to_callback
 from tests.servers import free_port
 
-PROVIDER_DIR = PROJECT_ROOT / "tests" / "accounts" / "oidc_provider"
-INSTALL = PROJECT_ROOT / "scripts" / "install-npm-packages.sh"
-CLIENT_ID = "tiercards"
-CLIENT_SECRET = "test-client-secret-that-is-long-enough"
-REDIRECT_URI = "http://testserver/auth/oidc/callback"
 GROUP_ROLES = {"team-leads": "lead", "tiercards-admins": "admin"}
-# The provider's people. Dave would like to be called "alice", a name a local account already has.
-PEOPLE: dict[str, dict[str, Any]] = {
-    "carol": {"password": "carol at the provider 1", "groups": ["staff", "team-leads"]},
-    "dave": {"password": "dave at the provider 2", "groups": ["staff"], "preferred_username": "alice"},
-}
-
-
-@dataclass
-class OpenIdProvider:
-    url: str
-    accounts_file: Path
-
-    def set_people(self, people: dict[str, dict[str, Any]]) -> None:
-        self.accounts_file.write_text(json.dumps(people))
-
-    def set_groups(self, login: str, groups: list[str]) -> None:
-        self.set_people({**PEOPLE, login: {**PEOPLE[login], "groups": groups}})
-
-
-def _install_provider() -> None:
-    if (PROVIDER_DIR / "node_modules" / "oidc-provider").is_dir():
-        return
-    done = subprocess.run(["bash", str(INSTALL)], capture_output=True, text=True, timeout=600)
-    if done.returncode != 0:
-        pytest.fail(f"{INSTALL.name} failed:\n{done.stdout}\n{done.stderr}")
-
-
-def _wait_for_discovery(process: subprocess.Popen[bytes], url: str, log: Path) -> None:
-    for _ in range(150):
-        if process.poll() is not None:
-            pytest.fail(f"the OpenID provider exited with {process.returncode}:\n{log.read_text()}")
-        try:
-            if httpx.get(f"{url}/.well-known/openid-configuration", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    pytest.fail(f"the OpenID provider did not answer within 30 s:\n{log.read_text()}")
-
-
-@pytest.fixture(scope="module")
-def provider(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OpenIdProvider]:
-    if shutil.which("node") is None:
-        pytest.fail("the OIDC tests need Node.js (node) to run their OpenID provider")
-    _install_provider()
-    folder = tmp_path_factory.mktemp("oidc_provider")
-    port = free_port()
-    found = OpenIdProvider(f"http://127.0.0.1:{port}", folder / "accounts.json")
-    found.set_people(PEOPLE)
-    env = {
-        **os.environ,
-        "OIDC_PORT": str(port),
-        "OIDC_ACCOUNTS_FILE": str(found.accounts_file),
-        "OIDC_CLIENT_ID": CLIENT_ID,
-        "OIDC_CLIENT_SECRET": CLIENT_SECRET,
-        "OIDC_REDIRECT_URI": REDIRECT_URI,
-    }
-    log = folder / "provider.log"
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            ["node", "provider.js"], cwd=PROVIDER_DIR, env=env, stdout=output, stderr=subprocess.STDOUT
-        )
-    try:
-        _wait_for_discovery(process, found.url, log)
-        yield found
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def _oidc_app(data_dir: Path, **settings: object) -> FastAPI:
     app = create_app(accounts_settings(data_dir, group_roles=GROUP_ROLES, **settings))
     with app.state.db.write_sessions() as session:
-        service.create_user(session, "alice", role="member", password=PASSWORDS["alice"])
+        service.create_user(session, name="alice", role="member", password=PASSWORDS["alice"])
         session.commit()
     return app
 
@@ -138,40 +61,6 @@ def browser() -> Iterator[httpx.Client]:
 
 
 # --- going through the provider as a browser does ---------------------------------------------------
-
-
-def _answer_page(browser: httpx.Client, page: httpx.Response, login: str, password: str) -> httpx.Response:
-    """Fill in the provider's login form, or consent on its consent page."""
-    assert page.status_code == 200, page.text
-    form = BeautifulSoup(page.text, "html.parser").find("form")
-    assert form is not None, page.text
-    fields = {
-        str(field["name"]): str(field.get("value", ""))
-        for field in form.find_all("input")
-        if field.get("name")
-    }
-    if fields.get("prompt") == "login":
-        fields.update(login=login, password=password)
-    return browser.post(urljoin(str(page.url), str(form["action"])), data=fields)
-
-
-def to_callback(browser: httpx.Client, url: str, login: str, password: str, abort: bool = False) -> str:
-    """Follow the provider's pages from `url` until it sends the browser back to tiercards; with
-    `abort`, sign in but then cancel instead of consenting."""
-    response = browser.get(url)
-    for _ in range(12):
-        if response.is_redirect:
-            url = urljoin(str(response.url), response.headers["location"])
-            if url.startswith(REDIRECT_URI):
-                return url
-            response = browser.get(url)
-        elif abort and 'name="prompt" value="consent"' in response.text:
-            cancel = BeautifulSoup(response.text, "html.parser").select_one('a[href$="/abort"]')
-            assert cancel is not None, response.text
-            response = browser.get(urljoin(str(response.url), str(cancel["href"])))
-        else:
-            response = _answer_page(browser, response, login, password)
-    raise AssertionError(f"the provider never sent the browser back: {response.status_code} {response.text}")
 
 
 def start(client: TestClient, next_path: str = "/") -> str:
@@ -264,7 +153,7 @@ def test_a_taken_name_is_made_unique_and_the_local_account_is_left_alone(
     assert client.get("/api/me").json() == {"name": "alice-2", "role": "member"}
     assert person(oidc_app, f"{provider.url}|dave").name == "alice-2"
     with oidc_app.state.db.read_sessions() as session:
-        alice = service.user_named(session, "alice")
+        alice = service.user_named(session, name="alice")
         assert alice is not None and alice.oidc_subject is None
 
 
@@ -410,7 +299,7 @@ def test_a_disabled_person_cannot_sign_in_through_the_provider(
     with oidc_app.state.db.write_sessions() as session:
         carol = service.user_by_subject(session, f"{provider.url}|carol")
         assert carol is not None
-        service.set_disabled(session, carol, disabled=True)
+        service.set_disabled(session, user=carol, disabled=True)
         session.commit()
     provider.set_groups("carol", ["tiercards-admins"])
     before = stored(oidc_app)
@@ -482,7 +371,7 @@ def id_token(key: Any = SIGNING_KEY, alg: str = "RS256", **changes: object) -> d
 
 
 def test_a_good_id_token_gives_its_claims() -> None:
-    claims = oidc.id_token_claims(PUBLISHED, id_token(), nonce="n0nce", client_id=CLIENT_ID)
+    claims = oidc.id_token_claims(PUBLISHED, token=id_token(), nonce="n0nce", client_id=CLIENT_ID)
     assert claims["sub"] == "carol" and claims["iss"] == ISSUER
 
 
@@ -500,4 +389,4 @@ def test_a_good_id_token_gives_its_claims() -> None:
 )
 def test_an_id_token_that_does_not_check_out_is_refused(token: dict[str, str]) -> None:
     with pytest.raises(Invalid):
-        oidc.id_token_claims(PUBLISHED, token, nonce="n0nce", client_id=CLIENT_ID)
+        oidc.id_token_claims(PUBLISHED, token=token, nonce="n0nce", client_id=CLIENT_ID)

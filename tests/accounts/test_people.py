@@ -71,7 +71,7 @@ def test_the_solo_history_is_no_account_to_sign_in_as(team_app: FastAPI) -> None
         local = session.get(User, LOCAL_USER_ID)
         assert local is not None
         local.password_hash = passwords.hash_password("the solo pass phrase 3")
-        token = service.create_token(session, local.id, name="from single mode")
+        token = service.create_token(session, user_id=local.id, name="from single mode")
         session.commit()
     client = fresh_client(team_app)
     refused = client.post("/login", data={"username": "local", "password": "the solo pass phrase 3"})
@@ -131,7 +131,7 @@ def test_an_identity_provider_subject_never_signs_in_as_the_solo_history(team_ap
         local.oidc_subject = "https://sso.example.org|local"
         session.flush()
         person = service.oidc_user(
-            session, "https://sso.example.org|local", wanted_name="local", role="admin"
+            session, subject="https://sso.example.org|local", wanted_name="local", role="admin"
         )
         assert person.id != LOCAL_USER_ID and person.name == "local-2"
 
@@ -142,7 +142,7 @@ def test_an_identity_provider_subject_never_signs_in_as_the_solo_history(team_ap
 def test_without_group_roles_a_proxy_keeps_the_stored_role(tmp_path: Path) -> None:
     app = create_app(accounts_settings(tmp_path, auth_mode="proxy", trusted_proxies="192.0.2.10/32"))
     with app.state.db.write_sessions() as session:
-        service.create_user(session, "gail", role="lead")
+        service.create_user(session, name="gail", role="lead")
         session.commit()
     with TestClient(app, client=PROXY) as client:
         assert client.get("/api/me", headers={"Remote-User": "gail"}).json() == {
@@ -264,11 +264,11 @@ def test_a_proxy_cannot_bring_in_a_look_alike_of_someone(proxy_app: FastAPI) -> 
 
 def test_the_cli_may_name_the_first_admin_anything_but_the_solo_history(team_app: FastAPI) -> None:
     with team_app.state.db.write_sessions() as session:
-        assert service.create_user(session, "admin", role="admin", by_operator=True).name == "admin"
+        assert service.create_user(session, name="admin", role="admin", by_operator=True).name == "admin"
         with pytest.raises(service.Invalid, match="solo history"):
-            service.create_user(session, "local", role="admin", by_operator=True)
+            service.create_user(session, name="local", role="admin", by_operator=True)
         with pytest.raises(service.Conflict, match="admin"):
-            service.create_user(session, "Admin", role="admin", by_operator=True)
+            service.create_user(session, name="Admin", role="admin", by_operator=True)
 
 
 def test_single_mode_makes_tokens_even_when_the_solo_history_kept_a_password(tmp_path: Path) -> None:

@@ -42,7 +42,7 @@ def test_the_proxys_header_signs_the_person_in_and_creates_them(proxy_app: FastA
         assert left.json() == {"name": "erin", "role": "member"}
         assert client.get("/admin/users", headers={"Remote-User": "erin"}).status_code == 403
     with proxy_app.state.db.read_sessions() as session:
-        assert service.user_named(session, "erin") is not None
+        assert service.user_named(session, name="erin") is not None
         changes = session.scalars(select(AuditEvent).where(AuditEvent.kind == "role_changed")).all()
         assert [(c.detail["new"], c.detail["via"]) for c in changes] == [
             ("admin", "proxy"),
@@ -59,7 +59,7 @@ def test_who_the_proxy_creates_and_promotes_is_audited_with_the_visitors_address
             client.get("/api/me", headers={**visitor, "Remote-Groups": "tc-leads"}).json()["role"] == "lead"
         )
     with proxy_app.state.db.read_sessions() as session:
-        fern = service.user_named(session, "fern")
+        fern = service.user_named(session, name="fern")
         assert fern is not None
         events = session.scalars(select(AuditEvent).where(AuditEvent.user_id == fern.id)).all()
     assert {(event.kind, event.address) for event in events} == {
@@ -75,7 +75,7 @@ def test_the_header_from_anyone_else_is_ignored(proxy_app: FastAPI) -> None:
         page = client.get("/practice", headers=headers)
         assert page.status_code == 401 and "through the proxy" in page.text
     with proxy_app.state.db.read_sessions() as session:
-        assert service.user_named(session, "erin") is None
+        assert service.user_named(session, name="erin") is None
 
 
 def test_without_the_header_the_proxy_itself_is_nobody(proxy_app: FastAPI) -> None:
@@ -92,9 +92,9 @@ def test_a_disabled_person_stays_out_behind_the_proxy(proxy_app: FastAPI) -> Non
     with TestClient(proxy_app, client=PROXY) as client:
         assert client.get("/api/me", headers={"Remote-User": "frank"}).status_code == 200
         with proxy_app.state.db.write_sessions() as session:
-            user = service.user_named(session, "frank")
+            user = service.user_named(session, name="frank")
             assert user is not None
-            service.set_disabled(session, user, disabled=True)
+            service.set_disabled(session, user=user, disabled=True)
             session.commit()
         proxy_app.state.signed_in.clear()
         assert client.get("/api/me", headers={"Remote-User": "frank"}).status_code == 401

@@ -111,7 +111,7 @@ def test_disabling_a_person_ends_their_sessions_and_keeps_their_history(
     )
     assert refused.status_code == 401
     with team_app.state.db.read_sessions() as session:
-        assert service.user_named(session, "alice") is not None
+        assert service.user_named(session, name="alice") is not None
     from app.practice.models import Attempt
 
     assert count(team_app, Attempt) == 1
@@ -152,7 +152,7 @@ def test_a_password_hashed_with_older_parameters_is_rehashed_at_sign_in(team_app
 
     old = PasswordHasher(time_cost=1, memory_cost=8192, parallelism=1).hash(PASSWORDS["bob"])
     with team_app.state.db.write_sessions() as session:
-        user = service.user_named(session, "bob")
+        user = service.user_named(session, name="bob")
         assert user is not None
         user.password_hash = old
         session.commit()

@@ -72,7 +72,7 @@ def test_a_burst_of_wrong_passwords_against_a_running_server_checks_at_most_the_
     with running_server(tmp_path, "--no-worker", env=env) as url:
         engine = engine_for(tmp_path)
         with Session(engine) as session:
-            service.create_user(session, "alice", role="member", password=PASSWORDS["alice"])
+            service.create_user(session, name="alice", role="member", password=PASSWORDS["alice"])
             session.commit()
         statuses = wrong_password_burst(url, "alice", BURST)
         with Session(engine) as session:
@@ -145,7 +145,7 @@ def _app_with(data_dir: Path, **extra: Any) -> FastAPI:
 
     app = create_app(accounts_settings(data_dir, **extra))
     with app.state.db.write_sessions() as session:
-        service.create_user(session, "alice", role="member", password=PASSWORDS["alice"])
+        service.create_user(session, name="alice", role="member", password=PASSWORDS["alice"])
         session.commit()
     return app
 
@@ -169,7 +169,7 @@ def test_wrong_current_passwords_are_throttled_and_audited_like_sign_ins(
 
 def test_every_name_costs_one_argon2_verification(team_app: FastAPI, verifications: list[str]) -> None:
     with team_app.state.db.write_sessions() as session:
-        service.create_user(session, "proxied", role="member")  # a person without a password
+        service.create_user(session, name="proxied", role="member")  # a person without a password
         session.commit()
     for name in ("alice", "proxied", "nobody-at-all"):
         verifications.clear()
@@ -262,9 +262,9 @@ def test_a_sign_in_with_the_old_password_during_a_password_change_gets_no_sessio
             return
         changed.append(True)
         with team_app.state.db.write_sessions() as session:
-            user = service.user_named(session, "alice")
+            user = service.user_named(session, name="alice")
             assert user is not None
-            service.set_password(session, user, password_hash=new_hash)
+            service.set_password(session, user=user, password_hash=new_hash)
             session.commit()
 
     monkeypatch.setattr(passwords, "needs_rehash", lambda _stored: needs_rehash)
@@ -318,7 +318,10 @@ def test_a_device_cookie_past_its_age_earns_no_trust(
     with monkeypatch.context() as then:
         then.setattr(TimestampSigner, "get_timestamp", lambda _self: signed_at)
         stale = throttle.device_cookie(secret, "alice")
-    assert throttle.trusted_device(secret, throttle.device_cookie(secret, "alice"), name="alice") is not None
+    assert (
+        throttle.trusted_device(secret, cookie=throttle.device_cookie(secret, "alice"), name="alice")
+        is not None
+    )
     strangers = [browser(team_app, f"203.0.113.{n}") for n in range(1, 60)]
     statuses = [wrong(s, "alice") for s in strangers for _ in range(2)]
     assert statuses[-1] == 429

@@ -121,8 +121,8 @@ def test_concurrent_submits_with_one_key_on_two_replicas_make_one_run(tmp_path: 
     replicas = [create_app(settings), create_app(settings)]
     db = replicas[0].state.db
     with db.write_sessions() as session:
-        user = accounts.create_user(session, "carol", role="member", password="a long enough password")
-        token = accounts.create_token(session, user.id, name="double clicker")
+        user = accounts.create_user(session, name="carol", role="member", password="a long enough password")
+        token = accounts.create_token(session, user_id=user.id, name="double clicker")
         session.commit()
     clients = [TestClient(app, headers={"Authorization": f"Bearer {token}"}) for app in replicas]
     try:

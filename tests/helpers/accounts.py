@@ -52,10 +52,10 @@ def accounts_settings(data_dir: Path, **extra: object) -> Settings:
 def create_team(app: FastAPI) -> None:
     """alice and bob, members, and root, an admin."""
     with app.state.db.write_sessions() as session:
-        service.create_user(session, "alice", role="member", password=PASSWORDS["alice"])
-        service.create_user(session, "bob", role="member", password=PASSWORDS["bob"])
+        service.create_user(session, name="alice", role="member", password=PASSWORDS["alice"])
+        service.create_user(session, name="bob", role="member", password=PASSWORDS["bob"])
         # A reserved name, as an operator may give the first admin at the command line.
-        service.create_user(session, "root", role="admin", password=PASSWORDS["root"], by_operator=True)
+        service.create_user(session, name="root", role="admin", password=PASSWORDS["root"], by_operator=True)
         session.commit()
 
 
@@ -98,7 +98,7 @@ def invite_link(admin: TestClient, role: str = "member", days: str = "7") -> str
 def new_person(app: FastAPI, name: str, role: str, password: str) -> Iterator[TestClient]:
     """A person created with `role`, signed in on a client of their own."""
     with app.state.db.write_sessions() as session:
-        service.create_user(session, name, role=role, password=password)
+        service.create_user(session, name=name, role=role, password=password)
         session.commit()
     client = sign_in(fresh_client(app), name, password)
     yield client
@@ -107,7 +107,7 @@ def new_person(app: FastAPI, name: str, role: str, password: str) -> Iterator[Te
 
 def user_id(app: FastAPI, name: str) -> int:
     with app.state.db.read_sessions() as session:
-        user = service.user_named(session, name)
+        user = service.user_named(session, name=name)
         assert isinstance(user, User)
         return user.id
 

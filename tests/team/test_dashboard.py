@@ -20,10 +20,6 @@ CACHE = "tf-data-cache-shuffle-order"  # budgets: basics 20 s, solid 60 s
 PARALLEL = "tf-data-parallel-map-interleave"
 
 
-def soup(client: TestClient, url: str = "/team") -> BeautifulSoup:
-    return soup_of(client.get(url))
-
-
 def member_row(page: BeautifulSoup, name: str) -> dict[str, str]:
     row = page.select_one(f'tr.member[data-member="{name}"]')
     assert isinstance(row, Tag), name
@@ -65,7 +61,7 @@ def test_every_members_numbers_and_the_teams(
         ),
     )
 
-    page = soup(lena)
+    page = soup_of(lena.get("/team"))
     names = [row["data-member"] for row in page.select("tr.member")]
     assert names == ["alice", "bob", "lena", "root"]  # the solo history of single mode is nobody
     score = round((1 + len(truths)) / (len(pitfalls) + len(truths)) * 100)
@@ -112,5 +108,5 @@ def test_every_members_numbers_and_the_teams(
 
 def test_broken_card_files_are_listed(lena: TestClient, own_content: Path) -> None:
     (own_content / "broken.md").write_text("---\nid: broken\n---\nno sections\n", encoding="utf-8")
-    errors = soup(lena).select(".content-errors li")
+    errors = soup_of(lena.get("/team")).select(".content-errors li")
     assert errors and all(text_of(li, "code").startswith("broken.md:") for li in errors)

@@ -1,22 +1,14 @@
-"""A person's own account (/account: their password and API tokens) and GET /api/me."""
+"""A person's own account (/account: their password and API tokens)."""
 
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel
 from starlette.responses import HTMLResponse, Response
 
 from app.accounts import passwords, service
-from app.accounts.dependencies import BrowserDep, CurrentPersonDep
+from app.accounts.dependencies import BrowserDep, Visitor, VisitorDep, forget_signed_in
 from app.accounts.middleware import Principal, lifetimes
-from app.accounts.routers.sign_in import (
-    Visitor,
-    VisitorDep,
-    accounts_only,
-    checked_password,
-    forget_signed_in,
-    signed_in,
-)
+from app.accounts.routers.sign_in import accounts_only, checked_password, signed_in
 from app.exceptions import Invalid
 from app.schemas import Id
 from app.storage.dependencies import WriteSessionDep
@@ -26,11 +18,6 @@ from app.web.templating import render
 router = APIRouter(tags=["accounts"])
 
 WRONG_CURRENT = "that is not your current password"
-
-
-class MeOut(BaseModel):
-    name: str
-    role: str
 
 
 def _account_page(
@@ -108,7 +95,11 @@ def create_token(form: FormDep, principal: BrowserDep, visitor: VisitorDep) -> H
             _current_password_or_invalid(visitor, principal, password=password, field="password")
         with visitor.db.write_sessions() as session:
             token = service.create_token(
-                session, principal.id, name=str(form.get("name") or ""), days=days, address=visitor.address
+                session,
+                user_id=principal.id,
+                name=str(form.get("name") or ""),
+                days=days,
+                address=visitor.address,
             )
     except Invalid as refused:
         return _account_page(visitor, principal, status_code=422, token_errors=[refused.message])
@@ -122,9 +113,3 @@ def revoke_token(
     service.revoke_token(session, user_id=principal.id, token_id=token_id, address=visitor.address)
     forget_signed_in(visitor.request)
     return _account_page(visitor, principal, revoked=True)
-
-
-@router.get("/api/me", tags=["api"])
-def me(principal: CurrentPersonDep) -> MeOut:
-    """Who you are signed in as, and your role."""
-    return MeOut(name=principal.name, role=principal.role)

@@ -7,13 +7,14 @@ from sqlalchemy.orm import Session
 from starlette.responses import HTMLResponse
 
 from app.accounts import service
-from app.accounts.dependencies import AdminDep, BrowserAdminDep
-from app.accounts.routers.sign_in import Visitor, VisitorDep, accounts_only, forget_signed_in
-from app.exceptions import Conflict, DomainError, NotFound
+from app.accounts.dependencies import AdminDep, BrowserAdminDep, Visitor, VisitorDep, forget_signed_in
+from app.accounts.routers.sign_in import accounts_only
+from app.exceptions import DomainError, NotFound
 from app.roles import ROLES
 from app.settings import Settings
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep, SettingsDep
+from app.web.errors import status_of
 from app.web.templating import render
 
 router = APIRouter(tags=["accounts"])
@@ -62,8 +63,7 @@ def change_user(
     except NotFound:
         raise
     except DomainError as refused:
-        status = 409 if isinstance(refused, Conflict) else 422
-        return _answer(visitor, session, status_code=status, errors=[refused.message])
+        return _answer(visitor, session, status_code=status_of(refused), errors=[refused.message])
     forget_signed_in(visitor.request)
     return _answer(visitor, session, saved=f"Saved {name}.")
 

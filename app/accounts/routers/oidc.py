@@ -80,7 +80,7 @@ def oidc_callback(
     try:
         flow = oidc.unseal(request.cookies.get(FLOW_COOKIE), settings.secret_key)
         who = oidc.finish(
-            settings, flow, answer=request.query_params, redirect_uri=_redirect_uri(request, settings)
+            settings, flow=flow, answer=request.query_params, redirect_uri=_redirect_uri(request, settings)
         )
     except DomainError as error:
         return _failed(request, error)
@@ -89,7 +89,7 @@ def oidc_callback(
         try:
             signed = service.oidc_sign_in(
                 session,
-                who.subject,
+                subject=who.subject,
                 wanted_name=who.name,
                 role=role,
                 lifetimes=lifetimes(settings),

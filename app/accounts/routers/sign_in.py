@@ -1,37 +1,24 @@
 """Signing in and out (/login, /logout) and accepting an invite (/invite/…), and what every way
 of signing in ends with: the session's cookie, the device cookie, and going where they were going."""
 
-from dataclasses import dataclass
 from typing import Annotated
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Form, Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from app.accounts import names, passwords, service, throttle
+from app.accounts.dependencies import Visitor, VisitorDep, forget_signed_in
 from app.accounts.middleware import SESSION_COOKIE, lifetimes
-from app.exceptions import DomainError, NotFound, TooMany
+from app.exceptions import DomainError, NotFound
 from app.roles import ROLES
 from app.settings import Settings
-from app.storage.dependencies import DatabaseDep, SessionDep, WriteSessionDep
+from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import ClientAddressDep, FormDep, SettingsDep
+from app.web.errors import headers_of, status_of
 from app.web.templating import render
 
 router = APIRouter(tags=["accounts"])
-
-
-@dataclass(frozen=True)
-class Visitor:
-    """What the routes that sign people in, or change how they do, need of a request: this app's
-    settings and database, and the visitor's address (what the throttle and the audit log name)."""
-
-    request: Request
-    settings: SettingsDep
-    db: DatabaseDep
-    address: ClientAddressDep
-
-
-VisitorDep = Annotated[Visitor, Depends()]
 
 
 def safe_next(target: str | None) -> str:
@@ -47,11 +34,6 @@ def accounts_only(settings: Settings) -> None:
         raise NotFound(f"this server signs people in another way (AUTH_MODE={settings.auth_mode})")
 
 
-def forget_signed_in(request: Request) -> None:
-    """Sign-ins remembered by the middleware end now, not a moment later."""
-    request.app.state.signed_in.clear()
-
-
 def checked_password(visitor: Visitor, *, name: str, password: str, purpose: str) -> int | None:
     """The id of `name` if `password` is theirs (throttled, and the failure audited: see
     app/accounts/throttle.py). Opens its own short write sessions: the route holds none while
@@ -63,7 +45,7 @@ def checked_password(visitor: Visitor, *, name: str, password: str, purpose: str
         password=password,
         address=visitor.address,
         device=throttle.trusted_device(
-            settings.secret_key, visitor.request.cookies.get(throttle.DEVICE_COOKIE), name=name
+            settings.secret_key, cookie=visitor.request.cookies.get(throttle.DEVICE_COOKIE), name=name
         ),
         purpose=purpose,
         sign_ins_per_address=settings.sign_ins_per_address,
@@ -111,8 +93,8 @@ def sign_in(
         if user_id is None:
             raise service.SignInRefused()
     except DomainError as refused:
-        status = 429 if isinstance(refused, TooMany) else 401
-        headers = {"Retry-After": str(refused.retry_after)} if isinstance(refused, TooMany) else None
+        # A wrong name or password means "not signed in"; any other refusal reads as the table says.
+        status = 401 if isinstance(refused, service.SignInRefused) else status_of(refused)
         response = render(
             visitor.request,
             "login.html",
@@ -122,8 +104,7 @@ def sign_in(
             errors=[refused.message],
             oidc=settings.oidc_enabled,
         )
-        if headers:
-            response.headers.update(headers)
+        response.headers.update(headers_of(refused) or {})
         return response
     with visitor.db.write_sessions() as session:
         signed = service.sign_in(
@@ -138,7 +119,7 @@ def sign_out(
 ) -> Response:
     token = request.cookies.get(SESSION_COOKIE)
     if token:
-        service.end_session(session, token, address=address)
+        service.end_session(session, token=token, address=address)
         forget_signed_in(request)
     response = RedirectResponse("/login" if settings.auth_mode == "accounts" else "/", status_code=303)
     response.delete_cookie(SESSION_COOKIE, path="/")
@@ -151,7 +132,7 @@ def sign_out(
 @router.get("/invite/{token}", response_class=HTMLResponse)
 def invite_page(request: Request, token: str, session: SessionDep, settings: SettingsDep) -> HTMLResponse:
     accounts_only(settings)
-    invite = service.open_invite(session, token)
+    invite = service.open_invite(session, token=token)
     return render(request, "invite.html", token=token, role=ROLES[invite.role])
 
 
@@ -162,14 +143,14 @@ def accept_invite(token: str, form: FormDep, visitor: VisitorDep) -> Response:
     accounts_only(visitor.settings)
     name, password = str(form.get("username") or "").strip(), str(form.get("password") or "")
     with visitor.db.read_sessions() as session:
-        role = ROLES[service.open_invite(session, token).role]
+        role = ROLES[service.open_invite(session, token=token).role]
     try:
         names.check_name(name)
         hashed = passwords.new_hash(password, name)
         with visitor.db.write_sessions() as session:
             signed = service.redeem_invite(
                 session,
-                token,
+                token=token,
                 name=name,
                 password_hash=hashed,
                 lifetimes=lifetimes(visitor.settings),

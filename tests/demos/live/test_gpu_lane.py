@@ -132,7 +132,7 @@ def test_a_gpu_worker_alone_runs_every_preset_one_demo_at_a_time(
     run_ids = []
     with db.write_sessions() as session:
         people = [
-            accounts.ensure_user(session, f"gpu-host-user-{i}", role=None, how="test").id
+            accounts.ensure_user(session, name=f"gpu-host-user-{i}", role=None, how="test").id
             for i in range(len(wanted))
         ]
         session.commit()

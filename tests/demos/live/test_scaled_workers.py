@@ -103,7 +103,7 @@ def test_two_workers_on_one_redis_queue_run_each_job_exactly_once(
     # One run per person: a person's runs take turns, and these should be free to run at once.
     with db.write_sessions() as session:
         people = [
-            accounts.ensure_user(session, f"learner-{i}", role=None, how="test").id for i in range(RUNS)
+            accounts.ensure_user(session, name=f"learner-{i}", role=None, how="test").id for i in range(RUNS)
         ]
         session.commit()
     run_ids = []

@@ -1,6 +1,6 @@
 """/author: a card's markdown checked as the author types, with the problems `tiercards content
 check` would report and the card at each depth, and the file to download. Nothing is stored: the
-CLI publishes cards."""
+CLI publishes cards. The same check as JSON is app/authoring/routers/api.py."""
 
 from fastapi import APIRouter, Request
 from pydantic import ValidationError
@@ -8,13 +8,12 @@ from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse, Response
 
 from app.authoring import service
-from app.authoring.dependencies import AuthorDep, ChecksPerMinuteDep
-from app.authoring.schemas import CardSource, CheckOut, ProblemOut
+from app.authoring.dependencies import AuthorDep
+from app.authoring.schemas import CardSource
 from app.content.catalogue import Catalogue
 from app.content.dependencies import CatalogueDep
 from app.content.tiers import TIERS, Tier, parse_tier
 from app.exceptions import Invalid
-from app.storage.dependencies import DatabaseDep
 from app.web.dependencies import FormDep
 from app.web.messages import form_messages
 from app.web.templating import render
@@ -92,29 +91,4 @@ def download(_author: AuthorDep, form: FormDep) -> Response:
             "Content-Disposition": f'attachment; filename="{service.file_name(source)}"',
             "Cache-Control": "no-store",
         },
-    )
-
-
-@router.post(
-    "/api/author/check",
-    tags=["api"],
-    responses={429: {"description": "You made AUTHOR_CHECKS_PER_MINUTE checks in the last minute"}},
-)
-def check_card(
-    source: CardSource,
-    author: AuthorDep,
-    catalogue: CatalogueDep,
-    db: DatabaseDep,
-    per_minute: ChecksPerMinuteDep,
-) -> CheckOut:
-    """What `tiercards content check` says of a card's text, one problem a line; when it says
-    nothing, the card at each depth. Nothing of the card is stored; the check is counted."""
-    # Counted in a transaction of its own that ends before the card is rendered: a write session
-    # held through the preview would keep one of the few writers' turns for its whole length.
-    with db.write_sessions() as session:
-        service.count_check(session, user_id=author.id, per_minute=per_minute)
-    shown = service.preview(source.text, catalogue.snapshot().cards)
-    return CheckOut(
-        problems=[ProblemOut(line=problem.line, message=problem.message) for problem in shown.problems],
-        card=service.card_json(shown.card) if shown.card else None,
     )
