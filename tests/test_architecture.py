@@ -6,6 +6,8 @@
 - No two modules import each other, directly or round a loop.
 - Services never import the HTTP layer: no FastAPI or Starlette, no router, nothing from app.web.
 - Only the composition root (app/factory.py) imports routers.
+- A service function of more than two parameters takes every one after the first by keyword.
+- Routes under /api/ live in a router module named `api`, beside the pages.
 - Only the demo pipelines import TensorFlow, and building the web app never loads it.
 - Only the request guard reads the connection's own address: everything else asks
   app.web.dependencies.client_address, which names the visitor behind a trusted proxy.
@@ -79,7 +81,8 @@ def _imports(path: Path) -> set[str]:
     return found
 
 
-MODULES = {_module_name(path): _imports(path) for path in sorted(APP.rglob("*.py"))}
+PATHS = {_module_name(path): path for path in sorted(APP.rglob("*.py"))}
+MODULES = {module: _imports(path) for module, path in PATHS.items()}
 
 
 def _package(module: str) -> str:
@@ -268,3 +271,63 @@ def _reads_the_peer(path: Path) -> bool:
 def test_only_the_request_guard_reads_the_connection_s_own_address() -> None:
     readers = {_module_name(path) for path in sorted(APP.rglob("*.py")) if _reads_the_peer(path)}
     assert readers == {"app.web.guards"}
+
+
+# Signatures a framework fixes: a Jinja filter given its context, the markdown highlighter's callback.
+FIXED_SIGNATURES = {"app.content.filters.noted", "app.content.render._highlight"}
+
+
+def _positional_beyond_the_first(path: Path, module: str) -> list[str]:
+    """Functions of more than two parameters that take more than the first one by position.
+    Exception classes are left out: they read as `raise Invalid("field", "message")`."""
+    found = []
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    exceptions = {
+        node.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+        and any(isinstance(b, ast.Name) and b.id.endswith(("Error", "Exception")) for b in node.bases)
+    }
+    for parent in ast.walk(tree):
+        if isinstance(parent, ast.ClassDef) and parent.name in exceptions:
+            continue
+        for node in ast.iter_child_nodes(parent):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name.startswith("__"):
+                continue
+            args = node.args
+            positional = [a.arg for a in (*args.posonlyargs, *args.args) if a.arg not in ("self", "cls")]
+            too_many = len(positional) + len(args.kwonlyargs) > 2 and len(positional) > 1
+            if too_many and f"{module}.{node.name}" not in FIXED_SIGNATURES:
+                found.append(f"{module}:{node.lineno} {node.name}({', '.join(positional)}, ...)")
+    return found
+
+
+@pytest.mark.parametrize("module", SERVICES)
+def test_services_of_more_than_two_parameters_take_them_by_keyword(module: str) -> None:
+    assert _positional_beyond_the_first(PATHS[module], module) == []
+
+
+def _api_paths(path: Path) -> list[str]:
+    """The paths under /api/ a module's route decorators declare."""
+    paths = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
+            first = node.args[0]
+            if (
+                isinstance(first, ast.Constant)
+                and isinstance(first.value, str)
+                and first.value.startswith("/api/")
+            ):
+                paths.append(first.value)
+    return paths
+
+
+def test_json_routes_live_in_api_modules_beside_the_pages() -> None:
+    misplaced = {
+        _module_name(path): paths
+        for path in sorted(APP.rglob("*.py"))
+        if _is_router(_module_name(path))
+        and _module_name(path).rpartition(".")[2] != "api"
+        and (paths := _api_paths(path))
+    }
+    assert misplaced == {}
