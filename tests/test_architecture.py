@@ -308,17 +308,16 @@ def test_services_of_more_than_two_parameters_take_them_by_keyword(module: str) 
 
 
 def _api_paths(path: Path) -> list[str]:
-    """The paths under /api/ a module's route decorators declare."""
+    """The paths under /api/ a module's route decorators declare, and an `/api` router prefix."""
     paths = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
-            first = node.args[0]
-            if (
-                isinstance(first, ast.Constant)
-                and isinstance(first.value, str)
-                and first.value.startswith("/api/")
-            ):
-                paths.append(first.value)
+        if not isinstance(node, ast.Call):
+            continue
+        prefixes = [k.value for k in node.keywords if k.arg == "prefix"]
+        first = node.args[:1] if isinstance(node.func, ast.Attribute) else []
+        for value in (*first, *prefixes):
+            if isinstance(value, ast.Constant) and str(value.value).startswith("/api"):
+                paths.append(str(value.value))
     return paths
 
 
