@@ -134,7 +134,7 @@ def _filler(tokens: list[_Token], index: int) -> str | None:
     return None
 
 
-def _fillers(tokens: list[_Token]) -> tuple[tuple[str, int], set[int]]:
+def _fillers(tokens: list[_Token]) -> tuple[tuple[tuple[str, int], ...], set[int]]:
     counts: Counter[str] = Counter()
     spent: set[int] = set()
     for index in range(len(tokens)):
