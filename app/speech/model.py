@@ -155,9 +155,6 @@ class SpeechModel:
             beam_size=BEAM_SIZE,
             word_timestamps=True,
             initial_prompt=initial_prompt(terms) or None,
-            # Greedy beam search only: the fallback to sampling at higher temperatures re-decoded
-            # a primed 18 s answer up to four times (2 s became 9 to 22 s) for text no better.
-            temperature=0.0,
         )
         words: list[Any] = [word for segment in segments for word in segment.words or ()]
         return Transcript(
