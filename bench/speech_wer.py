@@ -1,0 +1,115 @@
+"""Word error rate of the speech model on flite clips of sentences from the deck, primed with the
+card's own terms against unprimed in the same run, and how many spoken fillers Whisper keeps.
+
+    /work/speech-venv/bin/python -m bench.speech_wer [--per-card 2] [--voices rms,slt,awb,kal]
+
+The sentences come from the basics and solid answers of every card except the owner's
+(tf-data-prefetch-last), whose sentences are the ones the term rules were looked at on; each clip
+is primed with the terms of the card it comes from. WER is pooled (all errors / all words). Filler
+recall: the same sentences with "um" and "uh" put in (flite says both), counted as kept when the
+transcript has them. Exit status 1 if priming makes the WER worse.
+"""
+
+import argparse
+import random
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from app import PROJECT_ROOT
+from app.content.parser import parse_card
+from app.speech.accuracy import spoken_words, word_error_rate
+from app.speech.decode import decode_recording
+from app.speech.delivery import measure
+from app.speech.model import SpeechModel, card_terms, load
+from tests.factories import OWNER_CARD
+from tests.speech.clips import VOICES, sentences, speak
+
+MAX_SECONDS = 180
+
+
+def deck(per_card: int) -> list[tuple[str, tuple[str, ...]]]:
+    """(sentence, its card's terms) for `per_card` sentences of every card but the owner's."""
+    chosen = []
+    for path in sorted((PROJECT_ROOT / "content").glob("*.md")):
+        if path.name == "README.md":
+            continue
+        card = parse_card(path)
+        if card.id == OWNER_CARD:
+            continue
+        spoken = [s for s in sentences(card) if not any(ch.isdigit() for ch in s)]
+        chosen.extend((sentence, card_terms(card)) for sentence in spoken[:per_card])
+    return chosen
+
+
+def with_fillers(sentence: str, rng: random.Random) -> tuple[str, int]:
+    words = sentence.split()
+    spots = sorted(rng.sample(range(1, len(words)), k=min(2, len(words) - 1)))
+    for offset, spot in enumerate(spots):
+        words.insert(spot + offset, rng.choice(("um,", "uh,")))
+    return " ".join(words), len(spots)
+
+
+def heard(model: SpeechModel, clip: Path, terms: tuple[str, ...]) -> str:
+    recording = decode_recording(clip.read_bytes(), max_seconds=MAX_SECONDS)
+    return model.transcribe(recording.samples, terms=terms).text
+
+
+def pooled(pairs: list[tuple[str, str]]) -> float:
+    words = sum(len(spoken_words(said)) for said, _ in pairs)
+    return sum(word_error_rate(said, text) * len(spoken_words(said)) for said, text in pairs) / words
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--per-card", type=int, default=2)
+    parser.add_argument("--voices", default=",".join(VOICES))
+    args = parser.parse_args()
+    voices = args.voices.split(",")
+    model = load(None)
+    print(f"model: {model.folder.name}")
+    folder = Path(tempfile.mkdtemp(prefix="speech-wer-"))
+    chosen = deck(args.per_card)
+    results: dict[str, dict[str, list[tuple[str, str]]]] = {}
+    for voice in voices:
+        runs: dict[str, list[tuple[str, str]]] = {"unprimed": [], "primed": []}
+        for sentence, terms in chosen:
+            clip = speak(sentence, voice=voice, folder=folder)
+            runs["unprimed"].append((sentence, heard(model, clip, ())))
+            runs["primed"].append((sentence, heard(model, clip, terms)))
+        results[voice] = runs
+        baseline, primed = pooled(runs["unprimed"]), pooled(runs["primed"])
+        print(
+            f"{voice}: {len(chosen)} sentences, WER unprimed {baseline:.3f}, primed {primed:.3f}, "
+            f"ratio {primed / baseline:.2f}"
+        )
+    everything: Callable[[str], list[tuple[str, str]]] = lambda kind: [  # noqa: E731
+        pair for runs in results.values() for pair in runs[kind]
+    ]
+    baseline, primed = pooled(everything("unprimed")), pooled(everything("primed"))
+    worst = max(word_error_rate(said, text) for said, text in everything("primed"))
+    print(
+        f"all voices: WER unprimed {baseline:.3f} (baseline), primed {primed:.3f}, ratio {primed / baseline:.2f}; "
+        f"worst primed clip {worst:.3f}"
+    )
+    rng = random.Random(21)
+    said_fillers = kept = 0
+    for voice in voices:
+        for sentence, terms in chosen[:: max(1, len(chosen) // 8)]:
+            text, count = with_fillers(sentence, rng)
+            transcript = model.transcribe(
+                decode_recording(
+                    speak(text, voice=voice, folder=folder).read_bytes(), max_seconds=MAX_SECONDS
+                ).samples,
+                terms=terms,
+            )
+            found = measure(transcript.words, seconds=transcript.seconds, terms=(), target_seconds=20)
+            said_fillers += count
+            kept += min(count, sum(n for name, n in found.fillers if name in ("um", "uh")))
+    print(f"filler recall (um/uh, primed): {kept}/{said_fillers} = {kept / said_fillers:.2f}")
+    sys.exit(1 if primed > baseline else 0)
+
+
+if __name__ == "__main__":
+    main()

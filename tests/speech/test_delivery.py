@@ -1,0 +1,136 @@
+"""How an answer was said, from the words Whisper heard and when: pace, pauses, fillers, the words
+used most and the card's terms that were said."""
+
+import pytest
+
+from app.speech.delivery import FILLERS, LONG_PAUSE_SECONDS, PACE_BAND, Word, measure
+
+
+def spoken(text: str, *, start: float = 0.0, seconds_per_word: float = 0.4) -> list[Word]:
+    """The words of `text` one after another, each `seconds_per_word` long, as Whisper writes them."""
+    words = []
+    for index, token in enumerate(text.split()):
+        at = start + index * seconds_per_word
+        words.append(Word(text=f" {token}", start=at, end=at + seconds_per_word))
+    return words
+
+
+def measured(words: list[Word], *, seconds: float = 60.0, terms: tuple[str, ...] = (), target: int = 20):
+    return measure(words, seconds=seconds, terms=terms, target_seconds=target)
+
+
+TEXT_30 = " ".join(f"word{n}" for n in range(30))
+
+
+@pytest.mark.parametrize("span", [12.0, 20.0, 9.0])
+def test_words_per_minute_is_counted_over_the_time_spent_speaking(span: float) -> None:
+    words = spoken(TEXT_30, start=3.0, seconds_per_word=span / 30)
+    result = measured(words, seconds=span + 8.0)
+    assert result.words == 30
+    assert result.words_per_minute == pytest.approx(30 / span * 60)
+    low, high = PACE_BAND
+    expected = (
+        "slow" if result.words_per_minute < low else "fast" if result.words_per_minute > high else "steady"
+    )
+    assert result.pace == expected
+
+
+def test_the_pace_band_is_the_usual_one_for_speech() -> None:
+    assert PACE_BAND == (130, 175)
+    assert measured(spoken(TEXT_30, seconds_per_word=12 / 30)).pace == "steady"
+
+
+def test_pauses_over_two_seconds_are_listed_with_the_word_before_them() -> None:
+    first = spoken("the buffer holds batches", seconds_per_word=0.4)
+    long_gap = LONG_PAUSE_SECONDS + 0.5
+    second = spoken("when it is last", start=first[-1].end + long_gap)
+    short_gap = LONG_PAUSE_SECONDS - 0.1
+    third = spoken("in the pipeline", start=second[-1].end + short_gap)
+    exact = spoken("always", start=third[-1].end + LONG_PAUSE_SECONDS)
+    result = measured(first + second + third + exact)
+    assert [(pause.after, pause.start, pause.seconds) for pause in result.pauses] == [
+        ("batches", pytest.approx(first[-1].end), pytest.approx(long_gap))
+    ]
+    assert result.longest_pause_seconds == pytest.approx(long_gap)
+
+
+def test_silence_before_the_first_word_and_after_the_last_is_no_pause() -> None:
+    result = measured(spoken("prefetch goes last", start=5.0), seconds=20.0)
+    assert result.pauses == ()
+    assert result.longest_pause_seconds == 0.0
+
+
+def test_um_uh_and_basically_always_count_as_fillers() -> None:
+    result = measured(spoken("Um, the buffer uh holds, umm, batches. Basically it overlaps work. Uhh."))
+    assert dict(result.fillers) == {"um": 2, "uh": 2, "basically": 1}
+    assert result.filler_count == 5
+
+
+def test_like_counts_only_where_it_is_set_off_by_a_comma() -> None:
+    result = measured(spoken("It is, like, faster. I like prefetch. Something like a queue. Like, really."))
+    assert dict(result.fillers) == {"like": 2}
+
+
+def test_so_counts_where_it_opens_a_sentence_or_is_set_off_by_a_comma() -> None:
+    text = "So the buffer fills. It is so fast. So that it overlaps. It goes last, so, yes. And so on."
+    assert dict(measured(spoken(text)).fillers) == {"so": 2}
+
+
+def test_you_know_counts_where_it_is_set_off_by_punctuation() -> None:
+    text = "You know, it overlaps. Do you know why? It hides variance, you know. You know the answer."
+    assert dict(measured(spoken(text)).fillers) == {"you know": 2}
+
+
+def test_fillers_are_reported_in_a_fixed_order_and_only_those_said() -> None:
+    result = measured(spoken("Basically, so, um, you know, uh, like, it works."))
+    assert [name for name, _ in result.fillers] == [name for name in FILLERS]
+    assert measured(spoken("Prefetch goes last.")).fillers == ()
+
+
+def test_the_most_used_words_leave_out_stop_words_and_fillers() -> None:
+    text = (
+        "The prefetch buffer holds batches. The buffer fills while the model trains, um, um. "
+        "Prefetch overlaps the buffer with the step. Batches wait in the buffer."
+    )
+    result = measured(spoken(text))
+    assert result.most_used[:3] == (("buffer", 4), ("prefetch", 2), ("batches", 2))
+    assert all(count >= 2 for _, count in result.most_used)
+    assert not {"the", "um", "with"} & {word for word, _ in result.most_used}
+
+
+def test_the_card_s_terms_are_found_however_whisper_spells_them() -> None:
+    terms = ("tf.data", "AUTOTUNE", "prefetch", "TPU", "interleave", "num_parallel_calls")
+    text = "In TF data you prefetch with auto tune. On TPUs, num parallel calls matters."
+    result = measured(spoken(text), terms=terms)
+    assert result.terms_used == ("tf.data", "AUTOTUNE", "prefetch", "TPU", "num_parallel_calls")
+    assert result.terms_missed == ("interleave",)
+
+
+def test_a_term_is_not_found_inside_a_longer_word() -> None:
+    result = measured(spoken("The mapping is prefetched and batched."), terms=("map", "batch", "prefetch"))
+    assert result.terms_used == ()
+
+
+def test_duration_is_set_against_the_card_s_target() -> None:
+    result = measured(spoken("prefetch goes last"), seconds=27.5, target=20)
+    assert result.seconds == 27.5 and result.target_seconds == 20
+    assert result.over_target_seconds == pytest.approx(7.5)
+    assert measured(spoken("short"), seconds=12.0, target=50).over_target_seconds == pytest.approx(-38.0)
+
+
+def test_an_answer_with_no_words_measures_as_nothing_said() -> None:
+    result = measured([], seconds=4.0, terms=("prefetch",))
+    assert (result.words, result.words_per_minute, result.pace) == (0, 0.0, "slow")
+    assert result.fillers == () and result.most_used == () and result.pauses == ()
+    assert result.terms_missed == ("prefetch",)
+
+
+def test_punctuation_alone_is_not_a_word() -> None:
+    words = [
+        *spoken("prefetch goes"),
+        Word(" ...", 0.8, 0.9),
+        Word(" -", 0.9, 1.0),
+        *spoken("last", start=1.0),
+    ]
+    result = measured(words)
+    assert result.words == 3
