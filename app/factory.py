@@ -78,7 +78,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
         app.state.db.dispose()
-        queue = getattr(app.state, "demo_queue", None)
+        queue = getattr(app.state, "job_queue", None)
         if queue is not None:
             queue.close()
 

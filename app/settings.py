@@ -100,6 +100,16 @@ class Settings(BaseSettings):
     speech_model: str | None = None
     # Longer recordings are refused, however small the file.
     max_recording_seconds: int = Field(default=180, ge=1)
+    # Off: a recording's audio is deleted as soon as it is transcribed. On: kept, playable only by
+    # its owner, for RECORDING_RETENTION_DAYS.
+    keep_recordings: bool = False
+    recording_retention_days: float = Field(default=7.0, gt=0)
+
+    @property
+    def max_recording_bytes(self) -> int:
+        """The largest upload taken: MAX_RECORDING_SECONDS of Opus at 128 kbit/s (well above what
+        a browser records speech at), and room for the container."""
+        return self.max_recording_seconds * 16_000 + 64 * 1024
 
     @field_validator("allowed_hosts", "trusted_proxies", "metrics_allowed", mode="before")
     @classmethod

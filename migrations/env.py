@@ -6,6 +6,7 @@ from app.accounts import models as _accounts  # noqa: F401
 from app.demos import models as _demos  # noqa: F401
 from app.practice import models as _practice  # noqa: F401
 from app.settings import get_settings
+from app.speech import models as _speech  # noqa: F401
 from app.storage.base import Base
 from app.storage.database import make_engine
 from app.team import models as _team  # noqa: F401

@@ -45,21 +45,22 @@ ALLOWED: dict[str, frozenset[str]] = {
         ("web", "app exceptions logs metrics settings"),
         ("presets", "exceptions"),
         ("content", "exceptions presets web"),
-        ("speech", "content exceptions"),
         ("accounts", "exceptions roles schemas settings storage web"),
-        ("practice", "accounts content exceptions metrics schemas storage web"),
-        ("demos", "app accounts content exceptions logs presets settings storage web"),
+        ("jobs", "presets"),
+        ("speech", "app accounts content exceptions jobs logs metrics schemas settings storage web"),
+        ("practice", "accounts content exceptions metrics schemas speech storage web"),
+        ("demos", "app accounts content exceptions jobs logs presets settings speech storage web"),
         ("authoring", "accounts content exceptions practice schemas storage web"),
         ("team", "accounts content demos exceptions practice schemas storage web"),
-        ("ops", "content demos exceptions metrics settings web"),
+        ("ops", "content demos exceptions jobs metrics settings speech web"),
         (
             "factory",
-            "app accounts authoring content demos ops practice settings storage team web",
+            "app accounts authoring content demos jobs ops practice settings speech storage team web",
         ),
         ("main", "factory"),
         (
             "cli",
-            "accounts content demos exceptions logs presets roles settings storage team",
+            "accounts content demos exceptions jobs logs presets roles settings speech storage team",
         ),
     )
 }

@@ -119,7 +119,7 @@ def demo_workers(
     from app.demos import runs
     from app.demos.presenters.cli_text import workers_text
     from app.demos.presenters.documents import workers_document
-    from app.demos.queue import queue_kind
+    from app.jobs.queue import queue_kind
     from app.storage.base import utcnow
     from app.storage.database import Database
 

@@ -4,7 +4,7 @@ workers' own rows, the stale sweep and the upkeep.
 - a person runs at most one demo at a time: a worker claims a run with one UPDATE … WHERE
   status = 'queued' AND the person has no other run running, so two workers can never both take
   it, nor run two of one person's demos at once;
-- a run is claimed only by a worker that reads its preset's lane (app/demos/queue.py);
+- a run is claimed only by a worker that reads its preset's lane (app/jobs/queue.py);
 - a running run whose heartbeat is older than DEMO_HEARTBEAT_TIMEOUT_SECONDS was left behind by
   a worker that died: the upkeep and every worker that starts store it as `interrupted`.
 """
@@ -22,8 +22,8 @@ from sqlalchemy.orm import Session, aliased
 from app.accounts.service import lock_person
 from app.accounts.upkeep import purge
 from app.demos.models import DemoRun, WorkerBeat
-from app.demos.queue import DemoQueue, lane_for
 from app.demos.runs import ACTIVE, INTERRUPTED_MESSAGE, stale_cutoff
+from app.jobs.queue import JobQueue, lane_for
 from app.storage.base import utcnow
 from app.storage.database import Database
 
@@ -240,7 +240,7 @@ def interrupt_left_behind(
     return swept + interrupt_orphans(session, host=host, pid_alive=pid_alive, own_name=own_name)
 
 
-def requeue_lost(session: Session, *, queue: DemoQueue, grace_seconds: float = LOST_AFTER_S) -> int:
+def requeue_lost(session: Session, *, queue: JobQueue, grace_seconds: float = LOST_AFTER_S) -> int:
     """Put back on the queue the queued runs that are no longer in it (their worker took the job
     and died before claiming it). A run queued twice still runs once: claiming is atomic."""
     cutoff = utcnow() - timedelta(seconds=grace_seconds)
@@ -270,7 +270,7 @@ def delete_finished_before(session: Session, cutoff: datetime) -> int:
 def upkeep(
     db: Database,
     *,
-    queue: DemoQueue,
+    queue: JobQueue,
     timeout_seconds: float,
     retention_days: float,
     session_idle: timedelta,

@@ -1,36 +1,18 @@
-"""Dependencies of the demo routes: the queue client, the heartbeat timeout, the submitter, a
-served card."""
+"""Dependencies of the demo routes: the heartbeat timeout, the submitter, a served card."""
 
 from typing import Annotated
 
-from fastapi import Depends, Request
-from starlette.datastructures import State
+from fastapi import Depends
 
 from app.content.catalogue import Catalogue
-from app.demos.queue import DemoQueue
 from app.demos.runs import Submitter
+from app.jobs.dependencies import QueueDep
 from app.presets import ParamError
 from app.web.dependencies import SettingsDep
 
 
-def app_demo_queue(state: State) -> DemoQueue:
-    """The app's queue client, built on first use from settings.queue_url."""
-    queue: DemoQueue | None = getattr(state, "demo_queue", None)
-    if queue is None:
-        queue = DemoQueue(state.settings.queue_url)
-        state.demo_queue = queue
-    return queue
-
-
-def get_demo_queue(request: Request) -> DemoQueue:
-    return app_demo_queue(request.app.state)
-
-
 async def get_heartbeat_timeout(settings: SettingsDep) -> float:
     return float(settings.demo_heartbeat_timeout_seconds)
-
-
-QueueDep = Annotated[DemoQueue, Depends(get_demo_queue)]
 
 
 def get_submitter(settings: SettingsDep, queue: QueueDep) -> Submitter:

@@ -12,8 +12,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.demos.models import DemoRun
-from app.demos.queue import DemoQueue
 from app.demos.runs import ACTIVE, alive_workers
+from app.jobs.queue import JobQueue
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ def demo_figures(session: Session, heartbeat_timeout: float) -> DemoFigures:
     return DemoFigures(runs, len(alive_workers(session, timeout_seconds=heartbeat_timeout)))
 
 
-def queue_depth(queue: DemoQueue) -> int:
+def queue_depth(queue: JobQueue) -> int:
     """Runs waiting on the queue, on any lane or in its schedule."""
     return len(queue.run_ids())
 

@@ -70,7 +70,7 @@ class WorkerBeat(Base):
     current_run_id: Mapped[str | None] = mapped_column(String(32))
     started_at: Mapped[datetime] = mapped_column(default=utcnow)
     last_seen: Mapped[datetime] = mapped_column(default=utcnow)
-    # The queue lanes it reads (app/demos/queue.py LANES): ["cpu"], or ["gpu", "cpu"] for a GPU
+    # The queue lanes it reads (app/jobs/queue.py LANES): ["cpu"], or ["gpu", "cpu"] for a GPU
     # worker. A row from a worker older than lanes reads as ["cpu"], all it could take.
     capabilities: Mapped[list[Any]] = mapped_column(server_default='["cpu"]')
     # How its GPU capability was decided: auto (TensorFlow found a GPU, or not), on (`--gpu`), off

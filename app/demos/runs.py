@@ -4,7 +4,7 @@ of pages, API and CLI.
 The rules a submit follows:
 - a person has at most MAX_QUEUED runs queued (429 past that) and starts at most
   MAX_SUBMITS_PER_MINUTE a minute;
-- a run is queued on its preset's lane (app/demos/queue.py) and claimed only by a worker that
+- a run is queued on its preset's lane (app/jobs/queue.py) and claimed only by a worker that
   reads that lane (app/demos/claims.py): a GPU preset waits for a GPU worker;
 - a re-run is a new run with the same preset, parameters and card;
 - a submit may carry a key (a double click, a retried request): the same key from the same person
@@ -29,8 +29,8 @@ from sqlalchemy.orm import Session, defer
 
 from app.accounts.service import lock_person
 from app.demos.models import DemoRun, WorkerBeat
-from app.demos.queue import DemoQueue, lane_for, presets_on
 from app.exceptions import Conflict, Invalid, NotFound, TooMany, Unavailable
+from app.jobs.queue import JobQueue, lane_for, presets_on
 from app.presets import ParamError, get_preset, validate_params
 from app.storage.base import utcnow
 
@@ -102,7 +102,7 @@ def new_run_id() -> str:
 class Submitter:
     """Starts runs: stores each queued run, then puts its id on the queue."""
 
-    queue: DemoQueue
+    queue: JobQueue
     _: KW_ONLY
     # Runs one person may start in a minute: bounds submit-and-cancel loops that fill the queue.
     per_minute: int = MAX_SUBMITS_PER_MINUTE

@@ -20,8 +20,8 @@ from fastapi import Depends, Request
 from sqlalchemy import text
 from starlette.datastructures import State
 
-from app.demos.dependencies import app_demo_queue
 from app.demos.metrics import DemoFigures, demo_figures, queue_depth
+from app.jobs.dependencies import app_job_queue
 
 T = TypeVar("T")
 log = logging.getLogger("tiercards.web")
@@ -91,7 +91,7 @@ def _probes(state: State) -> Probes:
 
     def waiting_runs() -> int:
         # Building the queue client reads (SQLite) or reaches nothing yet (Redis): inside the read.
-        return queue_depth(app_demo_queue(state))
+        return queue_depth(app_job_queue(state))
 
     def figures() -> DemoFigures:
         with state.db.read_sessions() as session:

@@ -33,6 +33,12 @@ class Attempt(Base):
     rating: Mapped[str | None] = mapped_column(String(8))
     revealed: Mapped[bool] = mapped_column(default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # An answer given aloud: the recording it was transcribed from, and how it was said, as
+    # measured from the sound (the text may have been edited since).
+    recording_id: Mapped[str | None] = mapped_column(ForeignKey("recordings.id", ondelete="SET NULL"))
+    words_per_minute: Mapped[float | None]
+    filler_count: Mapped[int | None] = mapped_column(Integer)
+    long_pauses: Mapped[int | None] = mapped_column(Integer)
 
 
 # The bounds of a person's practice settings, enforced by the table and by PracticeSettings alike.

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from app.accounts import throttle
 from app.accounts.models import AuditEvent, Invite, SignInAttempt, SignInSession
 from app.demos import claims
-from app.demos.queue import DemoQueue
+from app.jobs.queue import JobQueue
 from app.storage.base import utcnow
 from tests.helpers.accounts import PASSWORDS, fresh_client, sign_in
 
@@ -23,7 +23,7 @@ def _upkeep(app: FastAPI, audit_retention_days: float = 365) -> dict[str, int]:
     settings = app.state.settings
     return claims.upkeep(
         app.state.db,
-        queue=DemoQueue(settings.queue_url),
+        queue=JobQueue(settings.queue_url),
         timeout_seconds=settings.demo_heartbeat_timeout_seconds,
         retention_days=settings.demo_retention_days,
         session_idle=IDLE,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.demos.queue import LANES, DemoQueue, lane_for, lanes_for
+from app.jobs.queue import LANES, JobQueue, lane_for, lanes_for
 from app.presets import PRESETS
 
 MARKER = "pwned"
@@ -24,11 +24,11 @@ class Payload:
 
 
 @pytest.fixture
-def queue(tmp_path: Path) -> DemoQueue:
-    return DemoQueue(f"sqlite:///{tmp_path / 'queue.db'}")
+def queue(tmp_path: Path) -> JobQueue:
+    return JobQueue(f"sqlite:///{tmp_path / 'queue.db'}")
 
 
-def test_a_run_id_goes_through_as_json(queue: DemoQueue) -> None:
+def test_a_run_id_goes_through_as_json(queue: JobQueue) -> None:
     queue.enqueue("abc123", lane="cpu")
     raw = queue.hueys["cpu"].storage.dequeue()
     message = json.loads(raw)
@@ -38,28 +38,28 @@ def test_a_run_id_goes_through_as_json(queue: DemoQueue) -> None:
     assert task.args == ("def456",)
 
 
-def test_a_delayed_run_keeps_its_time(queue: DemoQueue) -> None:
+def test_a_delayed_run_keeps_its_time(queue: JobQueue) -> None:
     queue.enqueue("later", lane="cpu", delay=60)
     task = queue.hueys["cpu"].dequeue()
     assert task.args == ("later",)
     assert task.eta is not None
 
 
-def test_a_pickled_payload_is_refused_and_never_runs(queue: DemoQueue, tmp_path: Path) -> None:
+def test_a_pickled_payload_is_refused_and_never_runs(queue: JobQueue, tmp_path: Path) -> None:
     queue.hueys["cpu"].storage.enqueue(pickle.dumps(Payload(tmp_path)), 0)
     with pytest.raises(ValueError):
         queue.hueys["cpu"].dequeue()
     assert not (tmp_path / MARKER).exists()
 
 
-def test_a_job_that_is_not_one_run_id_is_refused(queue: DemoQueue) -> None:
+def test_a_job_that_is_not_one_run_id_is_refused(queue: JobQueue) -> None:
     forged = {"kind": "huey-message", "name": "run_demo", "args": [{"__class__": "os.system"}]}
     queue.hueys["gpu"].storage.enqueue(json.dumps(forged).encode(), 0)
     with pytest.raises(ValueError):
         queue.hueys["gpu"].dequeue()
 
 
-def test_gpu_presets_go_on_their_own_lane_and_only_gpu_workers_read_it(queue: DemoQueue) -> None:
+def test_gpu_presets_go_on_their_own_lane_and_only_gpu_workers_read_it(queue: JobQueue) -> None:
     assert {name: lane_for(name) for name in PRESETS} == {
         name: "gpu" if spec.needs_gpu else "cpu" for name, spec in PRESETS.items()
     }

@@ -19,8 +19,8 @@ from sqlalchemy import select, update
 
 from app.accounts import service as accounts
 from app.demos.models import DemoRun
-from app.demos.queue import DemoQueue
 from app.factory import create_app
+from app.jobs.queue import JobQueue
 from app.storage.base import utcnow
 from tests.factories import OWNER_CARD
 from tests.helpers.accounts import accounts_settings
@@ -104,9 +104,9 @@ def test_a_key_whose_run_never_reached_the_queue_can_be_sent_again(
     signed_in: SignIn, team_app: FastAPI, tmp_path: Path
 ) -> None:
     alice = signed_in("alice")
-    team_app.state.demo_queue = DemoQueue(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens
+    team_app.state.job_queue = JobQueue(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens
     assert submit(alice, "retry-me").status_code == 503
-    team_app.state.demo_queue = DemoQueue(f"sqlite:///{tmp_path / 'queue.db'}")
+    team_app.state.job_queue = JobQueue(f"sqlite:///{tmp_path / 'queue.db'}")
     retried = submit(alice, "retry-me")
     assert retried.status_code == 202
     statuses = {run["run_id"]: run["status"] for run in alice.get("/api/demos").json()["runs"]}

@@ -9,8 +9,8 @@ from typing import Any
 
 from app.demos.models import DemoRun, WorkerBeat
 from app.demos.presenters.forms import params_text
-from app.demos.queue import lane_for
 from app.demos.runs import ACTIVE
+from app.jobs.queue import lane_for
 from app.presets import (
     PRESETS,
     Preset,

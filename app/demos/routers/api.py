@@ -14,9 +14,10 @@ from fastapi.responses import JSONResponse
 from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CatalogueDep
 from app.demos import runs
-from app.demos.dependencies import HeartbeatTimeoutDep, QueueDep, SubmitterDep, check_card
+from app.demos.dependencies import HeartbeatTimeoutDep, SubmitterDep, check_card
 from app.demos.presenters.documents import run_document, workers_document
 from app.demos.schemas import CancelOut, DemoAccepted, DemoIn, DemoRunList, DemoRunOut, SubmitKey
+from app.jobs.dependencies import QueueDep
 from app.presets import PRESETS, estimate_seconds
 from app.storage.dependencies import SessionDep, WriteSessionDep
 

@@ -1,7 +1,7 @@
 """`tiercards worker`: takes demo jobs off the queue and runs them, one at a time, in TensorFlow.
 
 One process holds:
-- ONE consumer loop over the queue lanes it reads (app/demos/queue.py): every worker reads the
+- ONE consumer loop over the queue lanes it reads (app/jobs/queue.py): every worker reads the
   lane of presets that run anywhere; a GPU worker (TensorFlow lists a GPU in its runner child, or
   `--gpu` declares one) reads the GPU lane first and then that one, so a single GPU host still
   runs every preset. One job at a time whatever the lanes: demos are timed, and two at once would

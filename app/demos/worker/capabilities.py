@@ -12,7 +12,7 @@ import glob
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.demos.queue import lanes_for
+from app.jobs.queue import lanes_for
 
 # The worker's --gpu/--no-gpu flag (None: neither) as stored with its beat.
 GPU_SETTINGS: dict[bool | None, str] = {None: "auto", True: "on", False: "off"}

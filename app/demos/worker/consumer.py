@@ -15,12 +15,13 @@ from datetime import timedelta
 from types import FrameType
 from typing import Any
 
-from app.demos import claims, tasks
-from app.demos.queue import DemoQueue
+from app.demos import claims
 from app.demos.runner import DemoRunner
 from app.demos.worker.capabilities import decide, mismatch
 from app.demos.worker.execution import JobExecutor
 from app.demos.worker.heartbeat import Heartbeat
+from app.jobs import tasks
+from app.jobs.queue import JobQueue
 from app.presets import DemoCrashed, DemoTimedOut
 from app.settings import Settings
 from app.storage.database import Database
@@ -54,7 +55,7 @@ class DemoWorker:
         self.host = socket.gethostname()
         self.name = f"{self.host}:{os.getpid()}"
         self.db = Database(settings)
-        self.queue = DemoQueue(settings.queue_url)
+        self.queue = JobQueue(settings.queue_url)
         self.runner = DemoRunner(
             settings.demo_memory_limit_mb, hide_gpus=gpu is False, production_logs=settings.is_production
         )
@@ -153,7 +154,7 @@ class DemoWorker:
         """Take the next job from the first of this worker's lanes that has one and run it here,
         in this thread, until stopped: one job at a time, however many lanes. (huey's own Consumer
         reads one queue; two of them would run a GPU and a CPU demo at once and skew both.)"""
-        tasks.bind(self.jobs)
+        tasks.bind("demo", self.jobs)
         hueys = [self.queue.hueys[lane] for lane in self.heartbeat.capabilities.lanes]
         idle = IDLE_FIRST_S
         next_release = 0.0
@@ -204,7 +205,7 @@ class DemoWorker:
         self.heartbeat.join()
         with self.db.write_sessions() as session:
             claims.forget_worker(session, self.name)
-        tasks.bind(None)
+        tasks.bind("demo", None)
         self.queue.close()
         self.db.dispose()
         log.info("worker %s stopped", self.name)

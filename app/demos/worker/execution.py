@@ -9,9 +9,9 @@ from functools import partial
 from typing import Any
 
 from app.demos import claims
-from app.demos.queue import DemoQueue
 from app.demos.runner import DemoRunner
 from app.demos.worker.heartbeat import Heartbeat
+from app.jobs.queue import JobQueue
 from app.presets import (
     DemoCancelled,
     DemoCrashed,
@@ -84,7 +84,7 @@ class JobExecutor:
         *,
         timeout_s: float,
         db: Database,
-        queue: DemoQueue,
+        queue: JobQueue,
         runner: DemoRunner,
         heartbeat: Heartbeat,
         stopping: threading.Event,

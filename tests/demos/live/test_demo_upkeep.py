@@ -14,8 +14,8 @@ from sqlalchemy import select, update
 
 from app.demos import claims
 from app.demos.models import DemoRun
-from app.demos.queue import DemoQueue
 from app.factory import create_app
+from app.jobs.queue import JobQueue
 from app.storage.base import utcnow
 from tests.helpers.clients import csrf_client
 from tests.helpers.demos import HEARTBEAT_TIMEOUT_S, SMALL, demo_settings_for, submit, wait_for
@@ -30,7 +30,7 @@ def _status(app: FastAPI, run_id: str) -> str | None:
         return session.scalar(select(DemoRun.status).where(DemoRun.id == run_id))
 
 
-def _flush(queue: DemoQueue) -> None:
+def _flush(queue: JobQueue) -> None:
     for huey in queue.hueys.values():
         huey.storage.flush_queue()
 
@@ -41,7 +41,7 @@ def _set(app: FastAPI, run_id: str, **values: object) -> None:
         session.commit()
 
 
-def _upkeep(app: FastAPI, queue: DemoQueue) -> dict[str, int]:
+def _upkeep(app: FastAPI, queue: JobQueue) -> dict[str, int]:
     """The workers' upkeep with 30 days' retention for runs, the settings' for the rest."""
     settings = app.state.settings
     return claims.upkeep(
@@ -66,13 +66,13 @@ def test_reading_a_run_whose_worker_died_shows_it_interrupted_without_writing(
         assert "interrupted" in response.text.lower(), url
     assert _status(idle_app, run_id) == "running"
     settings = idle_app.state.settings
-    done = _upkeep(idle_app, DemoQueue(settings.queue_url))
+    done = _upkeep(idle_app, JobQueue(settings.queue_url))
     assert done["interrupted"] == 1
     assert _status(idle_app, run_id) == "interrupted"
 
 
 def test_upkeep_puts_a_lost_run_back_on_its_lane_once(idle_client: TestClient, idle_app: FastAPI) -> None:
-    queue = DemoQueue(idle_app.state.settings.queue_url)
+    queue = JobQueue(idle_app.state.settings.queue_url)
     _flush(queue)
     lost = submit(idle_client, params=SMALL)
     lost_gpu = submit(idle_client, "to-device", params={"steps": 6, "batch_mb": 1})
@@ -100,7 +100,7 @@ def test_upkeep_forgets_finished_runs_past_their_retention(
     _set(idle_app, old_done, status="done", created_at=long_ago)
     _set(idle_app, old_queued, created_at=long_ago)
     _set(idle_app, recent_done, status="done")
-    queue = DemoQueue(idle_app.state.settings.queue_url)
+    queue = JobQueue(idle_app.state.settings.queue_url)
     assert _upkeep(idle_app, queue)["deleted"] == 1
     assert _status(idle_app, old_done) is None
     assert _status(idle_app, old_queued) == "queued" and _status(idle_app, recent_done) == "done"

@@ -19,9 +19,9 @@ from sqlalchemy import select
 
 from app.accounts import service as accounts
 from app.demos.models import DemoRun
-from app.demos.queue import DemoQueue
 from app.demos.runs import ACTIVE, Submitter
 from app.factory import create_app
+from app.jobs.queue import JobQueue
 from app.settings import Settings
 from app.storage.database import Database
 from tests.helpers.clients import csrf_client
@@ -124,7 +124,7 @@ def test_a_gpu_worker_alone_runs_every_preset_one_demo_at_a_time(
     cpu_worker.stop()  # a single GPU host: its one worker must run everything
     gpu_worker.ensure_running()
     db = Database(lane_settings)
-    queue = DemoQueue(lane_settings.queue_url)
+    queue = JobQueue(lane_settings.queue_url)
     submitter = Submitter(queue, per_minute=10_000)
     wanted = [("placement", SMALL), ("synthetic", SMALL), ("to-device", TO_DEVICE), ("placement", SMALL)]
     # A person each, so the rule of one running demo per person leaves them free to overlap: only

@@ -22,9 +22,9 @@ from sqlalchemy import select
 
 from app.accounts import service as accounts
 from app.demos.models import DemoRun
-from app.demos.queue import DemoQueue
 from app.demos.runs import Submitter
 from app.factory import create_app
+from app.jobs.queue import JobQueue
 from app.settings import Settings
 from app.storage.database import Database
 from tests.helpers.clients import csrf_client
@@ -98,7 +98,7 @@ def test_two_workers_on_one_redis_queue_run_each_job_exactly_once(
     scaled_settings: Settings, workers: list[WorkerProcess], db: Database
 ) -> None:
     assert len({w.name for w in workers}) == 2
-    queue = DemoQueue(scaled_settings.queue_url)
+    queue = JobQueue(scaled_settings.queue_url)
     submitter = Submitter(queue, per_minute=10_000)
     # One run per person: a person's runs take turns, and these should be free to run at once.
     with db.write_sessions() as session:

@@ -1,5 +1,5 @@
-"""The demo job queue: one huey queue per lane, built from QUEUE_URL, the demo task registered on
-each.
+"""The job queue: one huey queue per lane, built from QUEUE_URL, with the task of the lane's kind
+registered on it (app/jobs/tasks.py): demo runs, and transcriptions of recorded answers.
 
 `sqlite:///path` (the default, beside the database) needs nothing installed; `redis://…` lets
 workers on other hosts take jobs. The queue only carries run ids: a run's parameters, progress and
@@ -8,6 +8,9 @@ and jobs survive a web restart. Nothing here imports TensorFlow.
 
 A run goes on the lane of its preset (`lane_for`): presets that need a GPU on their own lane, which
 only GPU workers read, so a worker without a GPU never takes (and never fails) one of them.
+Recordings have lanes of their own (`speech_lane`): the GPU one while a GPU worker is alive, else
+the one every worker reads. A worker reads the speech lanes before the demo lanes, since a person
+is waiting on the page for the transcript.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from huey import Huey, RedisHuey, SqliteHuey
 from huey.registry import Message
 from huey.serializer import Serializer
 
+from app.jobs import tasks
+from app.jobs.tasks import JobKind
 from app.presets import PRESETS, get_preset
 
 MESSAGE_KIND = "huey-message"
@@ -29,26 +34,36 @@ MESSAGE_KIND = "huey-message"
 
 @dataclass(frozen=True)
 class Lane:
-    # The capability a worker advertises when it reads this lane.
+    # The capability a worker advertises when it reads this lane (demo lanes).
     name: str
     # huey's name for the queue: the Redis keys' suffix, the SQLite queue column.
     queue_name: str
-    # Only workers with a GPU read it; its jobs are the presets that need one.
+    # Only workers with a GPU read it; its jobs are the presets that need one, or the recordings
+    # queued while a GPU worker was alive.
     needs_gpu: bool
+    # What its jobs are: demo runs (app/demos) or transcriptions (app/speech).
+    kind: JobKind = "demo"
 
 
-# Every lane, in the order a worker that reads several of them looks: GPU jobs first, because
-# only GPU workers can take them while any worker takes the rest.
+# Every lane, in the order a worker that reads several of them looks: speech first (a person is
+# waiting on the page), then GPU jobs, because only GPU workers can take them while any worker
+# takes the rest.
 LANES: tuple[Lane, ...] = (
+    Lane("speech-gpu", "tiercards-speech-gpu", needs_gpu=True, kind="speech"),
+    Lane("speech", "tiercards-speech", needs_gpu=False, kind="speech"),
     Lane("gpu", "tiercards-gpu", needs_gpu=True),
     Lane("cpu", "tiercards", needs_gpu=False),
 )
 
 
+def _lanes(kind: JobKind, *, gpu: bool) -> tuple[str, ...]:
+    return tuple(lane.name for lane in LANES if lane.kind == kind and (gpu or not lane.needs_gpu))
+
+
 def lane_for(preset: str) -> str:
     """The lane a run of `preset` is queued on."""
     needs_gpu = get_preset(preset).needs_gpu
-    return next(lane.name for lane in LANES if lane.needs_gpu == needs_gpu)
+    return next(lane.name for lane in LANES if lane.kind == "demo" and lane.needs_gpu == needs_gpu)
 
 
 def presets_on(lane: str) -> list[str]:
@@ -57,8 +72,18 @@ def presets_on(lane: str) -> list[str]:
 
 
 def lanes_for(gpu: bool) -> tuple[str, ...]:
-    """The lanes a worker reads, in order: a GPU worker reads every lane, others the rest."""
-    return tuple(lane.name for lane in LANES if gpu or not lane.needs_gpu)
+    """The demo lanes a worker reads, in order: a GPU worker reads every lane, others the rest."""
+    return _lanes("demo", gpu=gpu)
+
+
+def speech_lanes_for(gpu: bool) -> tuple[str, ...]:
+    """The speech lanes a worker that can transcribe reads, in order, like `lanes_for`."""
+    return _lanes("speech", gpu=gpu)
+
+
+def speech_lane(gpu_worker_alive: bool) -> str:
+    """Where a recording is queued: for a GPU worker while one is alive, else for any worker."""
+    return speech_lanes_for(gpu_worker_alive)[0]
 
 
 def queue_kind(queue_url: str) -> str:
@@ -87,7 +112,7 @@ class JsonSerializer(Serializer):
             if value.get("eta") is not None:
                 value["eta"] = datetime.datetime.fromisoformat(value["eta"])
             if not all(isinstance(arg, str) for arg in value.get("args") or ()):
-                raise ValueError("a demo job carries one run id")
+                raise ValueError("a job carries one id: a demo run's or a recording's")
             value["args"] = tuple(value.get("args") or ())
             return Message(**{key: value.get(key) for key in Message._fields})
         return value
@@ -107,39 +132,41 @@ def build_huey(queue_url: str, name: str) -> Huey:
     raise ValueError(f"QUEUE_URL must start with sqlite:/// or redis://, not {queue_url!r}")
 
 
-class DemoQueue:
-    """The huey queue of every lane for one QUEUE_URL, with the `run_demo` task on each."""
+class JobQueue:
+    """The huey queue of every lane for one QUEUE_URL, with its kind's task on each."""
 
     def __init__(self, queue_url: str) -> None:
-        from app.demos import tasks
-
         self.url = queue_url
         self.hueys: dict[str, Huey] = {lane.name: build_huey(queue_url, lane.queue_name) for lane in LANES}
-        self._run_demo: dict[str, Any] = {
-            name: tasks.register(huey, name) for name, huey in self.hueys.items()
+        self._tasks: dict[str, Any] = {
+            lane.name: tasks.register(self.hueys[lane.name], lane=lane.name, kind=lane.kind) for lane in LANES
         }
 
     @property
     def kind(self) -> str:
         return queue_kind(self.url)
 
-    def enqueue(self, run_id: str, *, lane: str, delay: float | None = None) -> None:
-        """Queue a run by id on `lane`; with `delay`, not before that many seconds."""
+    def enqueue(self, job_id: str, *, lane: str, delay: float | None = None) -> None:
+        """Queue a demo run or a recording by id on `lane` (the id's kind is the lane's); with
+        `delay`, not before that many seconds."""
         if delay:
-            self._run_demo[lane].schedule((run_id,), delay=delay)
+            self._tasks[lane].schedule((job_id,), delay=delay)
         else:
-            self._run_demo[lane](run_id)
+            self._tasks[lane](job_id)
 
-    def run_ids(self) -> set[str]:
-        """Every run id waiting on any lane or in its schedule (messages are JSON, so readable)."""
+    def run_ids(self, kind: JobKind = "demo") -> set[str]:
+        """Every id waiting on a lane of `kind` or in its schedule (messages are JSON, so readable)."""
         found: set[str] = set()
-        for huey in self.hueys.values():
+        for lane in LANES:
+            if lane.kind != kind:
+                continue
+            huey = self.hueys[lane.name]
             storage: Any = huey.storage
             for raw in [*storage.enqueued_items(), *storage.scheduled_items()]:
                 try:
                     found.update(str(arg) for arg in huey.serializer.deserialize(raw).args)
                 except (ValueError, TypeError, AttributeError):
-                    continue  # not a demo job: nothing to account for
+                    continue  # not one of our jobs: nothing to account for
         return found
 
     def close(self) -> None:

@@ -1,0 +1,43 @@
+"""The queue's tasks, one per kind of lane: `run_demo(run_id)` on the demo lanes and
+`transcribe(recording_id)` on the speech lanes.
+
+The web enqueues them (through app.jobs.queue.JobQueue); only a `tiercards worker` process executes
+them, through the executor it binds here for each kind (the worker owns the child processes, the
+heartbeat and the database). Registered by name, so any huey instance built from the same QUEUE_URL
+(web replicas, workers on other hosts) agrees on what a message means.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol
+
+JobKind = Literal["demo", "speech"]
+TASK_NAMES: dict[JobKind, str] = {"demo": "run_demo", "speech": "transcribe"}
+
+
+class Executor(Protocol):
+    def execute(self, job_id: str, lane: str) -> None: ...
+
+
+_executors: dict[JobKind, Executor] = {}
+
+
+def bind(kind: JobKind, executor: Executor | None) -> None:
+    """Called by the worker process: from now on, jobs of `kind` go to `executor` (None: nowhere)."""
+    if executor is None:
+        _executors.pop(kind, None)
+    else:
+        _executors[kind] = executor
+
+
+def register(huey: Any, *, lane: str, kind: JobKind) -> Any:
+    """Register the task of `kind` on `huey`, the queue of `lane`; returns the task wrapper."""
+
+    def run(job_id: str) -> None:
+        executor = _executors.get(kind)
+        if executor is None:
+            raise RuntimeError(f"{TASK_NAMES[kind]} only runs inside `tiercards worker`")
+        executor.execute(job_id, lane)
+
+    run.__name__ = run.__qualname__ = TASK_NAMES[kind]
+    return huey.task(name=TASK_NAMES[kind])(run)
