@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Literal
+from typing import Any, Literal
 
 FILLERS = ("um", "uh", "like", "you know", "so", "basically")
 # Words per minute of ordinary conversational speech.
@@ -88,6 +88,31 @@ class Delivery:
     @property
     def longest_pause_seconds(self) -> float:
         return max((pause.seconds for pause in self.pauses), default=0.0)
+
+    def to_doc(self) -> dict[str, Any]:
+        """As stored with the recording (`Recording.delivery`) and answered by the API."""
+        return {
+            "seconds": round(self.seconds, 2),
+            "target_seconds": self.target_seconds,
+            "words": self.words,
+            "words_per_minute": round(self.words_per_minute, 1),
+            "pace": self.pace,
+            "pace_band": list(PACE_BAND),
+            "pauses": [
+                {
+                    "after": pause.after,
+                    "start": round(pause.start, 2),
+                    "end": round(pause.start + pause.seconds, 2),
+                    "seconds": round(pause.seconds, 2),
+                }
+                for pause in self.pauses
+            ],
+            "fillers": dict(self.fillers),
+            "filler_count": self.filler_count,
+            "most_used": [[word, count] for word, count in self.most_used],
+            "terms_used": list(self.terms_used),
+            "terms_missed": list(self.terms_missed),
+        }
 
 
 @dataclass(frozen=True)

@@ -134,3 +134,18 @@ def test_punctuation_alone_is_not_a_word() -> None:
     ]
     result = measured(words)
     assert result.words == 3
+
+
+def test_the_stored_document_says_what_the_page_and_the_api_show() -> None:
+    words = [
+        Word(" So,", 0.0, 0.3),
+        Word(" prefetch", 0.4, 0.9),
+        Word(" overlaps", 3.5, 4.0),
+        Word(" prefetch.", 4.1, 4.6),
+    ]
+    doc = measure(words, seconds=6.0, terms=("prefetch", "AUTOTUNE"), target_seconds=20).to_doc()
+    assert doc["fillers"] == {"so": 1} and doc["filler_count"] == 1
+    assert doc["pauses"] == [{"after": "prefetch", "start": 0.9, "end": 3.5, "seconds": 2.6}]
+    assert doc["terms_used"] == ["prefetch"] and doc["terms_missed"] == ["AUTOTUNE"]
+    assert doc["pace_band"] == [130, 175] and doc["target_seconds"] == 20
+    assert doc["most_used"] == [["prefetch", 2]]
