@@ -168,6 +168,13 @@ def test_answers_vary_in_length_like_real_candidates() -> None:
     assert min(lengths) <= 20 and max(lengths) >= 150
 
 
+def test_the_readme_states_the_counts_of_the_set() -> None:
+    labelled = _labelled()
+    total = sum(len(answers) for answers in labelled.values())
+    readme = (Path(__file__).parent / "README.md").read_text(encoding="utf-8")
+    assert f"{total} answers on {len(labelled)} cards" in readme
+
+
 def test_tuning_and_held_out_cards_are_disjoint_and_cover_every_labelled_card() -> None:
     assert not set(TUNING_CARDS) & set(HELD_OUT_CARDS)
     assert set(TUNING_CARDS) | set(HELD_OUT_CARDS) == set(_labelled())
