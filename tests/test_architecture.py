@@ -45,6 +45,7 @@ ALLOWED: dict[str, frozenset[str]] = {
         ("web", "app exceptions logs metrics settings"),
         ("presets", "exceptions"),
         ("content", "exceptions presets web"),
+        ("coverage", "content"),
         ("accounts", "exceptions roles schemas settings storage web"),
         ("jobs", "presets"),
         ("speech", "app accounts content exceptions jobs logs metrics schemas settings storage web"),
