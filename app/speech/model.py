@@ -133,16 +133,25 @@ def verify(folder: ModelFolder) -> None:
             )
 
 
+def device_and_compute() -> tuple[str, str]:
+    """CUDA with float16 weights when CTranslate2 sees a GPU (a GPU worker's child; CUDA_VISIBLE_DEVICES
+    hides them from a --no-gpu one), else the CPU with int8 weights."""
+    import ctranslate2
+
+    return ("cuda", "float16") if ctranslate2.get_cuda_device_count() > 0 else ("cpu", "int8")
+
+
 class SpeechModel:
-    """faster-whisper on the CPU with int8 weights, as the worker runs it."""
+    """faster-whisper as the worker runs it: on a GPU when there is one, else the CPU."""
 
     def __init__(self, folder: ModelFolder) -> None:
         # Imported here: only a worker that transcribes pays for CTranslate2 and its libraries.
         from faster_whisper import WhisperModel
 
         self.folder = folder
+        self.device, compute = device_and_compute()
         self._whisper = WhisperModel(
-            str(folder.path), device="cpu", compute_type="int8", local_files_only=True
+            str(folder.path), device=self.device, compute_type=compute, local_files_only=True
         )
         # The first decode is several times slower than the next ones; pay for it at load.
         self.transcribe(np.zeros(16000, np.float32), terms=())
