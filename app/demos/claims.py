@@ -321,4 +321,6 @@ def upkeep(
         done["requeued"] = requeue_lost(session, queue=queue)
         recordings += speech_jobs.lost(session, queue=queue)
     done["recordings requeued"] = speech_jobs.enqueue_all(queue, recordings)
+    if done["recording audio deleted"]:
+        db.erase_deleted()
     return done

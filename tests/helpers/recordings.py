@@ -1,6 +1,8 @@
 """Recordings stored the way the web stores a sent one (a queued row and its audio), for the tests
 of the workers that transcribe them, and the reads those tests make."""
 
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -80,7 +82,30 @@ def audio_rows(db: Database, recording_id: str | None = None) -> int:
         return int(session.scalar(query) or 0)
 
 
+_SEARCH = """
+import sys
+from pathlib import Path
+pieces = sys.stdin.buffer.read().split(b"\\n--piece--\\n")
+for path in Path(sys.argv[1]).rglob("*"):
+    if path.is_file() and any(piece in path.read_bytes() for piece in pieces):
+        print(path)
+"""
+
+
 def files_holding(folder: Path, data: bytes) -> list[Path]:
-    """The files under `folder` that hold a telling piece of `data` (its middle 4 KB)."""
-    middle = data[len(data) // 2 - 2048 : len(data) // 2 + 2048]
-    return [path for path in folder.rglob("*") if path.is_file() and middle in path.read_bytes()]
+    """The files under `folder` that hold any telling piece of `data`: 200-byte runs from its
+    middle, short enough to fit in one database page whatever the page breaks.
+
+    Read by another process: closing a file this process opened on the database drops every
+    SQLite lock this process holds on it (POSIX locks are per process), and a worker closing its
+    last connection would then delete the write-ahead log under this process's connections."""
+    middle = len(data) // 2
+    pieces = [data[start : start + 200] for start in range(middle - 1000, middle + 1000, 200)]
+    found = subprocess.run(
+        [sys.executable, "-c", _SEARCH, str(folder)],
+        input=b"\n--piece--\n".join(pieces),
+        capture_output=True,
+        check=True,
+        timeout=60,
+    )
+    return [Path(line) for line in found.stdout.decode().splitlines()]

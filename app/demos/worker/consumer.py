@@ -195,6 +195,9 @@ class DemoWorker:
             )
             session.commit()
         speech_jobs.enqueue_all(self.queue, retried)
+        # A recording failed here, or by a worker that died before it could, left its sound in
+        # SQLite's log.
+        self.db.erase_deleted()
         if interrupted:
             log.info("marked %d run(s) left behind by dead workers as interrupted", interrupted)
         if retried:

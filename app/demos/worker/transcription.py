@@ -92,6 +92,7 @@ class TranscriptionExecutor:
                     session, recording_id=recording_id, worker=self.name, gpu_alive=gpu_alive, error=message
                 )
             jobs.enqueue_all(self.queue, again)
+            self.db.erase_deleted()
             log.warning(
                 "recording %s: %s (%s)", recording_id, error.message, "retried" if again else "failed"
             )
@@ -118,6 +119,8 @@ class TranscriptionExecutor:
             jobs.store_transcript(
                 session, recording_id=recording_id, worker=self.name, result=result, keep_days=keep
             )
+        if keep is None:
+            self.db.erase_deleted()
         log.info(
             "recording %s: done, %.1f s at real-time factor %.2f",
             recording_id,
@@ -128,4 +131,5 @@ class TranscriptionExecutor:
     def _fail(self, recording_id: str, error: str) -> None:
         with self.db.write_sessions() as session:
             jobs.store_failure(session, recording_id=recording_id, worker=self.name, error=error)
+        self.db.erase_deleted()
         log.info("recording %s: failed (%s)", recording_id, error)
