@@ -32,6 +32,7 @@ from typing import Any, Self
 import psutil
 
 from app import logs
+from app.jobs import child
 from app.presets import (
     DemoCancelled,
     DemoCrashed,
@@ -92,28 +93,18 @@ def serve_demos(conn: Connection) -> None:
     """The demo child: TensorFlow imported once, then presets run one after another."""
     from app.demos import pipelines  # the one TensorFlow import, paid once per child
 
-    ready = {
-        "pid": os.getpid(),
-        "tensorflow_version": pipelines.tf.__version__,
-        "gpus": pipelines.gpu_names(),
-    }
-    conn.send(("ready", ready))
-    while True:
-        message = conn.recv()
-        if message[0] == "stop":
-            return
-        if message[0] == "ping":
-            conn.send(("pong", os.getpid()))
-            continue
-        _, preset, params = message
+    def run(payload: Message) -> Message:
+        preset, params = payload
         try:
             doc = pipelines.run_preset(
                 preset, params=params, on_progress=lambda p: conn.send(("progress", p))
             )
         except Exception as exc:
-            conn.send(_error_message(exc))
-        else:
-            conn.send(("result", doc))
+            return _error_message(exc)
+        return ("result", doc)
+
+    ready = {"tensorflow_version": pipelines.tf.__version__, "gpus": pipelines.gpu_names()}
+    child.answer(conn, ready=ready, run=run)
 
 
 def _log_native_output(production: bool) -> None:

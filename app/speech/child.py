@@ -7,13 +7,13 @@ child, never the worker. A file decoding refuses is a result (`refused`, the sen
 error. Nothing here imports TensorFlow.
 """
 
-import os
 import time
 from collections.abc import Mapping, Sequence
 from multiprocessing.connection import Connection
 from typing import Any, TypedDict
 
 from app.exceptions import Invalid
+from app.jobs.child import answer
 from app.speech.decode import decode_recording
 from app.speech.delivery import measure
 from app.speech.model import SpeechModel, load
@@ -70,17 +70,11 @@ def serve(conn: Connection, *, speech_model: str | None) -> None:
     except Exception as error:
         conn.send(("error", {"kind": "unavailable", "message": str(error)}))
         return
-    conn.send(("ready", {"pid": os.getpid(), "model": model.folder.name, "device": model.device}))
-    while True:
-        message = conn.recv()
-        if message[0] == "stop":
-            return
-        if message[0] == "ping":
-            conn.send(("pong", os.getpid()))
-            continue
+
+    def run(payload: tuple[Any, ...]) -> tuple[Any, ...]:
         try:
-            doc = transcribe(model, message[1])
+            return ("result", transcribe(model, payload[0]))
         except Exception as error:
-            conn.send(("error", {"kind": "failed", "message": f"{type(error).__name__}: {error}"}))
-        else:
-            conn.send(("result", doc))
+            return ("error", {"kind": "failed", "message": f"{type(error).__name__}: {error}"})
+
+    answer(conn, ready={"model": model.folder.name, "device": model.device}, run=run)

@@ -127,13 +127,17 @@ class WorkerProcess:
         raise RuntimeError(f"worker not ready within {timeout} s:\n{self.log_tail()}")
 
     def runner_child_pids(self) -> list[int]:
-        """The runner's TensorFlow child (multiprocessing's resource tracker left out)."""
+        """The runner's TensorFlow child (multiprocessing's resource tracker and the speech child,
+        the one with CTranslate2 loaded, left out)."""
         import psutil
+
+        def speech(child: psutil.Process) -> bool:
+            return any("ctranslate2" in mapping.path for mapping in child.memory_maps())
 
         return [
             child.pid
             for child in psutil.Process(self.pid).children()
-            if "resource_tracker" not in " ".join(child.cmdline())
+            if "resource_tracker" not in " ".join(child.cmdline()) and not speech(child)
         ]
 
     def alive(self) -> bool:

@@ -38,6 +38,15 @@ def setup(tmp_path: Path) -> Iterator[tuple[Database, JobQueue]]:
     db.dispose()
 
 
+@pytest.fixture
+def taken(setup: tuple[Database, JobQueue]) -> tuple[Database, str]:
+    """A recording claimed by worker host:1."""
+    db, _ = setup
+    recording_id = store_recording(db, audio=AUDIO)
+    claim(db, recording_id, "host:1")
+    return db, recording_id
+
+
 def claim(db: Database, recording_id: str, worker: str) -> jobs.Claimed | None:
     with db.write_sessions() as session:
         return jobs.claim(session, recording_id=recording_id, worker=worker)
@@ -61,10 +70,8 @@ def test_a_recording_is_claimed_by_one_worker_with_its_audio(setup: tuple[Databa
     assert stored.started_at is not None
 
 
-def test_a_transcript_stored_deletes_the_audio(setup: tuple[Database, JobQueue]) -> None:
-    db, _ = setup
-    recording_id = store_recording(db, audio=AUDIO)
-    claim(db, recording_id, "host:1")
+def test_a_transcript_stored_deletes_the_audio(taken: tuple[Database, str]) -> None:
+    db, recording_id = taken
     with db.write_sessions() as session:
         jobs.store_transcript(
             session, recording_id=recording_id, worker="host:1", result=RESULT, keep_days=None
@@ -75,12 +82,8 @@ def test_a_transcript_stored_deletes_the_audio(setup: tuple[Database, JobQueue])
     assert audio_rows(db, recording_id) == 0
 
 
-def test_with_keep_recordings_the_audio_is_kept_its_days_then_deleted(
-    setup: tuple[Database, JobQueue],
-) -> None:
-    db, _ = setup
-    recording_id = store_recording(db, audio=AUDIO)
-    claim(db, recording_id, "host:1")
+def test_with_keep_recordings_the_audio_is_kept_its_days_then_deleted(taken: tuple[Database, str]) -> None:
+    db, recording_id = taken
     with db.write_sessions() as session:
         jobs.store_transcript(session, recording_id=recording_id, worker="host:1", result=RESULT, keep_days=7)
     kept = recording(db, recording_id)
@@ -101,10 +104,8 @@ def test_with_keep_recordings_the_audio_is_kept_its_days_then_deleted(
     assert audio_rows(db, recording_id) == 0 and recording(db, recording_id).keep_audio_until is None
 
 
-def test_a_failure_is_stored_with_its_sentence_and_no_audio(setup: tuple[Database, JobQueue]) -> None:
-    db, _ = setup
-    recording_id = store_recording(db, audio=AUDIO)
-    claim(db, recording_id, "host:1")
+def test_a_failure_is_stored_with_its_sentence_and_no_audio(taken: tuple[Database, str]) -> None:
+    db, recording_id = taken
     with db.write_sessions() as session:
         jobs.store_failure(
             session, recording_id=recording_id, worker="host:1", error="The recording is empty."
@@ -114,12 +115,8 @@ def test_a_failure_is_stored_with_its_sentence_and_no_audio(setup: tuple[Databas
     assert audio_rows(db, recording_id) == 0
 
 
-def test_a_recording_left_by_a_dead_worker_is_retried_once_then_fails(
-    setup: tuple[Database, JobQueue],
-) -> None:
-    db, _ = setup
-    recording_id = store_recording(db, audio=AUDIO)
-    claim(db, recording_id, "host:1")
+def test_a_recording_left_by_a_dead_worker_is_retried_once_then_fails(taken: tuple[Database, str]) -> None:
+    db, recording_id = taken
     assert left_behind(db, alive={"host:1"}) == []
     assert left_behind(db, alive=set()) == [(recording_id, "speech")]
     again = recording(db, recording_id)
@@ -131,27 +128,21 @@ def test_a_recording_left_by_a_dead_worker_is_retried_once_then_fails(
     assert audio_rows(db, recording_id) == 0
 
 
-def test_a_worker_gone_from_this_host_is_dead_before_its_row_goes_stale(
-    setup: tuple[Database, JobQueue],
-) -> None:
-    db, _ = setup
-    recording_id = store_recording(db, audio=AUDIO)
-    claim(db, recording_id, "here:41")
-    judge = {"alive": {"here:41"}, "host": "here"}
+def test_a_worker_gone_from_this_host_is_dead_before_its_row_goes_stale(taken: tuple[Database, str]) -> None:
+    db, recording_id = taken
+    judge = {"alive": {"host:1"}, "host": "host"}
     assert left_behind(db, **judge, pid_alive=lambda pid: True) == []
-    assert left_behind(db, **judge, pid_alive=lambda pid: pid != 41) == [(recording_id, "speech")]
+    assert left_behind(db, **judge, pid_alive=lambda pid: pid != 1) == [(recording_id, "speech")]
 
 
 def test_the_upkeep_retries_what_a_stale_worker_left_and_queues_it_again(
-    setup: tuple[Database, JobQueue],
+    setup: tuple[Database, JobQueue], taken: tuple[Database, str]
 ) -> None:
-    db, queue = setup
-    recording_id = store_recording(db, audio=AUDIO)
-    claim(db, recording_id, "elsewhere:7")
+    (db, queue), (_, recording_id) = setup, taken
     with db.write_sessions() as session:
         claims.beat(
             session,
-            name="elsewhere:7",
+            name="host:1",
             device="CPU",
             compute="simulated",
             tensorflow_version=None,

@@ -20,7 +20,7 @@ from app.settings import Settings
 from app.speech.accuracy import word_error_rate
 from app.speech.jobs import STOPPED_TWICE
 from app.storage.database import Database
-from tests.helpers.demos import WorkerProcess, demo_settings_for, running_worker
+from tests.helpers.demos import WorkerProcess
 from tests.helpers.recordings import CARD, audio_rows, files_holding, send_recording, wait_recording
 from tests.speech.clips import WER_BOUND, encode, sentences, silence, speak, wav_seconds
 
@@ -48,14 +48,9 @@ def long_clip(clips: Path) -> tuple[bytes, float]:
     return encode(wav, container="ogg"), wav_seconds(wav)
 
 
-@pytest.fixture(scope="module")
-def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    return demo_settings_for(tmp_path_factory.mktemp("speech-data"))
-
-
-@pytest.fixture(scope="module")
-def worker(settings: Settings) -> Iterator[WorkerProcess]:
-    yield from running_worker(settings)
+@pytest.fixture
+def settings(demo_settings: Settings) -> Settings:
+    return demo_settings
 
 
 @pytest.fixture
@@ -211,3 +206,4 @@ def test_with_keep_recordings_the_audio_stays_until_its_day(
         kept_worker.close()
         jobs.close()
         database.dispose()
+        worker.ensure_running()
