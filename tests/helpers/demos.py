@@ -66,6 +66,7 @@ def env_for(settings: Settings) -> dict[str, str]:
         "DEMO_HEARTBEAT_TIMEOUT_SECONDS": str(settings.demo_heartbeat_timeout_seconds),
         "KEEP_RECORDINGS": "1" if settings.keep_recordings else "0",
         "RECORDING_RETENTION_DAYS": str(settings.recording_retention_days),
+        "SPEECH_MODEL": settings.speech_model or "",
     }
 
 

@@ -15,13 +15,22 @@ import psutil
 import pytest
 
 from app.content.parser import parse_card
+from app.factory import create_app
 from app.jobs.queue import JobQueue
 from app.settings import Settings
 from app.speech.accuracy import word_error_rate
 from app.speech.jobs import STOPPED_TWICE
 from app.storage.database import Database
-from tests.helpers.demos import WorkerProcess
-from tests.helpers.recordings import CARD, audio_rows, files_holding, send_recording, wait_recording
+from tests.helpers.clients import csrf_client
+from tests.helpers.demos import SMALL, WorkerProcess, submit, wait_status
+from tests.helpers.recordings import (
+    CARD,
+    audio_rows,
+    files_holding,
+    recording,
+    send_recording,
+    wait_recording,
+)
 from tests.speech.clips import WER_BOUND, encode, sentences, silence, speak, wav_seconds
 
 SENTENCE = "The prefetch transformation overlaps the producer with the consumer."
@@ -204,6 +213,29 @@ def test_with_keep_recordings_the_audio_stays_until_its_day(
         assert files_holding(keeping.data_dir, short_clip) != []  # what the other tests look for is findable
     finally:
         kept_worker.close()
+        jobs.close()
+        database.dispose()
+        worker.ensure_running()
+
+
+def test_a_worker_whose_speech_model_does_not_load_still_runs_demos(
+    settings: Settings, worker: WorkerProcess, short_clip: bytes, tmp_path: Path
+) -> None:
+    worker.close()  # one worker at a time on this queue: the next one cannot transcribe
+    broken = settings.model_copy(update={"speech_model": str(tmp_path / "no-such-model")})
+    deaf = WorkerProcess(broken, tmp_path / "deaf-worker.log")
+    database, jobs = Database(broken), JobQueue(broken.queue_url)
+    try:
+        deaf.start()
+        recording_id = send_recording(database, jobs, audio=short_clip, declared_seconds=5)
+        with csrf_client(create_app(broken)) as client:
+            run_id = submit(client, params=SMALL)
+            assert wait_status(client, run_id, ("done", "failed"))["status"] == "done"
+        assert recording(database, recording_id).status == "queued"  # left for a worker that can
+        warnings = [line for line in deaf.log_text().splitlines() if "transcribes no recordings" in line]
+        assert len(warnings) == 1 and "no-such-model" in warnings[0]
+    finally:
+        deaf.close()
         jobs.close()
         database.dispose()
         worker.ensure_running()
