@@ -210,7 +210,8 @@ def test_with_keep_recordings_the_audio_stays_until_its_day(
         assert done.finished_at is not None
         assert (done.keep_audio_until - done.finished_at).days == 3
         assert audio_rows(database, recording_id) == 1
-        assert files_holding(keeping.data_dir, short_clip) != []  # what the other tests look for is findable
+        if keeping.is_sqlite:  # the database is in the data folder: what the other tests look for is findable
+            assert files_holding(keeping.data_dir, short_clip) != []
     finally:
         kept_worker.close()
         jobs.close()
