@@ -37,6 +37,9 @@ BUNDLED_MANIFEST: Mapping[str, str] = {
 }
 SUMS_FILE = "SHA256SUMS"
 BEAM_SIZE = 5
+# faster-whisper's decoding options beyond its defaults (bench/speech_rtf.py and speech_wer.py
+# measure others with --option).
+DECODE_OPTIONS: Mapping[str, Any] = {}
 MAX_TERMS = 30
 # Whisper reads at most 223 prompt tokens and faster-whisper keeps the last ones; staying well
 # under that keeps the first (most telling) terms.
@@ -156,14 +159,22 @@ class SpeechModel:
         # The first decode is several times slower than the next ones; pay for it at load.
         self.transcribe(np.zeros(16000, np.float32), terms=())
 
-    def transcribe(self, samples: npt.NDArray[np.float32], *, terms: Sequence[str]) -> Transcript:
-        """16 kHz mono samples (app.speech.decode) as words with their times."""
+    def transcribe(
+        self,
+        samples: npt.NDArray[np.float32],
+        *,
+        terms: Sequence[str],
+        options: Mapping[str, Any] | None = None,
+    ) -> Transcript:
+        """16 kHz mono samples (app.speech.decode) as words with their times; `options` are
+        faster-whisper's own, over DECODE_OPTIONS (the benchmarks compare them)."""
         segments, info = self._whisper.transcribe(
             samples,
             language="en",
             beam_size=BEAM_SIZE,
             word_timestamps=True,
             initial_prompt=initial_prompt(terms) or None,
+            **{**DECODE_OPTIONS, **(options or {})},
         )
         words: list[Any] = [word for segment in segments for word in segment.words or ()]
         return Transcript(
