@@ -267,6 +267,21 @@ def retry_recordings(
     return requeue if gpu_alive else [*requeue, *speech_jobs.move_off_gpu_lane(session)]
 
 
+def sweep_at_start(
+    session: Session, *, timeout_seconds: float, host: str, pid_alive: Callable[[int], bool], own_name: str
+) -> tuple[int, list[speech_jobs.Requeue]]:
+    """At worker start, in one unit of work: the recordings dead workers left go back on the queue
+    once or fail (`retry_recordings`), and their runs are marked interrupted
+    (`interrupt_left_behind`). Returns how many runs, and the recordings to enqueue."""
+    retried = retry_recordings(
+        session, timeout_seconds=timeout_seconds, host=host, pid_alive=pid_alive, own_name=own_name
+    )
+    interrupted = interrupt_left_behind(
+        session, timeout_seconds=timeout_seconds, host=host, pid_alive=pid_alive, own_name=own_name
+    )
+    return interrupted, retried
+
+
 def requeue_lost(session: Session, *, queue: JobQueue, grace_seconds: float = LOST_AFTER_S) -> int:
     """Put back on the queue the queued runs that are no longer in it (their worker took the job
     and died before claiming it). A run queued twice still runs once: claiming is atomic."""

@@ -185,15 +185,14 @@ class DemoWorker:
     def _sweep(self) -> None:
         """Mark interrupted the runs that workers which died left running, and queue again (or
         fail) the recordings they were transcribing."""
-        timeout = self.settings.demo_heartbeat_timeout_seconds
         with self.db.write_sessions() as session:
-            interrupted = claims.interrupt_left_behind(
-                session, timeout_seconds=timeout, host=self.host, pid_alive=pid_alive, own_name=self.name
+            interrupted, retried = claims.sweep_at_start(
+                session,
+                timeout_seconds=self.settings.demo_heartbeat_timeout_seconds,
+                host=self.host,
+                pid_alive=pid_alive,
+                own_name=self.name,
             )
-            retried = claims.retry_recordings(
-                session, timeout_seconds=timeout, host=self.host, pid_alive=pid_alive, own_name=self.name
-            )
-            session.commit()
         speech_jobs.enqueue_all(self.queue, retried)
         # A recording failed here, or by a worker that died before it could, left its sound in
         # SQLite's log.
