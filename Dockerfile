@@ -1,8 +1,9 @@
 # syntax=docker/dockerfile:1
 # tiercards images, one target each (README, "Docker"; compose.yaml runs them together):
 #   web         the web app, without a demo worker and without TensorFlow installed at all
-#   worker      a demo worker on the CPU (tensorflow-cpu, the `worker` extra)
-#   gpu-worker  a demo worker on NVIDIA GPUs, on TensorFlow's own CUDA image
+#   worker      a demo and transcription worker on the CPU (tensorflow-cpu and the speech
+#               model, the `worker` extra)
+#   gpu-worker  the same worker on NVIDIA GPUs, on TensorFlow's own CUDA image (the `speech` extra)
 # Each runs a start-up script from deploy/, the same scripts the tests run outside Docker.
 #
 # A container serves a team on a network, so the images sign people in (AUTH_MODE=accounts):
@@ -21,8 +22,25 @@ RUN python3 - <<'EOF'
 import tomllib
 
 project = tomllib.load(open("pyproject.toml", "rb"))["project"]
+extras = project["optional-dependencies"]
+
+
+def expanded(extra):
+    """An extra's requirements, with the extras it names of this project (tiercards[speech])
+    replaced by theirs: a requirements file must not ask an index for tiercards itself."""
+    found = []
+    for requirement in extras[extra]:
+        name, _, rest = requirement.partition("[")
+        if name == project["name"]:
+            for inner in rest.rstrip("]").split(","):
+                found += expanded(inner.strip())
+        else:
+            found.append(requirement)
+    return found
+
+
 web = project["dependencies"]
-worker = web + project["optional-dependencies"]["worker"]
+worker = web + expanded("worker")
 open("/requirements-web.txt", "w").write("\n".join(web) + "\n")
 open("/requirements-worker.txt", "w").write("\n".join(worker) + "\n")
 EOF
@@ -67,7 +85,8 @@ HEALTHCHECK --interval=30s --timeout=20s --start-period=60s --retries=3 \
 CMD ["/srv/tiercards/deploy/start-worker.sh"]
 
 # TensorFlow, CUDA and cuDNN come from the base image; the app is installed beside them without
-# its `worker` extra, so pip brings no second TensorFlow.
+# its `worker` extra, so pip brings no second TensorFlow, but with the speech extra: the speech
+# model runs on the GPU through CTranslate2's own CUDA support.
 FROM tensorflow/tensorflow:${TENSORFLOW_VERSION}-gpu AS gpu-worker
 ARG TENSORFLOW_VERSION
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -85,7 +104,7 @@ VOLUME ["/data"]
 COPY --from=builder /requirements-web.txt /tmp/
 RUN python3 -m pip install -r /tmp/requirements-web.txt
 RUN --mount=type=bind,from=builder,source=/wheels,target=/wheels \
-    python3 -m pip install /wheels/tiercards-*.whl \
+    python3 -m pip install "$(echo /wheels/tiercards-*.whl)[speech]" \
     && python3 -c "import sys, tensorflow as tf; sys.exit(0 if tf.__version__ == sys.argv[1] else f'TensorFlow {tf.__version__}, not {sys.argv[1]}')" "$TENSORFLOW_VERSION"
 USER tiercards
 HEALTHCHECK --interval=30s --timeout=20s --start-period=120s --retries=3 \

@@ -1,7 +1,7 @@
 """Word error rate of the speech model on flite clips of sentences from the deck, primed with the
 card's own terms against unprimed in the same run, and how many spoken fillers Whisper keeps.
 
-    /work/speech-venv/bin/python -m bench.speech_wer [--per-card 2] [--voices rms,slt,awb,kal]
+    .venv/bin/python -m bench.speech_wer [--per-card 2] [--voices rms,slt,awb,kal] [--option NAME=VALUE ...]
 
 The sentences come from the basics and solid answers of every card except the owner's
 (tf-data-prefetch-last), whose sentences are the ones the term rules were looked at on; each clip
@@ -16,6 +16,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from app import PROJECT_ROOT
 from app.content.parser import parse_card
@@ -23,6 +24,7 @@ from app.speech.accuracy import spoken_words, word_error_rate
 from app.speech.decode import decode_recording
 from app.speech.delivery import measure
 from app.speech.model import SpeechModel, card_terms, load
+from bench._decode_options import add_option_flag, decode_options
 from tests.factories import OWNER_CARD
 from tests.speech.clips import VOICES, sentences, speak
 
@@ -51,9 +53,9 @@ def with_fillers(sentence: str, rng: random.Random) -> tuple[str, int]:
     return " ".join(words), len(spots)
 
 
-def heard(model: SpeechModel, clip: Path, terms: tuple[str, ...]) -> str:
+def heard(model: SpeechModel, clip: Path, terms: tuple[str, ...], options: dict[str, Any]) -> str:
     recording = decode_recording(clip.read_bytes(), max_seconds=MAX_SECONDS)
-    return model.transcribe(recording.samples, terms=terms).text
+    return model.transcribe(recording.samples, terms=terms, options=options).text
 
 
 def pooled(pairs: list[tuple[str, str]]) -> float:
@@ -65,10 +67,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--per-card", type=int, default=2)
     parser.add_argument("--voices", default=",".join(VOICES))
+    add_option_flag(parser)
     args = parser.parse_args()
+    options = decode_options(args.option)
     voices = args.voices.split(",")
     model = load(None)
-    print(f"model: {model.folder.name}")
+    print(f"model: {model.folder.name}; decoding options {options or 'as shipped'}")
     folder = Path(tempfile.mkdtemp(prefix="speech-wer-"))
     chosen = deck(args.per_card)
     results: dict[str, dict[str, list[tuple[str, str]]]] = {}
@@ -76,8 +80,8 @@ def main() -> None:
         runs: dict[str, list[tuple[str, str]]] = {"unprimed": [], "primed": []}
         for sentence, terms in chosen:
             clip = speak(sentence, voice=voice, folder=folder)
-            runs["unprimed"].append((sentence, heard(model, clip, ())))
-            runs["primed"].append((sentence, heard(model, clip, terms)))
+            runs["unprimed"].append((sentence, heard(model, clip, (), options)))
+            runs["primed"].append((sentence, heard(model, clip, terms, options)))
         results[voice] = runs
         baseline, primed = pooled(runs["unprimed"]), pooled(runs["primed"])
         print(
@@ -103,6 +107,7 @@ def main() -> None:
                     speak(text, voice=voice, folder=folder).read_bytes(), max_seconds=MAX_SECONDS
                 ).samples,
                 terms=terms,
+                options=options,
             )
             found = measure(transcript.words, seconds=transcript.seconds, terms=(), target_seconds=20)
             said_fillers += count

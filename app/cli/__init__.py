@@ -1,4 +1,5 @@
-"""The `tiercards` command: serve, worker, content check/new, db upgrade, demo run/workers, users.
+"""The `tiercards` command: serve, worker, content check/new, db upgrade, demo run/workers, speech
+transcribe, users.
 
 Each sub-app is a module of its own; this one puts them together under `cli`.
 """
@@ -9,6 +10,7 @@ from app.cli.content import content_cli
 from app.cli.db import db_cli
 from app.cli.demo import demo_cli
 from app.cli.serve import SERVER_LOOP, serve
+from app.cli.speech import speech_cli
 from app.cli.users import users_cli
 from app.cli.worker import worker
 
@@ -22,6 +24,7 @@ cli.command()(worker)
 cli.add_typer(content_cli, name="content")
 cli.add_typer(db_cli, name="db")
 cli.add_typer(demo_cli, name="demo")
+cli.add_typer(speech_cli, name="speech")
 cli.add_typer(users_cli, name="users")
 
 

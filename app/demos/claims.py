@@ -6,7 +6,9 @@ workers' own rows, the stale sweep and the upkeep.
   it, nor run two of one person's demos at once;
 - a run is claimed only by a worker that reads its preset's lane (app/jobs/queue.py);
 - a running run whose heartbeat is older than DEMO_HEARTBEAT_TIMEOUT_SECONDS was left behind by
-  a worker that died: the upkeep and every worker that starts store it as `interrupted`.
+  a worker that died: the upkeep and every worker that starts store it as `interrupted`;
+- so is a recording being transcribed by a worker whose row is stale or gone: the same two put it
+  back on the queue once, or fail it (app/speech/jobs.py), told here which workers are alive.
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from sqlalchemy.orm import Session, aliased
 from app.accounts.service import lock_person
 from app.accounts.upkeep import purge
 from app.demos.models import DemoRun, WorkerBeat
-from app.demos.runs import ACTIVE, INTERRUPTED_MESSAGE, stale_cutoff
+from app.demos.runs import ACTIVE, INTERRUPTED_MESSAGE, alive_workers, stale_cutoff
 from app.jobs.queue import JobQueue, lane_for
+from app.speech import jobs as speech_jobs
 from app.storage.base import utcnow
 from app.storage.database import Database
 
@@ -240,6 +243,45 @@ def interrupt_left_behind(
     return swept + interrupt_orphans(session, host=host, pid_alive=pid_alive, own_name=own_name)
 
 
+def retry_recordings(
+    session: Session,
+    *,
+    timeout_seconds: float,
+    host: str | None = None,
+    pid_alive: Callable[[int], bool] = lambda _pid: True,
+    own_name: str | None = None,
+) -> list[speech_jobs.Requeue]:
+    """Part of the caller's unit of work: the recordings dead workers left running go back on
+    the queue once or fail, and while no GPU worker is alive none waits on the GPU speech lane.
+    Returns what to enqueue once committed. With `host`, as `interrupt_orphans` judges runs."""
+    workers = alive_workers(session, timeout_seconds=timeout_seconds)
+    gpu_alive = any("gpu" in worker.capabilities for worker in workers)
+    requeue = speech_jobs.retry_left_behind(
+        session,
+        alive={worker.name for worker in workers},
+        gpu_alive=gpu_alive,
+        host=host,
+        pid_alive=pid_alive,
+        own_name=own_name,
+    )
+    return requeue if gpu_alive else [*requeue, *speech_jobs.move_off_gpu_lane(session)]
+
+
+def sweep_at_start(
+    session: Session, *, timeout_seconds: float, host: str, pid_alive: Callable[[int], bool], own_name: str
+) -> tuple[int, list[speech_jobs.Requeue]]:
+    """At worker start, in one unit of work: the recordings dead workers left go back on the queue
+    once or fail (`retry_recordings`), and their runs are marked interrupted
+    (`interrupt_left_behind`). Returns how many runs, and the recordings to enqueue."""
+    retried = retry_recordings(
+        session, timeout_seconds=timeout_seconds, host=host, pid_alive=pid_alive, own_name=own_name
+    )
+    interrupted = interrupt_left_behind(
+        session, timeout_seconds=timeout_seconds, host=host, pid_alive=pid_alive, own_name=own_name
+    )
+    return interrupted, retried
+
+
 def requeue_lost(session: Session, *, queue: JobQueue, grace_seconds: float = LOST_AFTER_S) -> int:
     """Put back on the queue the queued runs that are no longer in it (their worker took the job
     and died before claiming it). A run queued twice still runs once: claiming is atomic."""
@@ -277,15 +319,23 @@ def upkeep(
     audit_retention_days: float,
 ) -> dict[str, int]:
     """What workers do now and then: store stale runs as interrupted, put lost runs back on the
-    queue, delete finished runs past their retention, and forget ended sign-ins, spent invites
-    and audit rows past theirs (app/accounts/upkeep.py). Returns how many of each."""
+    queue, delete finished runs past their retention, retry or fail the recordings dead workers
+    left running and delete kept audio past its day (app/speech/jobs.py), and forget ended
+    sign-ins, spent invites and audit rows past theirs (app/accounts/upkeep.py). Returns how many
+    of each."""
     with db.write_sessions() as session:
+        recordings = retry_recordings(session, timeout_seconds=timeout_seconds)
         done = {
             "interrupted": sweep_stale(session, timeout_seconds),
             "deleted": delete_finished_before(session, utcnow() - timedelta(days=retention_days)),
+            "recording audio deleted": speech_jobs.delete_kept_audio(session),
             **purge(session, session_idle=session_idle, audit_retention_days=audit_retention_days),
         }
         session.commit()
     with db.read_sessions() as session:
         done["requeued"] = requeue_lost(session, queue=queue)
+        recordings += speech_jobs.lost(session, queue=queue)
+    done["recordings requeued"] = speech_jobs.enqueue_all(queue, recordings)
+    if done["recording audio deleted"]:
+        db.erase_deleted()
     return done

@@ -1,14 +1,18 @@
-"""Runs demos in one reusable child process that has TensorFlow loaded.
+"""Runs jobs in reusable child processes: one with TensorFlow loaded for demos, one with the
+speech model loaded for transcriptions.
 
 TensorFlow takes seconds to import and cannot be unloaded, and a tf.data pipeline cannot be
-stopped from outside mid-step. So the worker keeps ONE child process (multiprocessing "spawn":
-no forked TensorFlow or thread state) that imports `app.demos.pipelines` once and serves jobs
-one after another. Cancelling, a time limit or a crash kills that child with SIGKILL and starts
-a fresh one for the next job. This module itself never imports TensorFlow.
+stopped from outside mid-step; the speech model takes seconds to load, and decoding a hostile
+file runs native code. So the worker keeps ONE child process of each (multiprocessing "spawn":
+no forked TensorFlow or thread state) that loads its library once and serves jobs one after
+another. Cancelling, a time limit, the memory limit or a crash kills that child with SIGKILL
+and starts a fresh one for the next job. `ChildRunner` is that machinery, given the child's
+serve function; this module itself never imports TensorFlow nor faster-whisper, and neither
+child imports the other's.
 
-Protocol over a Pipe, parent → child: ("job", preset, params), ("ping",), ("stop",).
+Protocol over a Pipe, parent → child: ("job", *payload), ("ping",), ("stop",).
 Child → parent: ("ready", info), ("progress", dict), ("result", doc), ("error", info), ("pong", pid).
-The ready info names the TensorFlow version and the GPUs TensorFlow lists in the child.
+The demo child's ready info names the TensorFlow version and the GPUs TensorFlow lists in it.
 """
 
 from __future__ import annotations
@@ -23,11 +27,12 @@ import traceback
 from collections.abc import Callable, Mapping
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import Any
+from typing import Any, Self
 
 import psutil
 
 from app import logs
+from app.jobs import child
 from app.presets import (
     DemoCancelled,
     DemoCrashed,
@@ -46,6 +51,7 @@ __all__ = [
     "DemoTimedOut",
     "ParamError",
     "PresetUnavailable",
+    "SpeechRunner",
     "run_in_process",
     "warm",
 ]
@@ -53,11 +59,14 @@ __all__ = [
 ProgressFn = Callable[[dict[str, Any]], None]
 CancelFn = Callable[[], bool]
 Message = tuple[Any, ...]
+# What a child runs: answers its parent's messages until ("stop",); keyword options from the runner.
+ServeFn = Callable[..., None]
 
 # How often the parent looks at should_cancel(), the deadline and the child's health.
 POLL_INTERVAL_S = 0.2
 
-# Importing TensorFlow in a fresh process; generous because a loaded 2-core host is slow at it.
+# Importing TensorFlow (or loading the speech model) in a fresh process; generous because a loaded
+# 2-core host is slow at it.
 STARTUP_TIMEOUT_S = 180.0
 
 
@@ -80,31 +89,22 @@ def _error_message(exc: BaseException) -> Message:
     )
 
 
-def _serve(conn: Connection) -> None:
+def serve_demos(conn: Connection) -> None:
+    """The demo child: TensorFlow imported once, then presets run one after another."""
     from app.demos import pipelines  # the one TensorFlow import, paid once per child
 
-    ready = {
-        "pid": os.getpid(),
-        "tensorflow_version": pipelines.tf.__version__,
-        "gpus": pipelines.gpu_names(),
-    }
-    conn.send(("ready", ready))
-    while True:
-        message = conn.recv()
-        if message[0] == "stop":
-            return
-        if message[0] == "ping":
-            conn.send(("pong", os.getpid()))
-            continue
-        _, preset, params = message
+    def run(payload: Message) -> Message:
+        preset, params = payload
         try:
             doc = pipelines.run_preset(
                 preset, params=params, on_progress=lambda p: conn.send(("progress", p))
             )
         except Exception as exc:
-            conn.send(_error_message(exc))
-        else:
-            conn.send(("result", doc))
+            return _error_message(exc)
+        return ("result", doc)
+
+    ready = {"tensorflow_version": pipelines.tf.__version__, "gpus": pipelines.gpu_names()}
+    child.answer(conn, ready=ready, run=run)
 
 
 def _log_native_output(production: bool) -> None:
@@ -130,14 +130,22 @@ def _log_native_output(production: bool) -> None:
     threading.Thread(target=relay, name="native-stderr", daemon=True).start()
 
 
-def _child_main(conn: Connection, *, hide_gpus: bool = False, production_logs: bool = False) -> None:
+def _child_main(
+    conn: Connection,
+    *,
+    serve: ServeFn,
+    options: Mapping[str, Any],
+    hide_gpus: bool = False,
+    production_logs: bool = False,
+) -> None:
     """Entry point of the child process."""
     _log_native_output(production_logs)
     if hide_gpus:
-        # Before TensorFlow loads: CUDA then shows it no device, so it leaves the GPUs alone.
+        # Before TensorFlow or CTranslate2 loads: CUDA then shows it no device, so it leaves the
+        # GPUs alone.
         os.environ["CUDA_VISIBLE_DEVICES"] = "-1"
     try:
-        _serve(conn)
+        serve(conn, **options)
     except (EOFError, BrokenPipeError, ConnectionResetError):
         # The parent went away: nobody is left to report to.
         pass
@@ -154,13 +162,29 @@ def _child_main(conn: Connection, *, hide_gpus: bool = False, production_logs: b
 # The parent
 
 
-class DemoRunner:
-    """Owns one TensorFlow child process and runs one demo at a time in it."""
+class ChildRunner:
+    """Owns one child process that runs `serve` and runs one job at a time in it.
+
+    `noun` names the child in the messages a person reads ("the demo process"), `starting` what
+    it does before it is ready ("starting TensorFlow").
+    """
 
     def __init__(
-        self, memory_limit_mb: int | None = None, *, hide_gpus: bool = False, production_logs: bool = False
+        self,
+        memory_limit_mb: int | None = None,
+        *,
+        serve: ServeFn,
+        noun: str,
+        starting: str,
+        options: Mapping[str, Any] | None = None,
+        hide_gpus: bool = False,
+        production_logs: bool = False,
     ) -> None:
         self.memory_limit_mb = memory_limit_mb
+        self.serve = serve
+        self.noun = noun
+        self.starting = starting
+        self.options = dict(options or {})
         # A worker started with --no-gpu: its child must not touch the host's GPUs.
         self.hide_gpus = hide_gpus
         self.production_logs = production_logs
@@ -169,9 +193,8 @@ class DemoRunner:
         self._conn: Connection | None = None
         self._ready = False
         self._lock = threading.Lock()
-        self.tensorflow_version: str | None = None
-        # The GPUs TensorFlow lists in the child, once it is ready.
-        self.gpus: list[str] | None = None
+        # What the child said when it was ready (its pid, what it loaded).
+        self.ready_info: dict[str, Any] = {}
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -184,8 +207,13 @@ class DemoRunner:
         process = self._ctx.Process(
             target=_child_main,
             args=(child_conn,),
-            kwargs={"hide_gpus": self.hide_gpus, "production_logs": self.production_logs},
-            name="tiercards-demo-runner",
+            kwargs={
+                "serve": self.serve,
+                "options": self.options,
+                "hide_gpus": self.hide_gpus,
+                "production_logs": self.production_logs,
+            },
+            name=f"tiercards-{self.noun.split()[-2]}-runner",
             daemon=True,
         )
         process.start()
@@ -209,7 +237,7 @@ class DemoRunner:
         self._start()
 
     def warm(self, timeout_s: float = STARTUP_TIMEOUT_S) -> float:
-        """Start the child if needed and wait until TensorFlow is imported; returns seconds waited."""
+        """Start the child if needed and wait until it is ready; returns seconds waited."""
         started = time.monotonic()
         with self._lock:
             self._ensure_ready(None, timeout_s)
@@ -228,7 +256,7 @@ class DemoRunner:
                 pass
             self._kill()
 
-    def __enter__(self) -> DemoRunner:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -260,7 +288,7 @@ class DemoRunner:
             self._process.join(timeout=5)
             code = self._process.exitcode
             self._replace()
-            raise DemoCrashed(f"the demo process died while {what} ({_describe_exit(code)})")
+            raise DemoCrashed(f"{self.noun} died while {what} ({_describe_exit(code)})")
 
     def _check_memory(self, what: str) -> None:
         """Past DEMO_MEMORY_LIMIT_MB the child is stopped before the host starts swapping."""
@@ -273,7 +301,7 @@ class DemoRunner:
         if rss_mb > self.memory_limit_mb:
             self._replace()
             raise DemoCrashed(
-                f"the demo process used {rss_mb:.0f} MB while {what}, past this server's limit of "
+                f"{self.noun} used {rss_mb:.0f} MB while {what}, past this server's limit of "
                 f"{self.memory_limit_mb} MB, so it was stopped"
             )
 
@@ -285,42 +313,46 @@ class DemoRunner:
             return
         deadline = time.monotonic() + timeout_s
         while True:
-            message = self._receive(deadline, should_cancel=should_cancel, what="starting TensorFlow")
+            message = self._receive(deadline, should_cancel=should_cancel, what=self.starting)
             if message[0] == "ready":
                 self._ready = True
-                self.tensorflow_version = message[1].get("tensorflow_version")
-                self.gpus = list(message[1].get("gpus") or [])
+                self.ready_info = dict(message[1])
                 return
+            if message[0] == "error":
+                # It could not load what it serves with (a missing or changed model): no use
+                # starting it again for this job.
+                self._kill()
+                raise _rebuild_error(message[1])
 
-    def run(
+    def _call(
         self,
-        preset: str,
+        message: Message,
         *,
-        params: Mapping[str, Any] | None,
-        on_progress: ProgressFn | None = None,
-        should_cancel: CancelFn | None = None,
-        timeout_s: float | None = None,
+        doing: str,
+        timeout_s: float | None,
+        on_progress: ProgressFn | None,
+        should_cancel: CancelFn | None,
     ) -> dict[str, Any]:
-        """Run one preset in the child and return its result document.
+        """Send one job to the child (waiting for it to be ready) and return its result document.
 
-        Parameters are validated here first (ParamError, no child involved). If the child is
-        still starting, the job waits for it (cancel is honoured; the start has its own limit);
-        `timeout_s` counts from when the job reaches a ready child.
+        `timeout_s` counts from when the job reaches a ready child; `doing` names the job in the
+        messages of a cancel, a timeout or a crash.
         """
-        full = validate_params(preset, params=params, memory_limit_mb=self.memory_limit_mb)
         with self._lock:
             try:
                 self._ensure_ready(should_cancel)
                 assert self._conn is not None
-                self._conn.send(("job", preset, full))
+                self._conn.send(message)
                 deadline = time.monotonic() + (timeout_s if timeout_s is not None else float("inf"))
-                return self._await_result(deadline, on_progress=on_progress, should_cancel=should_cancel)
+                return self._await_result(
+                    deadline, doing=doing, on_progress=on_progress, should_cancel=should_cancel
+                )
             except (DemoCancelled, DemoTimedOut, DemoCrashed, ParamError, PresetUnavailable, DemoFailed):
                 raise
             except (BrokenPipeError, ConnectionResetError) as gone:
                 # The child died between jobs, before it could take this one.
                 self._replace()
-                raise DemoCrashed("the demo process died before it could start the job") from gone
+                raise DemoCrashed(f"{self.noun} died before it could start the job") from gone
             except BaseException:
                 # Anything else (a failing progress callback, KeyboardInterrupt) leaves a job
                 # running in the child whose messages would confuse the next one: replace it.
@@ -328,10 +360,10 @@ class DemoRunner:
                 raise
 
     def _await_result(
-        self, deadline: float, *, on_progress: ProgressFn | None, should_cancel: CancelFn | None
+        self, deadline: float, *, doing: str, on_progress: ProgressFn | None, should_cancel: CancelFn | None
     ) -> dict[str, Any]:
         while True:
-            kind, *payload = self._receive(deadline, should_cancel=should_cancel, what="running the demo")
+            kind, *payload = self._receive(deadline, should_cancel=should_cancel, what=doing)
             if kind == "progress":
                 if on_progress is not None:
                     on_progress(payload[0])
@@ -349,6 +381,92 @@ class DemoRunner:
             self._conn.send(("ping",))
             message = self._receive(time.monotonic() + timeout_s, should_cancel=None, what="answering a ping")
             return int(message[1])
+
+
+class DemoRunner(ChildRunner):
+    """Owns one TensorFlow child process and runs one demo at a time in it."""
+
+    def __init__(
+        self, memory_limit_mb: int | None = None, *, hide_gpus: bool = False, production_logs: bool = False
+    ) -> None:
+        super().__init__(
+            memory_limit_mb,
+            serve=serve_demos,
+            noun="the demo process",
+            starting="starting TensorFlow",
+            hide_gpus=hide_gpus,
+            production_logs=production_logs,
+        )
+
+    @property
+    def tensorflow_version(self) -> str | None:
+        return self.ready_info.get("tensorflow_version")
+
+    @property
+    def gpus(self) -> list[str] | None:
+        """The GPUs TensorFlow lists in the child, once it is ready."""
+        return list(self.ready_info["gpus"]) if "gpus" in self.ready_info else None
+
+    def run(
+        self,
+        preset: str,
+        *,
+        params: Mapping[str, Any] | None,
+        on_progress: ProgressFn | None = None,
+        should_cancel: CancelFn | None = None,
+        timeout_s: float | None = None,
+    ) -> dict[str, Any]:
+        """Run one preset in the child and return its result document.
+
+        Parameters are validated here first (ParamError, no child involved). If the child is
+        still starting, the job waits for it (cancel is honoured; the start has its own limit);
+        `timeout_s` counts from when the job reaches a ready child.
+        """
+        full = validate_params(preset, params=params, memory_limit_mb=self.memory_limit_mb)
+        return self._call(
+            ("job", preset, full),
+            doing="running the demo",
+            timeout_s=timeout_s,
+            on_progress=on_progress,
+            should_cancel=should_cancel,
+        )
+
+
+class SpeechRunner(ChildRunner):
+    """Owns one child process with the speech model loaded (app/speech/child.py) and transcribes
+    one recording at a time in it."""
+
+    def __init__(
+        self,
+        memory_limit_mb: int | None = None,
+        *,
+        speech_model: str | None,
+        hide_gpus: bool = False,
+        production_logs: bool = False,
+    ) -> None:
+        from app.speech import child
+
+        super().__init__(
+            memory_limit_mb,
+            serve=child.serve,
+            noun="the speech process",
+            starting="loading the speech model",
+            options={"speech_model": speech_model},
+            hide_gpus=hide_gpus,
+            production_logs=production_logs,
+        )
+
+    def transcribe(
+        self, job: Mapping[str, Any], *, timeout_s: float, should_cancel: CancelFn | None = None
+    ) -> dict[str, Any]:
+        """The result document of one `app.speech.child.Job` (what `child.transcribe` returns)."""
+        return self._call(
+            ("job", dict(job)),
+            doing="transcribing the recording",
+            timeout_s=timeout_s,
+            on_progress=None,
+            should_cancel=should_cancel,
+        )
 
 
 def _describe_exit(code: int | None) -> str:

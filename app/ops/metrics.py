@@ -19,6 +19,7 @@ from app.exceptions import NotFound
 from app.metrics import exposition
 from app.ops.probes import ProbesDep
 from app.settings import IPNetwork
+from app.speech.metrics import RecordingCollector
 from app.web.dependencies import SettingsDep
 from app.web.guards import peer_in
 
@@ -57,9 +58,9 @@ router = APIRouter(dependencies=[Depends(require_scraper)])
 
 @router.get("/metrics", response_class=Response)
 async def metrics(probes: ProbesDep) -> Response:
-    (figures, _), (depth, _) = await asyncio.gather(
-        probes.demo_figures.outcome(), probes.queue_depth.outcome()
+    (figures, _), (depth, _), (recordings, _) = await asyncio.gather(
+        probes.demo_figures.outcome(), probes.queue_depth.outcome(), probes.recording_figures.outcome()
     )
     # Adding up every process's files is file work: off the loop.
-    body = await run_in_threadpool(exposition, DemoCollector(figures, depth))
+    body = await run_in_threadpool(exposition, DemoCollector(figures, depth), RecordingCollector(recordings))
     return Response(body, media_type=CONTENT_TYPE_LATEST)

@@ -1,4 +1,4 @@
-"""Reads of the parts every replica shares, the database and the demo queue, for /readyz and
+"""Reads of the parts every replica shares, the database and the job queue, for /readyz and
 /metrics: each on a thread of its own (never the event loop), and waited for at most a few
 seconds, so a part that hangs (a firewalled database, a Redis that stopped answering) reads as
 down in time instead of holding the probe.
@@ -22,6 +22,7 @@ from starlette.datastructures import State
 
 from app.demos.metrics import DemoFigures, demo_figures, queue_depth
 from app.jobs.dependencies import app_job_queue
+from app.speech.metrics import RecordingFigures, recording_figures
 
 T = TypeVar("T")
 log = logging.getLogger("tiercards.web")
@@ -82,6 +83,7 @@ class Probes:
     database: Bounded[None]
     queue_depth: Bounded[int]
     demo_figures: Bounded[DemoFigures]
+    recording_figures: Bounded[RecordingFigures]
 
 
 def _probes(state: State) -> Probes:
@@ -97,10 +99,15 @@ def _probes(state: State) -> Probes:
         with state.db.read_sessions() as session:
             return demo_figures(session, state.settings.demo_heartbeat_timeout_seconds)
 
+    def recordings() -> RecordingFigures:
+        with state.db.read_sessions() as session:
+            return recording_figures(session)
+
     return Probes(
         Bounded("database", database_answers),
         Bounded("demo queue", waiting_runs),
         Bounded("demo figures", figures),
+        Bounded("recording figures", recordings),
     )
 
 

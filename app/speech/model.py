@@ -37,6 +37,9 @@ BUNDLED_MANIFEST: Mapping[str, str] = {
 }
 SUMS_FILE = "SHA256SUMS"
 BEAM_SIZE = 5
+# faster-whisper's decoding options beyond its defaults (bench/speech_rtf.py and speech_wer.py
+# measure others with --option).
+DECODE_OPTIONS: Mapping[str, Any] = {}
 MAX_TERMS = 30
 # Whisper reads at most 223 prompt tokens and faster-whisper keeps the last ones; staying well
 # under that keeps the first (most telling) terms.
@@ -133,28 +136,45 @@ def verify(folder: ModelFolder) -> None:
             )
 
 
+def device_and_compute() -> tuple[str, str]:
+    """CUDA with float16 weights when CTranslate2 sees a GPU (a GPU worker's child; CUDA_VISIBLE_DEVICES
+    hides them from a --no-gpu one), else the CPU with int8 weights."""
+    import ctranslate2
+
+    return ("cuda", "float16") if ctranslate2.get_cuda_device_count() > 0 else ("cpu", "int8")
+
+
 class SpeechModel:
-    """faster-whisper on the CPU with int8 weights, as the worker runs it."""
+    """faster-whisper as the worker runs it: on a GPU when there is one, else the CPU."""
 
     def __init__(self, folder: ModelFolder) -> None:
         # Imported here: only a worker that transcribes pays for CTranslate2 and its libraries.
         from faster_whisper import WhisperModel
 
         self.folder = folder
+        self.device, compute = device_and_compute()
         self._whisper = WhisperModel(
-            str(folder.path), device="cpu", compute_type="int8", local_files_only=True
+            str(folder.path), device=self.device, compute_type=compute, local_files_only=True
         )
         # The first decode is several times slower than the next ones; pay for it at load.
         self.transcribe(np.zeros(16000, np.float32), terms=())
 
-    def transcribe(self, samples: npt.NDArray[np.float32], *, terms: Sequence[str]) -> Transcript:
-        """16 kHz mono samples (app.speech.decode) as words with their times."""
+    def transcribe(
+        self,
+        samples: npt.NDArray[np.float32],
+        *,
+        terms: Sequence[str],
+        options: Mapping[str, Any] | None = None,
+    ) -> Transcript:
+        """16 kHz mono samples (app.speech.decode) as words with their times; `options` are
+        faster-whisper's own, over DECODE_OPTIONS (the benchmarks compare them)."""
         segments, info = self._whisper.transcribe(
             samples,
             language="en",
             beam_size=BEAM_SIZE,
             word_timestamps=True,
             initial_prompt=initial_prompt(terms) or None,
+            **{**DECODE_OPTIONS, **(options or {})},
         )
         words: list[Any] = [word for segment in segments for word in segment.words or ()]
         return Transcript(

@@ -53,6 +53,8 @@ def _configure_sqlite_connection(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA synchronous=NORMAL")
+    # Deleted rows are overwritten with zeros, so a deleted recording leaves no sound in the file.
+    cursor.execute("PRAGMA secure_delete=ON")
     cursor.close()
 
 
@@ -107,6 +109,16 @@ class Database:
         # there (_WriterTurn); the rest wait on the loop, so waiting writers never fill the pool
         # that reads need. Several in flight hide each hop to the pool behind another's write.
         self.write_slots = asyncio.Semaphore(WRITERS_IN_FLIGHT) if settings.is_sqlite else None
+
+    def erase_deleted(self) -> None:
+        """After deleting what must not stay on disk (a recording's sound): SQLite's write-ahead log
+        still holds the pages as they were written, so they are copied into the database (where
+        secure_delete zeroed the rows) and the log emptied. PostgreSQL's files are not this app's
+        data folder; its deleted rows are unreadable and vacuumed away."""
+        if self.engine.dialect.name != "sqlite":
+            return
+        with self.engine.connect() as connection:
+            connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -191,13 +191,17 @@ def test_the_web_image_installs_no_tensorflow() -> None:
 
 def test_the_worker_images_get_tensorflow_of_the_pinned_release() -> None:
     project = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]
-    (pin,) = project["optional-dependencies"]["worker"]
+    # The worker extra: one TensorFlow pin, and the speech extra for transcribing recordings.
+    (pin,) = [d for d in project["optional-dependencies"]["worker"] if d.lower().startswith("tensorflow")]
+    assert "tiercards[speech]" in project["optional-dependencies"]["worker"]
     package, version = pin.split("==")
     assert package == "tensorflow-cpu"
     assert "[worker]" in " ".join(STAGES["worker"].all("RUN"))
     assert STAGES["gpu-worker"].base == f"tensorflow/tensorflow:{version}-gpu"
-    # No extra there: the base image's TensorFlow (built for its CUDA) is the only one.
-    assert "[worker]" not in " ".join(STAGES["gpu-worker"].all("RUN"))
+    # No worker extra there: the base image's TensorFlow (built for its CUDA) is the only one;
+    # the speech extra brings no TensorFlow.
+    gpu_installs = " ".join(STAGES["gpu-worker"].all("RUN"))
+    assert "[worker]" not in gpu_installs and "[speech]" in gpu_installs
 
 
 def test_only_the_proxy_publishes_a_port() -> None:

@@ -64,6 +64,9 @@ def env_for(settings: Settings) -> dict[str, str]:
         "CONTENT_DIR": str(settings.content_dir),
         "SECRET_KEY": SECRET,
         "DEMO_HEARTBEAT_TIMEOUT_SECONDS": str(settings.demo_heartbeat_timeout_seconds),
+        "KEEP_RECORDINGS": "1" if settings.keep_recordings else "0",
+        "RECORDING_RETENTION_DAYS": str(settings.recording_retention_days),
+        "SPEECH_MODEL": settings.speech_model or "",
     }
 
 
@@ -125,13 +128,17 @@ class WorkerProcess:
         raise RuntimeError(f"worker not ready within {timeout} s:\n{self.log_tail()}")
 
     def runner_child_pids(self) -> list[int]:
-        """The runner's TensorFlow child (multiprocessing's resource tracker left out)."""
+        """The runner's TensorFlow child (multiprocessing's resource tracker and the speech child,
+        the one with CTranslate2 loaded, left out)."""
         import psutil
+
+        def speech(child: psutil.Process) -> bool:
+            return any("ctranslate2" in mapping.path for mapping in child.memory_maps())
 
         return [
             child.pid
             for child in psutil.Process(self.pid).children()
-            if "resource_tracker" not in " ".join(child.cmdline())
+            if "resource_tracker" not in " ".join(child.cmdline()) and not speech(child)
         ]
 
     def alive(self) -> bool:

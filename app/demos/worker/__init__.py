@@ -1,13 +1,18 @@
-"""`tiercards worker`: takes demo jobs off the queue and runs them, one at a time, in TensorFlow.
+"""`tiercards worker`: takes jobs off the queue, recordings to transcribe and demos, and runs them
+one at a time, each in a child process of its kind.
 
 One process holds:
-- ONE consumer loop over the queue lanes it reads (app/jobs/queue.py): every worker reads the
-  lane of presets that run anywhere; a GPU worker (TensorFlow lists a GPU in its runner child, or
+- ONE consumer loop over the queue lanes it reads (app/jobs/queue.py): the speech lanes first (a
+  person waits on the page for the transcript) when it can transcribe, then the demo lanes. Every
+  worker reads the lane of presets that run anywhere; a GPU worker (TensorFlow lists a GPU in its runner child, or
   `--gpu` declares one) reads the GPU lane first and then that one, so a single GPU host still
   runs every preset. One job at a time whatever the lanes: demos are timed, and two at once would
   skew each other. `--no-gpu` keeps a worker off the GPU lane and hides the GPUs from its child;
 - ONE DemoRunner: a child process with TensorFlow imported once and reused between jobs; cancel,
   a time limit or a crash kill it and start a fresh one (app/demos/runner.py);
+- ONE SpeechRunner, where faster-whisper is installed and the model loads: a child process with
+  the speech model loaded once, under the same memory limit and a time limit per recording
+  (app/speech/child.py; transcription.py claims and stores, app/speech/jobs.py has the rules);
 - a heartbeat thread: every second it stores the current run's pending progress, refreshes its
   `heartbeat_at` (at least every HEARTBEAT interval), reads `cancel_requested`, and refreshes this
   worker's row in `worker_beats`, with its capabilities (the lanes it reads), so the web can tell
@@ -24,7 +29,8 @@ stores that (app/demos/claims.py), as it queues again a job the dead worker had 
 claimed; the runner child exits on its own when it finds its parent's end of the pipe closed.
 
 consumer.py is the process (start-up, the consumer loop, signals, stop), capabilities.py what it
-can take, heartbeat.py the heartbeat thread, execution.py one job (claim, run, how it ended).
+can take, heartbeat.py the heartbeat thread, execution.py one demo (claim, run, how it ended),
+transcription.py one recording.
 """
 
 from app.demos.worker.capabilities import guess_device

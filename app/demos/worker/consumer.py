@@ -16,14 +16,16 @@ from types import FrameType
 from typing import Any
 
 from app.demos import claims
-from app.demos.runner import DemoRunner
+from app.demos.runner import DemoRunner, SpeechRunner
 from app.demos.worker.capabilities import decide, mismatch
 from app.demos.worker.execution import JobExecutor
 from app.demos.worker.heartbeat import Heartbeat
+from app.demos.worker.transcription import TranscriptionExecutor
 from app.jobs import tasks
-from app.jobs.queue import JobQueue
-from app.presets import DemoCrashed, DemoTimedOut
+from app.jobs.queue import JobQueue, speech_lanes_for
+from app.presets import DemoCrashed, DemoFailed, DemoTimedOut, PresetUnavailable
 from app.settings import Settings
+from app.speech import jobs as speech_jobs
 from app.storage.database import Database
 
 log = logging.getLogger("tiercards.worker")
@@ -59,6 +61,16 @@ class DemoWorker:
         self.runner = DemoRunner(
             settings.demo_memory_limit_mb, hide_gpus=gpu is False, production_logs=settings.is_production
         )
+        # None where faster-whisper is not installed, or the speech model would not load: then
+        # this worker leaves the speech lanes to others.
+        self.speech: SpeechRunner | None = None
+        if importlib.util.find_spec("faster_whisper") is not None:
+            self.speech = SpeechRunner(
+                settings.demo_memory_limit_mb,
+                speech_model=settings.speech_model,
+                hide_gpus=gpu is False,
+                production_logs=settings.is_production,
+            )
         self.stopping = threading.Event()
         timeout = settings.demo_heartbeat_timeout_seconds
         self.heartbeat = Heartbeat(
@@ -79,6 +91,18 @@ class DemoWorker:
             runner=self.runner,
             heartbeat=self.heartbeat,
             stopping=self.stopping,
+        )
+        self.transcriptions = (
+            TranscriptionExecutor(
+                self.name,
+                settings=settings,
+                db=self.db,
+                queue=self.queue,
+                runner=self.speech,
+                stopping=self.stopping,
+            )
+            if self.speech is not None
+            else None
         )
 
     def serve(self) -> int:
@@ -104,19 +128,52 @@ class DemoWorker:
         warning = mismatch(self.gpu_flag, gpus)
         if warning:
             log.warning("worker %s: %s", self.name, warning)
+        self._load_speech_model()
         log.info(
             "worker %s ready in %.1f s (TensorFlow %s, %s); reads the %s lane(s) of the %s queue",
             self.name,
             waited,
             self.heartbeat.tensorflow_version,
             self.heartbeat.device,
-            ", ".join(capabilities.lanes),
+            ", ".join(self.lanes),
             self.queue.kind,
         )
         if not self.stopping.is_set():
             self._consume()
         self._shutdown()
         return 0
+
+    @property
+    def lanes(self) -> tuple[str, ...]:
+        """What it reads, in order: the speech lanes first (a person waits on the page), if it
+        transcribes, then the demo lanes."""
+        gpu = self.heartbeat.capabilities.gpu
+        speech = speech_lanes_for(gpu) if self.transcriptions is not None else ()
+        return (*speech, *self.heartbeat.capabilities.lanes)
+
+    def _load_speech_model(self) -> None:
+        """Start the speech child and wait for its model; without one, no transcriptions here."""
+        if self.speech is None:
+            log.warning(
+                "worker %s: faster-whisper is not installed here, so it transcribes no recordings "
+                "(pip install -e '.[worker]')",
+                self.name,
+            )
+            return
+        try:
+            waited = self.speech.warm()
+        except (DemoCrashed, DemoTimedOut, DemoFailed, PresetUnavailable) as error:
+            log.warning("worker %s transcribes no recordings: %s", self.name, error.message)
+            self.speech.close()
+            self.speech = self.transcriptions = None
+            return
+        log.info(
+            "worker %s: speech model %s loaded in %.1f s on %s",
+            self.name,
+            self.speech.ready_info.get("model"),
+            waited,
+            self.speech.ready_info.get("device"),
+        )
 
     def request_stop(self) -> None:
         self.stopping.set()
@@ -126,17 +183,24 @@ class DemoWorker:
         self.request_stop()
 
     def _sweep(self) -> None:
-        """Mark interrupted the runs that workers which died left running."""
+        """Mark interrupted the runs that workers which died left running, and queue again (or
+        fail) the recordings they were transcribing."""
         with self.db.write_sessions() as session:
-            interrupted = claims.interrupt_left_behind(
+            interrupted, retried = claims.sweep_at_start(
                 session,
                 timeout_seconds=self.settings.demo_heartbeat_timeout_seconds,
                 host=self.host,
                 pid_alive=pid_alive,
                 own_name=self.name,
             )
+        speech_jobs.enqueue_all(self.queue, retried)
+        # A recording failed here, or by a worker that died before it could, left its sound in
+        # SQLite's log.
+        self.db.erase_deleted()
         if interrupted:
             log.info("marked %d run(s) left behind by dead workers as interrupted", interrupted)
+        if retried:
+            log.info("queued again %d recording(s) left behind by dead workers", len(retried))
 
     def _upkeep(self) -> None:
         done = claims.upkeep(
@@ -155,7 +219,8 @@ class DemoWorker:
         in this thread, until stopped: one job at a time, however many lanes. (huey's own Consumer
         reads one queue; two of them would run a GPU and a CPU demo at once and skew both.)"""
         tasks.bind("demo", self.jobs)
-        hueys = [self.queue.hueys[lane] for lane in self.heartbeat.capabilities.lanes]
+        tasks.bind("speech", self.transcriptions)
+        hueys = [self.queue.hueys[lane] for lane in self.lanes]
         idle = IDLE_FIRST_S
         next_release = 0.0
         while not self.stopping.is_set():
@@ -177,7 +242,7 @@ class DemoWorker:
             try:
                 job = huey.dequeue()
             except Exception:
-                # A message that is not a demo job (JsonSerializer refuses it), or the queue is
+                # A message that is not one of our jobs (JsonSerializer refuses it), or the queue is
                 # unreachable: either way, on to the next lane and, after a pause, again.
                 log.exception("could not take a job from the %s queue", huey.name)
                 continue
@@ -202,10 +267,13 @@ class DemoWorker:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         self.runner.close()
+        if self.speech is not None:
+            self.speech.close()
         self.heartbeat.join()
         with self.db.write_sessions() as session:
             claims.forget_worker(session, self.name)
         tasks.bind("demo", None)
+        tasks.bind("speech", None)
         self.queue.close()
         self.db.dispose()
         log.info("worker %s stopped", self.name)

@@ -1,0 +1,135 @@
+"""One transcription: claim a queued recording, transcribe it in the speech child, store how it
+ended (app/speech/jobs.py has the rules)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from functools import cached_property
+
+from app.content.catalogue import Catalogue
+from app.demos.runner import SpeechRunner
+from app.jobs.queue import JobQueue, speech_lane
+from app.presets import DemoCancelled, DemoCrashed, DemoFailed, DemoTimedOut, PresetUnavailable
+from app.settings import Settings
+from app.speech import jobs
+from app.speech.child import Job, time_limit_seconds
+from app.speech.model import card_terms
+from app.storage.database import Database
+
+log = logging.getLogger("tiercards.worker")
+
+# When the answer's card is gone from the deck (renamed, deleted) there are no terms to prime
+# with, and this is the target its pace is measured against.
+FALLBACK_TARGET_SECONDS = 60
+CRASHED = "{what}. A fresh speech process was started; record it again if this happens twice."
+
+
+class TranscriptionExecutor:
+    """Runs the transcribe task; the consumer gives it one job at a time, like demos."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        settings: Settings,
+        db: Database,
+        queue: JobQueue,
+        runner: SpeechRunner,
+        stopping: threading.Event,
+    ) -> None:
+        self.name = name
+        self.settings = settings
+        self.db = db
+        self.queue = queue
+        self.runner = runner
+        self.stopping = stopping
+
+    @cached_property
+    def catalogue(self) -> Catalogue:
+        return Catalogue(self.settings.content_dir, self.settings.content_poll_seconds)
+
+    def execute(self, recording_id: str, lane: str) -> None:
+        """The body of the transcribe task, for a job taken from `lane`."""
+        if self.stopping.is_set():
+            self.queue.enqueue(recording_id, lane=lane)  # leave it for the next worker
+            return
+        with self.db.write_sessions() as session:
+            claimed = jobs.claim(session, recording_id=recording_id, worker=self.name)
+        if claimed is None:
+            log.info("recording %s is no longer queued; skipped", recording_id)
+            return
+        self._transcribe(claimed, lane)
+
+    def _job(self, claimed: jobs.Claimed) -> Job:
+        card = self.catalogue.get(claimed.card_id)
+        return Job(
+            audio=claimed.audio,
+            terms=card_terms(card) if card is not None else (),
+            target_seconds=card.time_budget(claimed.kind) if card is not None else FALLBACK_TARGET_SECONDS,
+            max_seconds=self.settings.max_recording_seconds,
+        )
+
+    def _transcribe(self, claimed: jobs.Claimed, lane: str) -> None:
+        recording_id = claimed.recording_id
+        limit = time_limit_seconds(claimed.declared_seconds)
+        log.info("recording %s: transcribing (try %d, limit %.0f s)", recording_id, claimed.tries, limit)
+        try:
+            result = self.runner.transcribe(
+                self._job(claimed), timeout_s=limit, should_cancel=self.stopping.is_set
+            )
+        except (DemoCancelled, DemoCrashed) as error:
+            if self.stopping.is_set():
+                with self.db.write_sessions() as session:
+                    if jobs.give_back(session, recording_id=recording_id, worker=self.name, lane=lane):
+                        self.queue.enqueue(recording_id, lane=lane)
+                log.info("recording %s: handed back, the worker is stopping", recording_id)
+                return
+            message = CRASHED.format(what=f"{error.message[:1].upper()}{error.message[1:]}")
+            with self.db.write_sessions() as session:
+                gpu_alive = lane != speech_lane(False)
+                again = jobs.retry_after_crash(
+                    session, recording_id=recording_id, worker=self.name, gpu_alive=gpu_alive, error=message
+                )
+            jobs.enqueue_all(self.queue, again)
+            self.db.erase_deleted()
+            log.warning(
+                "recording %s: %s (%s)", recording_id, error.message, "retried" if again else "failed"
+            )
+            return
+        except DemoTimedOut:
+            self._fail(
+                recording_id,
+                f"Transcribing went past its time limit of {limit:.0f} s, so the speech process was "
+                "stopped. Record it again.",
+            )
+            return
+        except (DemoFailed, PresetUnavailable) as error:
+            log.error("recording %s: the speech process raised %s", recording_id, error.message)
+            self._fail(
+                recording_id,
+                "The speech model could not transcribe this recording; the worker's log has the details.",
+            )
+            return
+        if "refused" in result:
+            self._fail(recording_id, str(result["refused"]))
+            return
+        keep = self.settings.recording_retention_days if self.settings.keep_recordings else None
+        with self.db.write_sessions() as session:
+            jobs.store_transcript(
+                session, recording_id=recording_id, worker=self.name, result=result, keep_days=keep
+            )
+        if keep is None:
+            self.db.erase_deleted()
+        log.info(
+            "recording %s: done, %.1f s at real-time factor %.2f",
+            recording_id,
+            result["duration_s"],
+            result["real_time_factor"],
+        )
+
+    def _fail(self, recording_id: str, error: str) -> None:
+        with self.db.write_sessions() as session:
+            jobs.store_failure(session, recording_id=recording_id, worker=self.name, error=error)
+        self.db.erase_deleted()
+        log.info("recording %s: failed (%s)", recording_id, error)
