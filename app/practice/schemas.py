@@ -165,3 +165,6 @@ class ProgressOut(BaseModel):
     topics: list[dict[str, Any]]
     activity: list[dict[str, Any]]
     missed_pitfalls: list[dict[str, Any]]
+    spoken: list[dict[str, Any]] = Field(
+        description="the newest 50 answers given aloud, oldest first: pace (words a minute), fillers, long pauses"
+    )

@@ -9,12 +9,10 @@ from starlette.responses import Response
 
 from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CardDep
-from app.jobs.dependencies import QueueDep
 from app.speech import service
-from app.speech.dependencies import UploadDep
+from app.speech.dependencies import RecorderDep, UploadDep
 from app.speech.schemas import RecordingAccepted, RecordingOut
-from app.storage.dependencies import SessionDep, WriteSessionDep
-from app.web.dependencies import SettingsDep
+from app.storage.dependencies import SessionDep
 
 router = APIRouter(prefix="/api", tags=["speech"])
 RecordingPath = Annotated[str, Path(max_length=32)]
@@ -58,15 +56,10 @@ def create_recording(
     *,
     upload: UploadDep,
     card: CardDep,
-    session: WriteSessionDep,
-    user_id: UserIdDep,
-    queue: QueueDep,
-    settings: SettingsDep,
+    recorder: RecorderDep,
 ) -> JSONResponse:
     """Queue a recorded answer for transcription (multipart: audio, tier, kind, follow_up, seconds)."""
-    recording = service.submit(
-        session, queue=queue, card=card, user_id=user_id, upload=upload, settings=settings
-    )
+    recording = recorder.submit(card=card, upload=upload)
     body = RecordingAccepted(id=recording.id, status=recording.status)
     return JSONResponse(
         body.model_dump(),

@@ -7,11 +7,9 @@ from starlette.responses import HTMLResponse
 from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CardDep, CatalogueDep
 from app.exceptions import DomainError
-from app.jobs.dependencies import QueueDep
 from app.speech import service
-from app.speech.dependencies import UploadDep
-from app.storage.dependencies import SessionDep, WriteSessionDep
-from app.web.dependencies import SettingsDep
+from app.speech.dependencies import RecorderDep, UploadDep
+from app.storage.dependencies import SessionDep
 from app.web.errors import status_of
 from app.web.templating import render
 
@@ -25,16 +23,11 @@ def send_recording(
     *,
     upload: UploadDep,
     card: CardDep,
-    session: WriteSessionDep,
-    user_id: UserIdDep,
-    queue: QueueDep,
-    settings: SettingsDep,
+    recorder: RecorderDep,
 ) -> HTMLResponse:
     """From recorder.js: 202 and the fragment that polls; a refusal is the fragment with its sentence."""
     try:
-        recording = service.submit(
-            session, queue=queue, card=card, user_id=user_id, upload=upload, settings=settings
-        )
+        recording = recorder.submit(card=card, upload=upload)
     except DomainError as error:
         return render(request, "_recording.html", status_code=status_of(error), refusal=error.message)
     return render(request, "_recording.html", status_code=202, recording=recording)
