@@ -109,6 +109,13 @@ def test_audio_past_the_byte_cap_is_refused_with_413(client: TestClient, app: Fa
     assert stored_counts(app) == (0, 0)
 
 
+def test_a_recording_larger_than_other_bodies_may_be_is_taken(client: TestClient, app: FastAPI) -> None:
+    assert app.state.settings.max_body_bytes < 1_600_000 < app.state.settings.max_recording_bytes
+    response = send(client, audio=audio_file(wav_bytes(seconds=50)))  # 1.6 MB of 16 kHz WAV
+    assert response.status_code == 202, response.text
+    assert stored_counts(app) == (1, 1)
+
+
 def test_a_body_past_the_recording_cap_is_refused_before_it_is_read(client: TestClient, app: FastAPI) -> None:
     response = send(client, audio=audio_file(b"\0" * (4 * 1024 * 1024)))
     assert response.status_code == 413
