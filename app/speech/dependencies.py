@@ -4,7 +4,7 @@ import re
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Path, Request
 from sqlalchemy.orm import Session
 from starlette.datastructures import UploadFile
 
@@ -20,6 +20,8 @@ from app.storage.dependencies import WriteSessionDep
 from app.web.dependencies import SettingsDep, read_form
 
 AUDIO_FIELD = "audio"
+# A recording's id in a path: 32 hex digits; a longer one names none.
+RecordingPath = Annotated[str, Path(max_length=32)]
 # A MIME type as a client may name it ("audio/webm;codecs=opus"); anything else is not kept.
 _CONTENT_TYPE = re.compile(r"[\w.+-]+/[\w.+-]+(?:;\s*[\w.+-]+=[\w.+\"-]+)*")
 UNKNOWN_TYPE = "application/octet-stream"

@@ -77,7 +77,8 @@ def check_upload(upload: Upload, *, card: Card, max_seconds: int, max_bytes: int
         data = RecordingIn.model_validate(upload.fields, strict=False)
     except ValidationError as error:
         first = error.errors()[0]
-        raise Invalid(".".join(map(str, first["loc"])) or "audio", field_messages([first])[0]) from None
+        # The one rule across fields is follow_up's (it goes with kind follow-up, and only there).
+        raise Invalid(".".join(map(str, first["loc"])) or "follow_up", field_messages([first])[0]) from None
     if data.seconds is not None and data.seconds > max_seconds:
         raise Invalid("seconds", f"a recording may be at most {max_seconds} seconds long")
     if data.follow_up is not None and data.follow_up >= len(card.follow_ups):

@@ -1,21 +1,20 @@
 """The recordings' JSON API: send a recorded answer, read its transcript and how it was said, and
 (with KEEP_RECORDINGS) its audio, for its owner only."""
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Path, status
+from fastapi import APIRouter, status
 from fastapi.responses import JSONResponse
 from starlette.responses import Response
 
 from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CardDep
 from app.speech import service
-from app.speech.dependencies import RecorderDep, UploadDep
+from app.speech.dependencies import RecorderDep, RecordingPath, UploadDep
 from app.speech.schemas import RecordingAccepted, RecordingOut
 from app.storage.dependencies import SessionDep
 
 router = APIRouter(prefix="/api", tags=["speech"])
-RecordingPath = Annotated[str, Path(max_length=32)]
 
 _UPLOAD_BODY: dict[str, Any] = {
     "requestBody": {

@@ -8,7 +8,7 @@ from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CardDep, CatalogueDep
 from app.exceptions import DomainError
 from app.speech import service
-from app.speech.dependencies import RecorderDep, UploadDep
+from app.speech.dependencies import RecorderDep, RecordingPath, UploadDep
 from app.storage.dependencies import SessionDep
 from app.web.errors import status_of
 from app.web.templating import render
@@ -35,7 +35,12 @@ def send_recording(
 
 @router.get("/recordings/{recording_id}", response_class=HTMLResponse)
 def recording_page(
-    request: Request, *, recording_id: str, session: SessionDep, user_id: UserIdDep, catalogue: CatalogueDep
+    request: Request,
+    *,
+    recording_id: RecordingPath,
+    session: SessionDep,
+    user_id: UserIdDep,
+    catalogue: CatalogueDep,
 ) -> HTMLResponse:
     recording = service.own_recording(session, user_id=user_id, recording_id=recording_id)
     return render(
