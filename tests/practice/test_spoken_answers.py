@@ -2,6 +2,7 @@
 their time and keep how they were said; a recording that is not the person's own, not done, of
 another question or already saved is refused, naming recording_id, and nothing is stored."""
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -171,7 +172,9 @@ def test_only_spoken_answers_take_a_recording_id(
     assert counts(app)["attempts"] == 0
 
 
-def test_someone_elses_recording_is_refused_and_unreadable(signed_in: Any, team_app: FastAPI) -> None:
+def test_someone_elses_recording_is_refused_and_unreadable(
+    signed_in: Callable[[str], TestClient], team_app: FastAPI
+) -> None:
     alice, bob, root = signed_in("alice"), signed_in("bob"), signed_in("root")
     recording = recorded(alice, team_app)
     response = bob.post(attempts_of(), json=spoken_payload(recording))

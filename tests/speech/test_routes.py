@@ -219,3 +219,12 @@ def test_a_kept_recording_is_playable_by_its_owner(client: TestClient, app: Fast
 
 def test_an_unknown_recording_is_not_found(client: TestClient) -> None:
     assert client.get(f"/recordings/{'0' * 32}", headers=HTMX).status_code == 404
+
+
+def test_the_transcript_hook_carries_quotes_and_markup_as_text(client: TestClient, app: FastAPI) -> None:
+    recording_id = section_of(send(client))["data-recording"]
+    said = ' It said "prefetch" <b>first</b> & then AUTOTUNE.'
+    finish(app, recording_id, text=said)
+    response = client.get(f"/recordings/{recording_id}", headers=HTMX)
+    assert "<b>first</b>" not in response.text
+    assert section_of(response)["data-transcript"] == said.strip()
