@@ -57,6 +57,10 @@ class NotThisFormat(DomainError):
     """The request body is in a format this route does not read (a form where JSON is wanted)."""
 
 
+class TooLarge(DomainError):
+    """The thing sent is bigger than this server takes (a recording past its byte cap)."""
+
+
 class Conflict(DomainError):
     """The request is valid but the thing's state forbids it now (a finished run cancelled)."""
 

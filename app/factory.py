@@ -31,6 +31,9 @@ from app.practice import filters as practice_filters
 from app.practice.routers import api as practice_api
 from app.practice.routers import card_page, export, practice_page, progress_page
 from app.settings import Settings, get_settings
+from app.speech import filters as speech_filters
+from app.speech.routers import api as speech_api
+from app.speech.routers import pages as speech_pages
 from app.storage.database import Database
 from app.team import router as team
 from app.web import docs
@@ -64,9 +67,16 @@ ROUTERS = (
     team,
     authoring_pages,
     authoring_api,
+    speech_pages,
+    speech_api,
 )
 # Every domain's own template filters and globals.
-FILTERS = (content_filters.register, practice_filters.register, demo_filters.register)
+FILTERS = (
+    content_filters.register,
+    practice_filters.register,
+    demo_filters.register,
+    speech_filters.register,
+)
 # Which area's boxes stand on which page: /practice shows the person's open assignments on top.
 PANELS = {"practice": (team.assigned_panel,)}
 

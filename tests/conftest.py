@@ -21,6 +21,7 @@ from app import PROJECT_ROOT
 from app.factory import create_app
 from app.practice.models import Attempt, ImportGuard, ReviewLog, ReviewState, UserSettings
 from app.settings import Settings
+from app.speech.models import Recording, RecordingAudio
 from app.storage import migrations
 from tests.helpers.accounts import accounts_settings, create_team, fresh_client, sign_in
 from tests.helpers.clients import with_csrf
@@ -84,7 +85,7 @@ def app(settings: Settings) -> Iterator[FastAPI]:
     yield app
     app.dependency_overrides.clear()
     with app.state.db.write_sessions() as session:
-        for table in (ImportGuard, ReviewLog, ReviewState, UserSettings, Attempt):
+        for table in (ImportGuard, ReviewLog, ReviewState, UserSettings, Attempt, RecordingAudio, Recording):
             session.execute(delete(table))
         session.commit()
     app.state.db.dispose()

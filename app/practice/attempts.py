@@ -2,7 +2,7 @@
 
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
 from app.accounts.service import lock_person
@@ -12,6 +12,7 @@ from app.metrics import answer_recorded
 from app.practice import quiz, scheduling
 from app.practice.models import Attempt
 from app.practice.schemas import Assessment, AttemptIn, AttemptOut
+from app.speech import service as speech
 
 
 def point_ids(card: Card, points: list[int | str]) -> list[str]:
@@ -43,6 +44,7 @@ def record(session: Session, *, card: Card, user_id: int, data: AttemptIn, now: 
     check_against_card(card, data)
     # First, before anything is written: the schedule this attempt feeds is the person's own.
     lock_person(session, user_id)
+    spoken = _spoken(session, card=card, user_id=user_id, data=data) if data.recording_id is not None else {}
     score = quiz.score(quiz.mark(card, choices=data.choices)) if data.choices is not None else None
     attempt = Attempt(
         user_id=user_id,
@@ -53,17 +55,41 @@ def record(session: Session, *, card: Card, user_id: int, data: AttemptIn, now: 
         text=data.text,
         choices=sorted(set(data.choices)) if data.choices is not None else None,
         score=score,
-        seconds=round(data.seconds, 2),
         points=point_ids(card, data.points),
         rating=data.rating,
         revealed=data.revealed,
         created_at=now,
+        **({"seconds": round(data.seconds, 2)} | spoken),
     )
     session.add(attempt)
     scheduling.review_attempt(session, attempt)  # a rated answer or a quiz feeds the card's schedule
     session.commit()
     answer_recorded(attempt.kind)
     return attempt
+
+
+def _spoken(session: Session, *, card: Card, user_id: int, data: AttemptIn) -> dict[str, object]:
+    """What an answer given aloud stores from its recording: the recording's duration as its
+    seconds, and how it was said. A recording makes one attempt; the person's lock is held."""
+    recording = speech.spoken(
+        session,
+        user_id=user_id,
+        recording_id=str(data.recording_id),
+        card_id=card.id,
+        tier=data.tier,
+        kind=data.kind,
+        follow_up=data.follow_up,
+    )
+    if session.scalar(select(exists().where(Attempt.recording_id == recording.id))):
+        raise Invalid("recording_id", "this recording_id is already saved as an answer")
+    delivery = recording.delivery or {}
+    return {
+        "recording_id": recording.id,
+        "seconds": round(recording.duration_s or 0.0, 2),
+        "words_per_minute": delivery.get("words_per_minute"),
+        "filler_count": delivery.get("filler_count"),
+        "long_pauses": len(delivery.get("pauses") or []),
+    }
 
 
 def assess(session: Session, *, card: Card, attempt: Attempt, data: Assessment) -> Attempt:

@@ -56,6 +56,9 @@ def _attempt_columns(cards: Mapping[str, Card]) -> Columns[Attempt]:
         ("points", lambda a: _positions(a, cards)),
         ("point_ids", lambda a: " ".join(a.points)),
         ("choices", lambda a: " ".join(a.choices or [])),
+        ("words_per_minute", lambda a: _blank(a.words_per_minute)),
+        ("filler_count", lambda a: _blank(a.filler_count)),
+        ("long_pauses", lambda a: _blank(a.long_pauses)),
         ("text", lambda a: a.text or ""),
     )
 

@@ -14,8 +14,11 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
     StringConstraints,
     ValidationError,
+    model_serializer,
     model_validator,
 )
 
@@ -27,6 +30,10 @@ from app.practice.schemas import MAX_ANSWER_CHARS, MAX_SECONDS, AttemptIn, Kind,
 from app.schemas import WholeNumber
 
 MAX_ROWS = 500_000
+# Bounds of the delivery figures an answer given aloud carries: no one speaks 600 words a minute.
+MAX_WORDS_PER_MINUTE = 600
+MAX_DELIVERY_COUNT = 10_000
+SPOKEN_FIGURES = ("words_per_minute", "filler_count", "long_pauses")
 # What a database INTEGER column holds on every engine; a larger count is no real count.
 MAX_INT = 2**31 - 1
 CardId = Annotated[str, Field(min_length=1, max_length=120)]
@@ -68,12 +75,22 @@ class AttemptDoc(_Strict):
     )
     rating: Rating | None = None
     revealed: bool = False
+    # An answer given aloud: how it was said (the recording itself is never exported).
+    words_per_minute: float | None = Field(default=None, ge=0, le=MAX_WORDS_PER_MINUTE)
+    filler_count: WholeNumber | None = Field(default=None, ge=0, le=MAX_DELIVERY_COUNT)
+    long_pauses: WholeNumber | None = Field(default=None, ge=0, le=MAX_DELIVERY_COUNT)
     created_at: Moment
 
     @model_validator(mode="after")
     def _as_if_submitted(self) -> "AttemptDoc":
         """An imported attempt passes the rules a submitted one does, so every page can show it.
         Its points are the exception: they may name points a card no longer has."""
+        if any(getattr(self, name) is not None for name in SPOKEN_FIGURES) and (
+            self.kind == "quiz" or self.revealed
+        ):
+            raise ValueError(
+                "words_per_minute, filler_count and long_pauses belong only to a basics, solid or follow-up answer"
+            )
         try:
             AttemptIn.model_validate(self.model_dump(include=set(AttemptIn.model_fields) - {"points"}))
         except ValidationError as error:
@@ -81,6 +98,19 @@ class AttemptDoc(_Strict):
         if self.kind == "quiz" and self.score is None:
             raise ValueError("a quiz attempt has a score")
         return self
+
+    @model_serializer(mode="wrap")
+    def _figures_when_said(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> dict[str, object]:
+        """The file names the delivery figures only on answers given aloud, so a typed answer's
+        row reads as it did before there were any (and an older server still imports it)."""
+        row: dict[str, object] = handler(self)
+        if info.mode == "json":
+            for name in SPOKEN_FIGURES:
+                if row.get(name) is None:
+                    row.pop(name, None)
+        return row
 
 
 class ReviewStateDoc(_Strict):

@@ -28,6 +28,22 @@ def attempt_result(attempt: Attempt) -> str:
     return attempt.rating or "not rated"
 
 
+def _counted(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def attempt_delivery(attempt: Attempt) -> str:
+    """'said aloud · 148 wpm · 3 fillers · 1 long pause' for an answer given aloud, else ''."""
+    if attempt.words_per_minute is None:
+        return ""
+    parts = ["said aloud", f"{round(attempt.words_per_minute)} wpm"]
+    if attempt.filler_count is not None:
+        parts.append(_counted(attempt.filler_count, "filler"))
+    if attempt.long_pauses is not None:
+        parts.append(_counted(attempt.long_pauses, "long pause"))
+    return " · ".join(parts)
+
+
 def points_covered(attempt: Attempt, card: Card) -> int:
     """How many of the card's points the answer covered; points the card no longer has don't count."""
     return len(card.point_positions(attempt.points))
@@ -35,5 +51,8 @@ def points_covered(attempt: Attempt, card: Card) -> int:
 
 def register(env: Environment) -> None:
     env.filters.update(
-        attempt_what=attempt_what, attempt_result=attempt_result, points_covered=points_covered
+        attempt_what=attempt_what,
+        attempt_result=attempt_result,
+        attempt_delivery=attempt_delivery,
+        points_covered=points_covered,
     )

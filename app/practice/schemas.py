@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_vali
 
 from app.content.tiers import Tier
 from app.schemas import Storable, WholeNumber
+from app.speech.schemas import RecordingId
 
 MAX_ANSWER_CHARS = 20_000
 MAX_SECONDS = 24 * 3600
@@ -48,9 +49,15 @@ class AttemptIn(BaseModel):
     follow_up: WholeNumber | None = Field(default=None, ge=0, description="index of the follow-up answered")
     choices: list[ChoiceId] | None = Field(default=None, max_length=100)
     revealed: bool = Field(default=False, description="the model answer was revealed without answering")
+    recording_id: RecordingId | None = Field(
+        default=None,
+        description="an answer given aloud: the transcribed recording it was said in; its duration is the attempt's seconds",
+    )
 
     @model_validator(mode="after")
     def _fits_kind(self) -> "AttemptIn":
+        if self.recording_id is not None and (self.revealed or self.kind == "quiz"):
+            raise ValueError("'recording_id' belongs only to a basics, solid or follow-up answer")
         if self.revealed:
             self._fits_reveal()
         elif self.kind == "quiz":
@@ -94,6 +101,10 @@ class AttemptOut(BaseModel):
     point_ids: list[str] = Field(description="the ids of the points covered, as stored")
     rating: str | None
     revealed: bool = Field(description="revealed without answering: no text, scheduled as a miss")
+    recording_id: str | None = Field(description="said aloud: the recording it was transcribed from")
+    words_per_minute: float | None = Field(description="said aloud: the pace")
+    filler_count: int | None = Field(description="said aloud: filler words heard (an undercount)")
+    long_pauses: int | None = Field(description="said aloud: pauses over 2 s")
     created_at: datetime
 
 
@@ -154,3 +165,6 @@ class ProgressOut(BaseModel):
     topics: list[dict[str, Any]]
     activity: list[dict[str, Any]]
     missed_pitfalls: list[dict[str, Any]]
+    spoken: list[dict[str, Any]] = Field(
+        description="the newest 50 answers given aloud, oldest first: pace (words a minute), fillers, long pauses"
+    )

@@ -397,6 +397,56 @@ def search_history(
     return list(found), int(total)
 
 
+# How many answers given aloud "Pace and fillers" shows: the newest, so the query stays bounded.
+SPOKEN_SHOWN = 50
+
+
+@dataclass(frozen=True)
+class SpokenAnswer:
+    """One answer given aloud, as "Pace and fillers" plots it."""
+
+    created_at: datetime
+    card_id: str
+    kind: str
+    words_per_minute: float
+    filler_count: int | None
+    long_pauses: int | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "date": self.created_at.isoformat(),
+            "card_id": self.card_id,
+            "kind": self.kind,
+            "words_per_minute": self.words_per_minute,
+            "filler_count": self.filler_count,
+            "long_pauses": self.long_pauses,
+        }
+
+
+def spoken_answers(session: Session, *, user_id: int, limit: int = SPOKEN_SHOWN) -> list[SpokenAnswer]:
+    """The person's newest answers given aloud (at most `limit`), oldest first: pace and fillers over time."""
+    query = (
+        select(
+            Attempt.created_at,
+            Attempt.card_id,
+            Attempt.kind,
+            Attempt.words_per_minute,
+            Attempt.filler_count,
+            Attempt.long_pauses,
+        )
+        .where(Attempt.user_id == user_id, Attempt.words_per_minute.is_not(None))
+        .order_by(Attempt.created_at.desc(), Attempt.id.desc())
+        .limit(limit)
+    )
+    rows = reversed(session.execute(query).all())
+    # The `if` only narrows the type: the query takes only rows with a pace.
+    return [
+        SpokenAnswer(at, card_id, kind, wpm, fillers, pauses)
+        for at, card_id, kind, wpm, fillers, pauses in rows
+        if wpm is not None
+    ]
+
+
 def overview(session: Session, *, user_id: int, snapshot: Snapshot, now: datetime) -> dict[str, Any]:
     """Everything the /progress dashboard shows above the history, and /api/progress returns."""
     settings = preferences.load(session, user_id)
@@ -422,6 +472,7 @@ def overview(session: Session, *, user_id: int, snapshot: Snapshot, now: datetim
         "active_today": now.date() in counts,
         "forecast": due_forecast(session, user_id=user_id, tier=settings.target_tier, now=now, known=known),
         "missed": missed_pitfalls(session, user_id=user_id, snapshot=snapshot),
+        "spoken": spoken_answers(session, user_id=user_id),
         "summary": {
             "reviews": int(reviews or 0),
             "cards_scheduled": len({(r.card_id, r.tier) for r in scheduled}),

@@ -19,6 +19,7 @@ from app.exceptions import (
     Invalid,
     NotFound,
     NotThisFormat,
+    TooLarge,
     TooMany,
     Unavailable,
     field_messages,
@@ -54,6 +55,7 @@ STATUS_BY_ERROR: tuple[tuple[type[DomainError], int], ...] = (
     (Invalid, 422),
     (Conflict, 409),
     (NotThisFormat, 415),
+    (TooLarge, 413),
     (TooMany, 429),
     (Unavailable, 503),
 )

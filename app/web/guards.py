@@ -18,6 +18,10 @@ from app.web.security import SAFE_METHODS
 
 # Paths that take an export file, which may be larger than any other body.
 IMPORT_PATHS = frozenset({"/api/import", "/progress/import"})
+# Paths that take a recorded answer: its audio may be larger than other bodies, up to the
+# recording cap and room for the form's other fields.
+RECORDING_PATHS = re.compile(r"(?:/api)?/cards/[^/]+/recordings")
+RECORDING_FORM_BYTES = 64 * 1024
 HTTPS_REQUIRED_PAGE = (
     b"<!doctype html><html lang='en'><meta charset='utf-8'><title>HTTPS required</title>"
     b"<h1>HTTPS is required</h1><p>This tiercards server runs in production mode and only answers "
@@ -117,6 +121,7 @@ class RequestGuard:
         self.https_only = settings.is_production
         self.max_body = settings.max_body_bytes
         self.max_import = settings.max_import_bytes
+        self.max_recording = max(settings.max_body_bytes, settings.max_recording_bytes + RECORDING_FORM_BYTES)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -159,13 +164,18 @@ class RequestGuard:
                 "a write must come from this site's own pages (Origin differs; behind an HTTPS proxy, list it in TRUSTED_PROXIES so its X-Forwarded-Proto is believed)",
             )
             return
-        limit = self.max_import if scope["path"] in IMPORT_PATHS else self.max_body
+        limit = self._limit(scope["path"])
         length = _header(scope, b"content-length")
         # isascii: "²" is a digit to isdigit, but not to int().
         if length is not None and (not (length.isascii() and length.isdigit()) or int(length) > limit):
             await _json(send, 413, BodyTooLarge(limit).detail)
             return
         await self.app(scope, _capped(receive, limit), send)
+
+    def _limit(self, path: str) -> int:
+        if path in IMPORT_PATHS:
+            return self.max_import
+        return self.max_recording if RECORDING_PATHS.fullmatch(path) else self.max_body
 
 
 def _capped(receive: Receive, limit: int) -> Receive:

@@ -15,6 +15,7 @@ from tests.factories import OWNER_CARD
 from tests.helpers.accounts import PASSWORDS, fresh_client
 from tests.helpers.payloads import attempt_payload
 from tests.helpers.routes import ROUTES
+from tests.helpers.speech import audio_file, finish, recording_form
 
 MARKER = "alice-secret-answer-7f3a"
 
@@ -26,9 +27,13 @@ def test_every_route_is_classified(team_app: FastAPI) -> None:
 
 
 @pytest.fixture
-def alices(signed_in: Callable[[str], TestClient]) -> dict[str, Any]:
+def alices(signed_in: Callable[[str], TestClient], team_app: FastAPI) -> dict[str, Any]:
     """Alice's things, by the path parameter that names them."""
     alice = signed_in("alice")
+    recording = alice.post(
+        f"/api/cards/{OWNER_CARD}/recordings", files=audio_file(), data=recording_form()
+    ).json()
+    finish(team_app, recording["id"], text=f" {MARKER} said aloud.", keep_days=7)
     attempt = alice.post(
         f"/api/cards/{OWNER_CARD}/attempts",
         json=attempt_payload(text=MARKER, seconds=3),
@@ -52,6 +57,7 @@ def alices(signed_in: Callable[[str], TestClient]) -> dict[str, Any]:
         "token": "not-an-invite",
         "assignment_id": 1,
         "note_key": "00000000",
+        "recording_id": recording["id"],
         "client": alice,
     }
 

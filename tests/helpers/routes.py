@@ -54,6 +54,12 @@ ROUTES: dict[tuple[str, str], str] = {
     ("GET", "/cards/{card_id}/quiz"): "shared",
     ("POST", "/cards/{card_id}/quiz"): "own",
     ("POST", "/cards/{card_id}/reveal"): "own",
+    ("POST", "/cards/{card_id}/recordings"): "own",
+    ("GET", "/recordings/{recording_id}"): "own",
+    ("POST", "/api/cards/{card_id}/recordings"): "own",
+    ("GET", "/api/recordings/{recording_id}"): "own",
+    # Never a lead's or an admin's: the audio of a recording is its owner's alone.
+    ("GET", "/api/recordings/{recording_id}/audio"): "own",
     ("POST", "/demos"): "own",
     ("GET", "/demos/{run_id}"): "own",
     ("POST", "/demos/{run_id}/cancel"): "own",

@@ -15,6 +15,7 @@ from tests.helpers.accounts import fresh_client
 from tests.helpers.clients import token_in
 from tests.helpers.payloads import attempt_payload
 from tests.helpers.routes import ROUTES
+from tests.helpers.speech import audio_file, finish, recording_form
 
 CACHED_PAGES = ("/", f"/cards/{OWNER_CARD}", f"/cards/{OWNER_CARD}?tier=senior")
 
@@ -80,12 +81,17 @@ def test_no_page_a_signed_in_person_reads_may_be_kept_by_a_shared_cache(
     """Walks the route table: every GET a signed-in person reaches (their own things, the shared
     pages carrying their navigation and token, their role's pages) says private, no-store."""
     root = signed_in("root")
+    recording = root.post(
+        f"/api/cards/{OWNER_CARD}/recordings", files=audio_file(), data=recording_form()
+    ).json()
+    finish(team_app, recording["id"], keep_days=7)  # its page, its JSON and its audio are read below
     things = {
         "card_id": OWNER_CARD,
         "run_id": 1,
         "name": "bob",
         "token": "no-such-invite",
         "note_key": "00000000",
+        "recording_id": recording["id"],
     }
     checked = []
     for method, path in route_table(team_app):

@@ -180,6 +180,7 @@ def api_progress(
             {"date": c.day.isoformat(), "count": c.count} for c in overview["heatmap"].cells if c.count
         ],
         missed_pitfalls=[item.as_json() for item in overview["missed"]],
+        spoken=[answer.as_json() for answer in overview["spoken"]],
     )
 
 

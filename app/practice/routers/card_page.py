@@ -21,7 +21,7 @@ from app.practice.schemas import RATINGS, Assessment, AttemptIn
 from app.schemas import Id
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep
-from app.web.messages import form_messages
+from app.web.messages import form_messages, sentence
 from app.web.page_cache import cacheable
 from app.web.templating import render
 
@@ -114,6 +114,7 @@ def _attempt_from_form(
             "follow_up": follow_up if follow_up not in (None, "") else None,
             "choices": deal.stable_ids([str(c) for c in form.getlist("choices")]) if deal else None,
             "revealed": revealed,
+            "recording_id": None if revealed or kind == "quiz" else form.get("recording_id") or None,
         },
         strict=False,
     )
@@ -169,7 +170,10 @@ def submit_answer(
     data = _validated(form, card=card, tier=checked_tier, kind=kind, unreadable=ANSWER_UNREADABLE)
     if isinstance(data, list):
         return render(request, template, status_code=422, **context, **_kept(form, data))
-    attempt = attempts.record(session, card=card, user_id=user_id, data=data, now=now)
+    try:
+        attempt = attempts.record(session, card=card, user_id=user_id, data=data, now=now)
+    except Invalid as error:  # the recording it names cannot be saved from: the typing stays
+        return render(request, template, status_code=422, **context, **_kept(form, [sentence(error.message)]))
     return render(request, template, attempt=attempt, **context)
 
 

@@ -167,12 +167,20 @@ def reveal(
     if text.strip() and not errors:
         try:
             data = AttemptIn.model_validate(
-                {"tier": tier, "kind": default_answer_kind(tier), "text": text, "seconds": seconds},
+                {
+                    "tier": tier,
+                    "kind": default_answer_kind(tier),
+                    "text": text,
+                    "seconds": seconds,
+                    "recording_id": submitted.form.get("recording_id") or None,
+                },
                 strict=False,
             )
             attempt = attempts.record(session, card=card, user_id=user_id, data=data, now=now)
         except ValidationError as error:
             errors = form_messages(error, ANSWER_LABELS, ANSWER_UNREADABLE)
+        except Invalid as error:  # the recording it names cannot be saved from: the typing stays
+            errors = [sentence(error.message)]
     if errors:
         row = scheduling.get_state(session, user_id=user_id, card_id=card.id, tier=tier)
         return render(

@@ -1,0 +1,74 @@
+"""What the recording routes are handed: the upload, read whole before any session is taken."""
+
+import re
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Path, Request
+from sqlalchemy.orm import Session
+from starlette.datastructures import UploadFile
+
+from app.accounts.dependencies import UserIdDep
+from app.content.model import Card
+from app.jobs.dependencies import QueueDep
+from app.jobs.queue import JobQueue
+from app.settings import Settings
+from app.speech import service
+from app.speech.models import Recording
+from app.speech.service import Upload
+from app.storage.dependencies import WriteSessionDep
+from app.web.dependencies import SettingsDep, read_form
+
+AUDIO_FIELD = "audio"
+# A recording's id in a path: 32 hex digits; a longer one names none.
+RecordingPath = Annotated[str, Path(max_length=32)]
+# A MIME type as a client may name it ("audio/webm;codecs=opus"); anything else is not kept.
+_CONTENT_TYPE = re.compile(r"[\w.+-]+/[\w.+-]+(?:;\s*[\w.+-]+=[\w.+\"-]+)*")
+UNKNOWN_TYPE = "application/octet-stream"
+
+
+async def read_upload(request: Request) -> Upload:
+    """The form's fields and the audio's bytes. The request guard caps the body (a little over
+    MAX_RECORDING_SECONDS' worth of bytes), so reading the spooled part whole is bounded."""
+    form = await read_form(request)
+    fields = {key: value for key, value in form.multi_items() if isinstance(value, str) and value != ""}
+    part = form.get(AUDIO_FIELD)
+    if not isinstance(part, UploadFile):
+        return Upload(fields=fields, audio=None, content_type=UNKNOWN_TYPE)
+    named = (part.content_type or "").strip()
+    content_type = named if len(named) <= 64 and _CONTENT_TYPE.fullmatch(named) else UNKNOWN_TYPE
+    return Upload(fields=fields, audio=await part.read(), content_type=content_type)
+
+
+UploadDep = Annotated[Upload, Depends(read_upload)]
+
+
+@dataclass(frozen=True)
+class Recorder:
+    """What storing and queueing an upload needs of the request: the person, a write session,
+    the queue and the settings."""
+
+    session: Session
+    queue: JobQueue
+    user_id: int
+    settings: Settings
+
+    def submit(self, *, card: Card, upload: Upload) -> Recording:
+        return service.submit(
+            self.session,
+            queue=self.queue,
+            card=card,
+            user_id=self.user_id,
+            upload=upload,
+            settings=self.settings,
+        )
+
+
+def get_recorder(
+    session: WriteSessionDep, queue: QueueDep, user_id: UserIdDep, settings: SettingsDep
+) -> Recorder:
+    return Recorder(session=session, queue=queue, user_id=user_id, settings=settings)
+
+
+# Declared after UploadDep in a route, so the body is read before the session is taken.
+RecorderDep = Annotated[Recorder, Depends(get_recorder)]

@@ -1,0 +1,40 @@
+"""The Jinja filters and globals of answering aloud: what the page says of the model's accuracy
+and of the audio's fate, computed here so templates only print it."""
+
+from typing import Any
+
+from jinja2 import Environment, pass_context
+from jinja2.runtime import Context
+
+from app.speech.model import BUNDLED_NAME
+
+# Measured by bench/speech_wer.py (README "The speech model"): the bundled model's word error
+# rate on flite clips, primed with the card's terms, and how many spoken "um"/"uh" it kept.
+BUNDLED_WORD_ERROR_RATE = 0.14
+FILLER_UNDERCOUNT = (
+    "Whisper keeps almost no spoken “um” and “uh” (it kept 0 of 64 on our test clips), "
+    "so this count is an undercount."
+)
+
+
+def speech_accuracy(model: str | None) -> str:
+    """The sentence beside a transcript: how far to trust the model that wrote it."""
+    if model is None or model == BUNDLED_NAME:
+        return f"tiny.en, word error rate {BUNDLED_WORD_ERROR_RATE} on our test clips: check the transcript"
+    return f"{model}: its accuracy is not measured here, check the transcript"
+
+
+@pass_context
+def speech_privacy(context: Context) -> dict[str, Any]:
+    """What this server does with audio: the settings of the app rendering the page (several
+    apps may share one process, and one template environment)."""
+    settings = context["request"].app.state.settings
+    return {
+        "keep_recordings": settings.keep_recordings,
+        "recording_retention_days": settings.recording_retention_days,
+    }
+
+
+def register(env: Environment) -> None:
+    env.filters["speech_accuracy"] = speech_accuracy
+    env.globals.update(speech_privacy=speech_privacy, filler_undercount=FILLER_UNDERCOUNT)

@@ -1,0 +1,87 @@
+"""The recordings' JSON API: send a recorded answer, read its transcript and how it was said, and
+(with KEEP_RECORDINGS) its audio, for its owner only."""
+
+from typing import Any
+
+from fastapi import APIRouter, status
+from fastapi.responses import JSONResponse
+from starlette.responses import Response
+
+from app.accounts.dependencies import UserIdDep
+from app.content.dependencies import CardDep
+from app.speech import service
+from app.speech.dependencies import RecorderDep, RecordingPath, UploadDep
+from app.speech.schemas import RecordingAccepted, RecordingOut
+from app.storage.dependencies import SessionDep
+
+router = APIRouter(prefix="/api", tags=["speech"])
+
+_UPLOAD_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["audio", "tier", "kind"],
+                    "properties": {
+                        "audio": {"type": "string", "format": "binary"},
+                        "tier": {"type": "string", "enum": ["junior", "middle", "senior", "principal"]},
+                        "kind": {"type": "string", "enum": ["basics", "solid", "follow-up"]},
+                        "follow_up": {"type": "integer", "minimum": 0},
+                        "seconds": {"type": "number", "exclusiveMinimum": 0},
+                    },
+                }
+            }
+        },
+    }
+}
+
+
+@router.post(
+    "/cards/{card_id}/recordings",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=RecordingAccepted,
+    responses={
+        413: {"description": "The audio is larger than MAX_RECORDING_SECONDS of speech"},
+        415: {"description": "The audio is not WebM, Ogg, WAV, FLAC, MP3 or MP4"},
+        422: {"description": "A field does not fit the card, or the recording is too long or empty"},
+        429: {"description": "Two recordings of yours are already being transcribed"},
+        503: {"description": "The job queue could not be reached"},
+    },
+    openapi_extra=_UPLOAD_BODY,
+)
+def create_recording(
+    *,
+    upload: UploadDep,
+    card: CardDep,
+    recorder: RecorderDep,
+) -> JSONResponse:
+    """Queue a recorded answer for transcription (multipart: audio, tier, kind, follow_up, seconds)."""
+    recording = recorder.submit(card=card, upload=upload)
+    body = RecordingAccepted(id=recording.id, status=recording.status)
+    return JSONResponse(
+        body.model_dump(),
+        status_code=status.HTTP_202_ACCEPTED,
+        headers={"Location": f"/api/recordings/{recording.id}"},
+    )
+
+
+@router.get("/recordings/{recording_id}")
+def read_recording(*, recording_id: RecordingPath, session: SessionDep, user_id: UserIdDep) -> RecordingOut:
+    """The transcript, word timings and delivery figures once `status` is done; `error` once failed."""
+    return service.as_out(service.own_recording(session, user_id=user_id, recording_id=recording_id))
+
+
+@router.get(
+    "/recordings/{recording_id}/audio",
+    response_class=Response,
+    responses={
+        200: {"content": {"audio/*": {}}},
+        404: {"description": "Not yours, or its audio is not kept"},
+    },
+)
+def recording_audio(*, recording_id: RecordingPath, session: SessionDep, user_id: UserIdDep) -> Response:
+    """The audio as sent, while KEEP_RECORDINGS keeps it; only its owner ever gets it."""
+    audio = service.kept_audio(session, user_id=user_id, recording_id=recording_id)
+    return Response(audio.data, media_type=audio.content_type)

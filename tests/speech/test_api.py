@@ -1,0 +1,101 @@
+"""The recordings' JSON API: 202 with the id and where to read it, DESIGN.md's fields once a
+worker has transcribed it, refusals as JSON that name the problem, and the audio only while kept."""
+
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from tests.factories import OWNER_CARD
+from tests.helpers.speech import audio_file, finish, recording_form, stored_counts
+
+URL = f"/api/cards/{OWNER_CARD}/recordings"
+
+
+def post(client: TestClient, *, audio: dict[str, Any] | None = None, **fields: Any) -> Any:
+    return client.post(URL, files=audio or audio_file(), data=recording_form(**fields))
+
+
+def test_an_upload_answers_202_with_its_id_and_location(client: TestClient) -> None:
+    response = post(client)
+    assert response.status_code == 202
+    body = response.json()
+    assert set(body) == {"id", "status"} and body["status"] == "queued"
+    assert response.headers["location"] == f"/api/recordings/{body['id']}"
+    queued = client.get(response.headers["location"]).json()
+    assert (queued["status"], queued["transcript"], queued["words"]) == ("queued", None, [])
+    assert (queued["card_id"], queued["tier"], queued["kind"]) == (OWNER_CARD, "middle", "solid")
+
+
+def test_seconds_are_optional_for_api_clients(client: TestClient) -> None:
+    response = client.post(URL, files=audio_file(), data={"tier": "junior", "kind": "basics"})
+    assert response.status_code == 202
+
+
+def test_a_transcribed_recording_reads_with_the_design_fields(client: TestClient, app: FastAPI) -> None:
+    recording_id = post(client).json()["id"]
+    done = finish(app, recording_id)
+    body = client.get(f"/api/recordings/{recording_id}").json()
+    design = {
+        "id",
+        "status",
+        "transcript",
+        "duration_s",
+        "words",
+        "words_per_minute",
+        "fillers",
+        "pauses",
+        "error",
+    }
+    assert design <= set(body)
+    delivery = done.delivery or {}
+    assert body["status"] == "done" and body["transcript"] == done.transcript
+    assert body["duration_s"] == done.duration_s and body["error"] is None
+    assert body["words"] == done.words and all(set(w) == {"word", "start", "end"} for w in body["words"])
+    assert body["words_per_minute"] == delivery["words_per_minute"]
+    assert (
+        body["fillers"] == delivery["fillers"] and sum(body["fillers"].values()) == delivery["filler_count"]
+    )
+    assert [(p["start"], p["end"]) for p in body["pauses"]] == [
+        (p["start"], p["end"]) for p in delivery["pauses"]
+    ]
+    assert body["pace_band"] == [130, 175] and body["target_seconds"] == 50
+    assert body["terms_used"] == ["prefetch"] and body["terms_missed"] == ["AUTOTUNE"]
+    assert body["audio_kept"] is False
+    assert client.get(f"/api/recordings/{recording_id}/audio").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("fields", "status", "field"),
+    [
+        ({"tier": "expert"}, 422, "tier"),
+        ({"kind": "follow-up", "follow_up": "4"}, 422, "follow_up"),
+        ({"seconds": "-1"}, 422, "seconds"),
+        ({"audio": audio_file(b"RIFF\0\0\0\0AVI LIST")}, 415, None),
+    ],
+)
+def test_refusals_are_json_that_names_the_problem(
+    client: TestClient, app: FastAPI, fields: dict[str, Any], status: int, field: str | None
+) -> None:
+    response = post(client, **fields)
+    assert response.status_code == status
+    detail = response.json()["detail"]
+    if field is None:
+        assert "WebM, Ogg, WAV" in detail
+    else:
+        assert detail[0]["loc"] == ["body", field]
+    assert stored_counts(app) == (0, 0)
+
+
+def test_the_api_routes_are_in_the_openapi_schema(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    upload = paths["/api/cards/{card_id}/recordings"]["post"]
+    assert set(upload["requestBody"]["content"]["multipart/form-data"]["schema"]["required"]) == {
+        "audio",
+        "tier",
+        "kind",
+    }
+    assert "202" in upload["responses"] and "413" in upload["responses"] and "415" in upload["responses"]
+    assert "get" in paths["/api/recordings/{recording_id}"]
+    assert "get" in paths["/api/recordings/{recording_id}/audio"]
