@@ -209,3 +209,34 @@ def test_every_state_of_the_recorder_passes_axe(microphone: Browser, site: Site,
         found["transcribed"] = axe_violations(page)
     blocking = {state: [v for v in found[state] if v["impact"] in BLOCKING] for state in found}
     assert all(not v for v in blocking.values()), {s: described(v) for s, v in blocking.items() if v}
+
+
+def test_a_follow_up_and_practice_each_take_the_transcript_into_their_own_box(
+    microphone: Browser, site: Site, clip: Path
+) -> None:
+    laptop: ViewportSize = {"width": 1280, "height": 800}
+    with open_page(microphone, laptop, site.cookies["ada"], site.url) as page:
+        page.goto(site.url + CARD_PAGE)
+        follow_up = page.locator("#follow-up-0")
+        follow_up.get_by_role("button", name="Answer aloud").click()
+        speak_the_clip(page, clip)
+        follow_up.get_by_role("button", name="Stop").click()
+        follow_up.get_by_role("button", name="Send").click()
+        box = follow_up.locator("textarea[name=text]")
+        expect(box).not_to_have_value("", timeout=TRANSCRIBED_WITHIN_MS)
+        expect(box).to_be_focused()
+        expect(page.locator("#answer-text")).to_have_value("")  # the timed answer is untouched
+        assert follow_up.locator("input[name=recording_id]").input_value() != ""
+
+    with open_page(microphone, laptop, site.cookies["ada"], site.url) as page:
+        page.goto(f"{site.url}/practice")
+        card = page.locator("#practice-card")
+        card.get_by_role("button", name="Answer aloud").click()
+        speak_the_clip(page, clip)
+        card.get_by_role("button", name="Stop").click()
+        card.get_by_role("button", name="Send").click()
+        box = card.locator("#practice-text")
+        expect(box).not_to_have_value("", timeout=TRANSCRIBED_WITHIN_MS)
+        heard = box.input_value()
+        card.locator("[data-shortcut=reveal]").click()
+        expect(page.locator("#practice-card .your-answer")).to_have_text(heard)
