@@ -191,7 +191,9 @@ def test_answering_aloud_from_the_keyboard_alone(microphone: Browser, site: Site
         expect(page.locator("#answer-panel .your-answer")).to_contain_text("And it goes last.")
 
 
-def test_every_state_of_the_recorder_passes_axe(microphone: Browser, site: Site, clip: Path) -> None:
+def test_every_state_of_the_recorder_passes_axe_and_a_silent_microphone_is_told(
+    microphone: Browser, site: Site, clip: Path
+) -> None:
     phone: ViewportSize = {"width": 390, "height": 844}
     found: dict[str, list[dict[str, Any]]] = {}
     with open_page(microphone, phone, site.cookies["ada"], site.url) as page:
@@ -202,6 +204,12 @@ def test_every_state_of_the_recorder_passes_axe(microphone: Browser, site: Site,
         expect(recorder(page).locator("[data-recorder-level]")).to_be_visible()
         found["recording"] = axe_violations(page)
         speak_the_clip(page, clip)
+        # The clip has ended: the microphone gives silence, and the recorder says so.
+        expect(recorder(page).get_by_role("status")).to_have_text(
+            "No sound from the microphone for 2 seconds: check that it is on and not muted.", timeout=5000
+        )
+        expect(recorder(page).locator("[data-level-text]")).to_have_text("sound: none")
+        found["silent"] = axe_violations(page)
         panel(page).get_by_role("button", name="Stop").click()
         found["stopped"] = axe_violations(page)
         panel(page).get_by_role("button", name="Send").click()
