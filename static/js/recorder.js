@@ -68,7 +68,7 @@
     el._recorder = this;
     var self = this;
     this.buttons.start.addEventListener("click", function () { self.record(); });
-    this.buttons.stop.addEventListener("click", function () { self.stop(); });
+    this.buttons.stop.addEventListener("click", function () { self.stop(null); });
     this.buttons.redo.addEventListener("click", function () { self.redo(); });
     this.buttons.send.addEventListener("click", function () { self.send(); });
     el.hidden = false;
@@ -132,7 +132,7 @@
     this.media.addEventListener("stop", function () {
       self.take = { blob: new Blob(chunks, { type: type }), seconds: (performance.now() - self.began) / 1000 };
       self.show(["send", "redo"], "send");
-      self.say("Recorded " + clockKit.format(self.take.seconds) + ". Send it to be transcribed, or Redo.");
+      self.say((self.reason || "Recorded " + clockKit.format(self.take.seconds)) + ". Send it to be transcribed, or Redo.");
     });
     this.el.classList.remove("refused");
     this.el.classList.add("recording");
@@ -144,8 +144,7 @@
     this.meter(stream);
     var limit = parseFloat(this.el.dataset.maxSeconds);
     this.limit = setTimeout(function () {
-      self.stop();
-      self.say("Stopped at the " + clockKit.format(limit) + " limit. Send it to be transcribed, or Redo.");
+      self.stop("Stopped at the " + clockKit.format(limit) + " limit");
     }, limit * 1000);
     this.show(["stop"], "stop");
     this.say("Recording. Press Stop when you have finished.");
@@ -191,8 +190,10 @@
     }, METER_EVERY_MS);
   };
 
-  Recorder.prototype.stop = function () {
+  // `reason`: what stopped it, when not the person (the time limit).
+  Recorder.prototype.stop = function (reason) {
     if (!this.media || this.media.state === "inactive") return;
+    this.reason = reason;
     clearTimeout(this.limit);
     clearInterval(this.metering);
     this.media.stop();

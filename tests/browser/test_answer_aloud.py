@@ -248,3 +248,20 @@ def test_a_follow_up_and_practice_each_take_the_transcript_into_their_own_box(
         heard = box.input_value()
         card.locator("[data-shortcut=reveal]").click()
         expect(page.locator("#practice-card .your-answer")).to_have_text(heard)
+
+
+def test_recording_stops_by_itself_at_the_limit(microphone: Browser, site: Site) -> None:
+    laptop: ViewportSize = {"width": 1280, "height": 800}
+    with open_page(microphone, laptop, site.cookies["ada"], site.url) as page:
+        page.goto(site.url + CARD_PAGE)
+        # The limit the template prints (MAX_RECORDING_SECONDS, 180) shortened, to wait less.
+        recorder(page).evaluate("el => { el.dataset.maxSeconds = '2'; }")
+        panel(page).get_by_role("button", name="Answer aloud").click()
+        expect(panel(page).get_by_role("button", name="Send")).to_be_focused(timeout=5000)
+        expect(recorder(page).get_by_role("status")).to_have_text(
+            "Stopped at the 0:02 limit. Send it to be transcribed, or Redo."
+        )
+        expect(panel(page).get_by_role("button", name="Stop")).to_be_hidden()
+        panel(page).get_by_role("button", name="Redo").click()
+        expect(panel(page).get_by_role("button", name="Answer aloud")).to_be_focused()
+        expect(recorder(page).locator("[data-recording-slot]")).to_be_empty()  # nothing was sent
