@@ -265,3 +265,25 @@ def test_recording_stops_by_itself_at_the_limit(microphone: Browser, site: Site)
         panel(page).get_by_role("button", name="Redo").click()
         expect(panel(page).get_by_role("button", name="Answer aloud")).to_be_focused()
         expect(recorder(page).locator("[data-recording-slot]")).to_be_empty()  # nothing was sent
+
+
+def test_a_send_that_cannot_reach_the_server_keeps_the_recording_for_another_try(
+    microphone: Browser, site: Site, clip: Path
+) -> None:
+    laptop: ViewportSize = {"width": 1280, "height": 800}
+    cut_off = "net::ERR_INTERNET_DISCONNECTED"
+    with open_page(microphone, laptop, site.cookies["ada"], site.url, expected_error=cut_off) as page:
+        page.goto(site.url + CARD_PAGE)
+        panel(page).get_by_role("button", name="Answer aloud").click()
+        speak_the_clip(page, clip)
+        panel(page).get_by_role("button", name="Stop").click()
+        uploads = f"**/cards/{OWNER_CARD}/recordings"
+        page.route(uploads, lambda route: route.abort("internetdisconnected"))
+        panel(page).get_by_role("button", name="Send").click()
+        expect(recorder(page).get_by_role("status")).to_have_text(
+            "Could not reach the server. Your recording is kept: press Send to try again."
+        )
+        expect(panel(page).get_by_role("button", name="Send")).to_be_focused()
+        page.unroute(uploads)
+        panel(page).get_by_role("button", name="Send").click()
+        transcript_arrives(page)

@@ -66,10 +66,12 @@ def open_page(
     url: str = "",
     expected_status: int = 200,
     has_touch: bool = False,
+    expected_error: str | None = None,
 ) -> Iterator[Page]:
     """A page in a context of its own (with `cookies` for the site at `url`) that fails the test
     on any script error or failed request, but a 422 (the app refusing bad input in place, which
-    the page shows) or the status the test asked for on purpose."""
+    the page shows), the status the test asked for on purpose, or the `expected_error` it causes
+    (a request it cuts off)."""
     context = browser.new_context(viewport=viewport, has_touch=has_touch)
     if cookies:
         context.add_cookies([{"name": name, "value": value, "url": url} for name, value in cookies.items()])
@@ -82,6 +84,7 @@ def open_page(
     finally:
         context.close()
     allowed = {"status of 422"} | ({f"status of {expected_status}"} if expected_status != 200 else set())
+    allowed |= {expected_error} if expected_error else set()
     unexpected = [e for e in errors if not any(a in e for a in allowed)]
     assert unexpected == [], f"the page reported errors: {unexpected}"
 
