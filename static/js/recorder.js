@@ -175,7 +175,8 @@
       var sum = 0;
       for (var i = 0; i < samples.length; i++) sum += samples[i] * samples[i];
       var rms = Math.sqrt(sum / samples.length), now = performance.now();
-      fill.style.width = Math.min(100, Math.round(rms * 400)) + "%";
+      // On a square-root scale, so quiet speech still moves the bar.
+      fill.style.width = Math.min(100, Math.round(Math.sqrt(rms) * 250)) + "%";
       if (rms >= QUIET) {
         heard = now;
         warned = false;
