@@ -1,6 +1,6 @@
 // The card page's answers (the timed answer and the follow-ups), fair to the person timing them:
-// - the clock starts with the first keystroke in the answer, or "Start the clock", not when the
-//   page loads, so reading what is expected costs no time;
+// - the clock starts with the first keystroke in the answer, "Start the clock" or a recording
+//   (recorder.js), not when the page loads, so reading what is expected costs no time;
 // - a refused submit keeps its clock running, and a reload keeps the typed answer and the time
 //   taken (in this browser's storage, per person, card, depth and question) until it is sent;
 // - leaving the page with an unsent answer asks first;
@@ -134,6 +134,7 @@
       start(form);
       saveDraft(form);
     });
+    form.addEventListener(clockKit.ANSWERING, function () { start(form); });
     if (owner !== null) restore(form);
     show(form);
     if (draft.clock.running()) tick(form);
@@ -156,9 +157,8 @@
     // The element that made the request: the request's config names it once there is one
     // (a swap's own `elt` is where it lands); before that, `elt` does.
     var config = event.detail.requestConfig;
-    var elt = (config && config.elt) || event.detail.elt;
-    var form = elt && elt.closest ? elt.closest("form[data-draft]") : null;
-    return form && clocks[form.dataset.draft] ? form : null;
+    var form = clockKit.sender((config && config.elt) || event.detail.elt);
+    return form && form.matches("form[data-draft]") && clocks[form.dataset.draft] ? form : null;
   }
 
   // Sent and accepted: that attempt is over, so its clock and its draft go. A refused one (422)

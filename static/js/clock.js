@@ -60,14 +60,28 @@
     else timing.delete(form);
   }
 
+  function of(form) {
+    return (form && timing.get(form)) || null;
+  }
+
   function taken(form) {
-    var clock = form && timing.get(form);
+    var clock = of(form);
     return clock ? clock.elapsed().toFixed(1) : null;
   }
 
+  // The form a request sends: the form itself, or the form of the button that submitted it. An
+  // element inside a form that makes requests of its own (a recording polling for its
+  // transcript) sends no form, so it carries no seconds and ends no answer.
+  function sender(elt) {
+    if (!elt || !elt.tagName) return null;
+    return elt.tagName === "FORM" ? elt : elt.form || null;
+  }
+
+  // Sent on a form when answering starts some other way than typing (a recording): its clock runs.
+  var ANSWERING = "tiercards:answering";
+
   document.addEventListener("htmx:configRequest", function (event) {
-    var elt = event.detail.elt;
-    var seconds = taken(elt && elt.closest ? elt.closest("form") : null);
+    var seconds = taken(sender(event.detail.elt));
     if (seconds !== null) event.detail.parameters.seconds = seconds;
   });
 
@@ -101,11 +115,20 @@
         form.addEventListener("focusin", function () { run(el); }, { once: true });
         form.addEventListener("change", function () { run(el); }, { once: true });
       }
+      // A clock paused when a recording stopped runs again with the next one.
+      if (form) {
+        form.addEventListener(ANSWERING, function () {
+          if (el._clock) el._clock.start();
+          else run(el);
+        });
+      }
     });
   }
 
   window.tiercards = window.tiercards || {};
-  window.tiercards.clock = { Clock: Clock, every: every, showTime: showTime, times: times };
+  window.tiercards.clock = {
+    Clock: Clock, every: every, format: format, showTime: showTime, times: times, of: of, sender: sender, ANSWERING: ANSWERING
+  };
 
   document.addEventListener("DOMContentLoaded", function () {
     runAll(document);

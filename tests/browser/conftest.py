@@ -6,10 +6,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright
+from playwright.sync_api import Browser, Page, Playwright, ViewportSize, sync_playwright
 
 from app import PROJECT_ROOT
-from tests.helpers.browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT_HEIGHTS, Site, open_page, running_site
+from tests.helpers.browser import VIEWPORT_HEIGHTS, Site, launch_chromium, open_page, running_site
 from tests.servers import start_server
 
 
@@ -22,11 +22,17 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+def playwright() -> Iterator[Playwright]:
+    """One driver for every chromium a test launches (a second one in the same thread is refused)."""
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    browser = launch_chromium(playwright)
+    yield browser
+    browser.close()
 
 
 @pytest.fixture

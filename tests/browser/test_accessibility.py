@@ -6,40 +6,22 @@ axe-core is the npm package scripts/install-npm-packages.sh puts in tests/browse
 
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from tests.factories import DECK
-from tests.helpers.browser import SITE_PAGES, Site, SitePage, open_page, save_screenshot, site_page
-
-AXE = Path(__file__).parent / "axe" / "node_modules" / "axe-core" / "axe.min.js"
-WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
-BLOCKING = ("serious", "critical")
-
-
-def _violations(page: Page) -> list[dict[str, Any]]:
-    if not AXE.exists():
-        pytest.fail("axe-core is missing: run scripts/install-npm-packages.sh")
-    # Evaluated through the browser's debugging protocol, which the page's CSP does not govern.
-    page.evaluate(AXE.read_text(encoding="utf-8"))
-    result = page.evaluate(
-        "tags => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']})",
-        WCAG_22_AA,
-    )
-    return list(result["violations"])
-
-
-def _described(violations: list[dict[str, Any]]) -> str:
-    return "\n".join(
-        f"{v['impact']} {v['id']} ({v['help']}): "
-        + "; ".join(
-            " ".join(node["target"]) + f" [{node.get('failureSummary', '').strip()}]"
-            for node in v["nodes"][:6]
-        )
-        for v in violations
-    )
+from tests.helpers.browser import (
+    BLOCKING,
+    SITE_PAGES,
+    Site,
+    SitePage,
+    axe_violations,
+    described,
+    open_page,
+    save_screenshot,
+    site_page,
+)
 
 
 @pytest.mark.parametrize("entry", SITE_PAGES, ids=lambda entry: entry.name)
@@ -49,9 +31,9 @@ def test_no_serious_or_critical_violations(
     with site_page(browser, site, entry, viewport) as page:
         if entry.screenshot:  # the main pages, at both widths, for people to look at
             save_screenshot(page, screenshot_dir, f"{entry.name}-{viewport['width']}")
-        violations = _violations(page)
+        violations = axe_violations(page)
     blocking = [v for v in violations if v["impact"] in BLOCKING]
-    assert blocking == [], f"{entry.name} at {viewport['width']} px:\n{_described(blocking)}"
+    assert blocking == [], f"{entry.name} at {viewport['width']} px:\n{described(blocking)}"
 
 
 def test_the_skip_link_comes_first_and_moves_focus_to_the_content(page: Page, base_url: str) -> None:

@@ -11,9 +11,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
-from playwright.sync_api import Browser, Locator, Page, ViewportSize, expect
+import pytest
+from playwright.sync_api import Browser, Locator, Page, Playwright, ViewportSize, expect
 
 from app import PROJECT_ROOT
 from app.content.model import item_key
@@ -34,6 +36,22 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+
+
+# Chromium's microphone, fed from a WAV: granted without asking, played once (`%noloop`; it
+# loops the file otherwise), then silence.
+def fake_microphone_args(wav: Path) -> list[str]:
+    return [
+        "--use-fake-ui-for-media-stream",
+        "--use-fake-device-for-media-stream",
+        f"--use-file-for-fake-audio-capture={wav}%noloop",
+    ]
+
+
+def launch_chromium(playwright: Playwright, *extra: str) -> Browser:
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *extra])
+
+
 # The owner's card's note on its "strictly serial" claim, which the placement demo measures.
 SERIAL_NOTE = item_key("Without `prefetch`, a training step is strictly serial")
 # A phone (an iPhone 12 to 15's CSS pixels), a small Android phone, and a laptop.
@@ -48,10 +66,12 @@ def open_page(
     url: str = "",
     expected_status: int = 200,
     has_touch: bool = False,
+    expected_error: str | None = None,
 ) -> Iterator[Page]:
     """A page in a context of its own (with `cookies` for the site at `url`) that fails the test
     on any script error or failed request, but a 422 (the app refusing bad input in place, which
-    the page shows) or the status the test asked for on purpose."""
+    the page shows), the status the test asked for on purpose, or the `expected_error` it causes
+    (a request it cuts off)."""
     context = browser.new_context(viewport=viewport, has_touch=has_touch)
     if cookies:
         context.add_cookies([{"name": name, "value": value, "url": url} for name, value in cookies.items()])
@@ -64,12 +84,42 @@ def open_page(
     finally:
         context.close()
     allowed = {"status of 422"} | ({f"status of {expected_status}"} if expected_status != 200 else set())
+    allowed |= {expected_error} if expected_error else set()
     unexpected = [e for e in errors if not any(a in e for a in allowed)]
     assert unexpected == [], f"the page reported errors: {unexpected}"
 
 
 # The README's images, taken from the same pages: `UPDATE_README_SCREENSHOTS=1` writes them too.
 README_SCREENSHOTS = {"card-answered-1280": "card-answered.png", "demo-result-1280": "demo-result.png"}
+
+
+AXE = Path(__file__).parents[1] / "browser" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+BLOCKING = ("serious", "critical")
+
+
+def axe_violations(page: Page) -> list[dict[str, Any]]:
+    """What axe-core finds against WCAG 2.2 AA on the page as it is now."""
+    if not AXE.exists():
+        pytest.fail("axe-core is missing: run scripts/install-npm-packages.sh")
+    # Evaluated through the browser's debugging protocol, which the page's CSP does not govern.
+    page.evaluate(AXE.read_text(encoding="utf-8"))
+    result = page.evaluate(
+        "tags => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']})",
+        WCAG_22_AA,
+    )
+    return list(result["violations"])
+
+
+def described(violations: list[dict[str, Any]]) -> str:
+    return "\n".join(
+        f"{v['impact']} {v['id']} ({v['help']}): "
+        + "; ".join(
+            " ".join(node["target"]) + f" [{node.get('failureSummary', '').strip()}]"
+            for node in v["nodes"][:6]
+        )
+        for v in violations
+    )
 
 
 def save_screenshot(page: Page, folder: Path, name: str) -> None:
