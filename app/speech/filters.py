@@ -1,7 +1,7 @@
 """The Jinja filters and globals of answering aloud: what the page says of the model's accuracy
 and of the audio's fate, computed here so templates only print it."""
 
-from typing import Any
+from types import SimpleNamespace
 
 from jinja2 import Environment, pass_context
 from jinja2.runtime import Context
@@ -25,16 +25,18 @@ def speech_accuracy(model: str | None) -> str:
 
 
 @pass_context
-def speech_privacy(context: Context) -> dict[str, Any]:
-    """What this server does with audio: the settings of the app rendering the page (several
-    apps may share one process, and one template environment)."""
+def speech_settings(context: Context) -> SimpleNamespace:
+    """What this server does with audio, and how long a recording may be: the settings of the app
+    rendering the page (several apps may share one process, and one template environment)."""
     settings = context["request"].app.state.settings
-    return {
-        "keep_recordings": settings.keep_recordings,
-        "recording_retention_days": settings.recording_retention_days,
-    }
+    days = settings.recording_retention_days
+    return SimpleNamespace(
+        keep_recordings=settings.keep_recordings,
+        retention_days=int(days) if float(days).is_integer() else days,
+        max_seconds=settings.max_recording_seconds,
+    )
 
 
 def register(env: Environment) -> None:
     env.filters["speech_accuracy"] = speech_accuracy
-    env.globals.update(speech_privacy=speech_privacy, filler_undercount=FILLER_UNDERCOUNT)
+    env.globals.update(speech_settings=speech_settings, filler_undercount=FILLER_UNDERCOUNT)

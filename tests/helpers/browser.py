@@ -25,6 +25,7 @@ from tests.helpers.clients import csrf_client
 from tests.helpers.payloads import demo_run_payload
 from tests.helpers.practice import post_attempt
 from tests.servers import data_env, start_server, stop
+from tests.speech.clips import speak, wav_seconds
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 # This machine has no outside network: keep chromium from trying to reach Google's services.
@@ -53,6 +54,10 @@ def launch_chromium(playwright: Playwright, *extra: str) -> Browser:
 
 
 # The owner's card's note on its "strictly serial" claim, which the placement demo measures.
+# What ada says aloud on the site: a sentence of the owner's card's solid answer.
+SAID_ALOUD = (
+    "Put prefetch last, after batch, so the next batch is prepared while the model trains on this one."
+)
 SERIAL_NOTE = item_key("Without `prefetch`, a training step is strictly serial")
 # A phone (an iPhone 12 to 15's CSS pixels), a small Android phone, and a laptop.
 VIEWPORT_HEIGHTS = {360: 780, 390: 844, 1280: 800}
@@ -178,6 +183,24 @@ def _finished_demo(client: httpx.Client) -> str:
     return run_id
 
 
+def _transcribed_recording(client: httpx.Client, folder: Path) -> str:
+    """A solid answer said aloud (flite reads a sentence of the owner's card), sent through the
+    API and waited for until the site's worker has transcribed it."""
+    clip = speak(SAID_ALOUD, voice="slt", folder=folder)
+    accepted = client.post(
+        f"/api/cards/{OWNER_CARD}/recordings",
+        data={"tier": "middle", "kind": "solid", "seconds": str(wav_seconds(clip))},
+        files={"audio": ("answer.wav", clip.read_bytes(), "audio/wav")},
+    )
+    assert accepted.status_code == 202, accepted.text
+    recording_id = str(accepted.json()["id"])
+    deadline = time.monotonic() + 180
+    while (status := client.get(f"/api/recordings/{recording_id}").json()["status"]) != "done":
+        assert status in ("queued", "running") and time.monotonic() < deadline, f"the recording is {status}"
+        time.sleep(0.5)
+    return recording_id
+
+
 @contextmanager
 def running_site(data_dir: Path) -> Iterator[Site]:
     """`tiercards serve` in accounts mode WITH its worker: ada (an admin) and max (a member) have
@@ -193,6 +216,7 @@ def running_site(data_dir: Path) -> Iterator[Site]:
         _attempt(ada, kind="basics", tier="junior", seconds=31.0, rating="hard", points=[0])
         _attempt(max_)
         run_id = _finished_demo(ada)
+        recording_id = _transcribed_recording(ada, data_dir)
         due = (date.today() + timedelta(days=7)).isoformat()
         assigned = ada.post(
             "/team/assignments",
@@ -204,6 +228,7 @@ def running_site(data_dir: Path) -> Iterator[Site]:
         params = {
             "card_id": OWNER_CARD,
             "run_id": run_id,
+            "recording_id": recording_id,
             "name": "max",
             "token": invite,
             "note_key": SERIAL_NOTE,
@@ -314,6 +339,7 @@ SITE_PAGES = [
     SitePage("card-demo-runs", "/cards/{card_id}/demo-runs"),
     SitePage("demo-result", "/demos/{run_id}", act=_select_a_bar, screenshot=True),
     SitePage("demo-status", "/demos/{run_id}/status"),
+    SitePage("recording", "/recordings/{recording_id}", screenshot=True),
     SitePage("practice", "/practice", screenshot=True),
     SitePage("practice-revealed", "/practice", act=_practice_reveal),
     SitePage("author", "/author", screenshot=True),

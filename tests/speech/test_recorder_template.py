@@ -5,6 +5,7 @@ from types import SimpleNamespace
 
 from bs4 import BeautifulSoup, Tag
 
+from app.speech import filters as speech_filters
 from app.web.templating import templates
 from tests.factories import DECK, OWNER_CARD
 from tests.helpers.html import one, text_of
@@ -13,9 +14,15 @@ from tests.helpers.html import one, text_of
 def _recorder(
     *, keep: bool = False, days: int = 7, kind: str = "basics", follow_up: int | None = None
 ) -> Tag:
-    speech = SimpleNamespace(keep_recordings=keep, retention_days=days, max_seconds=180)
+    settings = SimpleNamespace(keep_recordings=keep, recording_retention_days=days, max_recording_seconds=180)
+    request = SimpleNamespace(app=SimpleNamespace(state=SimpleNamespace(settings=settings)))
+    speech_filters.register(templates.env)
     html = templates.env.get_template("_recorder.html").render(
-        card=DECK[OWNER_CARD], tier="middle", recorder_kind=kind, recorder_follow_up=follow_up, speech=speech
+        request=request,
+        card=DECK[OWNER_CARD],
+        tier="middle",
+        recorder_kind=kind,
+        recorder_follow_up=follow_up,
     )
     return one(BeautifulSoup(html, "html.parser"), "[data-recorder]")
 
