@@ -35,7 +35,10 @@ class Attempt(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     # An answer given aloud: the recording it was transcribed from, and how it was said, as
     # measured from the sound (the text may have been edited since).
-    recording_id: Mapped[str | None] = mapped_column(ForeignKey("recordings.id", ondelete="SET NULL"))
+    # Unique: a recording makes at most one answer.
+    recording_id: Mapped[str | None] = mapped_column(
+        ForeignKey("recordings.id", ondelete="SET NULL"), unique=True
+    )
     words_per_minute: Mapped[float | None]
     filler_count: Mapped[int | None] = mapped_column(Integer)
     long_pauses: Mapped[int | None] = mapped_column(Integer)

@@ -22,6 +22,8 @@ class Recording(Base):
     __table_args__ = (
         Index("ix_recordings_user_created", "user_id", "created_at"),
         Index("ix_recordings_status_created", "status", "created_at"),
+        # The newest transcribed ones, for /metrics.
+        Index("ix_recordings_status_finished", "status", "finished_at"),
         CheckConstraint("status IN ('queued', 'running', 'done', 'failed')", name="status_known"),
     )
 

@@ -53,6 +53,7 @@ def upgrade() -> None:
     )
     op.create_index("ix_recordings_user_created", "recordings", ["user_id", "created_at"])
     op.create_index("ix_recordings_status_created", "recordings", ["status", "created_at"])
+    op.create_index("ix_recordings_status_finished", "recordings", ["status", "finished_at"])
     op.create_table(
         "recording_audio",
         sa.Column("recording_id", sa.String(length=32), nullable=False),
@@ -71,6 +72,7 @@ def upgrade() -> None:
         batch.add_column(sa.Column("words_per_minute", sa.Float(), nullable=True))
         batch.add_column(sa.Column("filler_count", sa.Integer(), nullable=True))
         batch.add_column(sa.Column("long_pauses", sa.Integer(), nullable=True))
+        batch.create_unique_constraint(op.f("uq_attempts_recording_id"), ["recording_id"])
         batch.create_foreign_key(
             op.f("fk_attempts_recording_id_recordings"),
             "recordings",
@@ -83,11 +85,13 @@ def upgrade() -> None:
 def downgrade() -> None:
     with op.batch_alter_table("attempts") as batch:
         batch.drop_constraint(op.f("fk_attempts_recording_id_recordings"), type_="foreignkey")
+        batch.drop_constraint(op.f("uq_attempts_recording_id"), type_="unique")
         batch.drop_column("long_pauses")
         batch.drop_column("filler_count")
         batch.drop_column("words_per_minute")
         batch.drop_column("recording_id")
     op.drop_table("recording_audio")
+    op.drop_index("ix_recordings_status_finished", table_name="recordings")
     op.drop_index("ix_recordings_status_created", table_name="recordings")
     op.drop_index("ix_recordings_user_created", table_name="recordings")
     op.drop_table("recordings")
