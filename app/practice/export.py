@@ -9,7 +9,14 @@ from sqlalchemy.orm import Session
 
 from app.accounts import audit
 from app.practice import preferences, scheduling
-from app.practice.export_schema import AttemptDoc, ExportDoc, ReviewLogDoc, ReviewStateDoc
+from app.practice.export_schema import (
+    MAX_DELIVERY_COUNT,
+    MAX_WORDS_PER_MINUTE,
+    AttemptDoc,
+    ExportDoc,
+    ReviewLogDoc,
+    ReviewStateDoc,
+)
 from app.practice.models import Attempt, ReviewLog
 
 
@@ -41,11 +48,31 @@ def _fields(row: object, doc: type[BaseModel]) -> dict[str, object]:
     return {name: getattr(row, name) for name in doc.model_fields}
 
 
+# Each delivery figure and the top of the range an import accepts for it.
+_FIGURE_BOUNDS = (
+    ("words_per_minute", MAX_WORDS_PER_MINUTE),
+    ("filler_count", MAX_DELIVERY_COUNT),
+    ("long_pauses", MAX_DELIVERY_COUNT),
+)
+
+
+def _attempt_doc(attempt: Attempt) -> AttemptDoc:
+    """The attempt as the file lists it. A figure stored out of range (before figures were
+    bounded, or by hand) is held to the range an import accepts: the export still answers, and
+    the file it writes still imports."""
+    fields = _fields(attempt, AttemptDoc)
+    for name, top in _FIGURE_BOUNDS:
+        value = fields[name]
+        if isinstance(value, int | float):
+            fields[name] = min(max(value, 0), top)
+    return AttemptDoc.model_validate(fields)
+
+
 def document(session: Session, *, user_id: int, now: datetime) -> ExportDoc:
     return ExportDoc(
         exported_at=now,
         settings=preferences.load(session, user_id),
-        attempts=[AttemptDoc.model_validate(_fields(a, AttemptDoc)) for a in attempts_of(session, user_id)],
+        attempts=[_attempt_doc(a) for a in attempts_of(session, user_id)],
         review_states=[
             ReviewStateDoc.model_validate(_fields(s, ReviewStateDoc) | {"state": scheduling.state_name(s)})
             for s in scheduling.states_for(session, user_id=user_id)

@@ -9,6 +9,7 @@ from jinja2 import Environment
 
 from app.content.model import Card
 from app.practice.models import Attempt
+from app.speech.delivery import PACE_BAND
 
 
 def attempt_what(attempt: Attempt) -> str:
@@ -50,6 +51,8 @@ def points_covered(attempt: Attempt, card: Card) -> int:
 
 
 def register(env: Environment) -> None:
+    # The band a pace is measured against, marked on every pace meter that is not a recording's own.
+    env.globals["pace_band"] = PACE_BAND
     env.filters.update(
         attempt_what=attempt_what,
         attempt_result=attempt_result,

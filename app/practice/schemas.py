@@ -8,12 +8,13 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_vali
 
 from app.content.tiers import Tier
 from app.schemas import Storable, WholeNumber
-from app.speech.schemas import RecordingId
+from app.speech.schemas import RecordingId, SpokenKind
 
 MAX_ANSWER_CHARS = 20_000
 MAX_SECONDS = 24 * 3600
 
-Kind = Literal["basics", "solid", "follow-up", "quiz"]
+# The answers said (or typed) in words, and the pitfall quiz.
+Kind = Literal[SpokenKind, "quiz"]
 Rating = Literal["again", "hard", "good", "easy"]
 RATINGS: tuple[Rating, ...] = ("again", "hard", "good", "easy")
 

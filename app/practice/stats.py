@@ -423,7 +423,7 @@ class SpokenAnswer:
         }
 
 
-def spoken_answers(session: Session, *, user_id: int, limit: int = SPOKEN_SHOWN) -> list[SpokenAnswer]:
+def spoken_answers(session: Session, *, user_id: int, limit: int) -> list[SpokenAnswer]:
     """The person's newest answers given aloud (at most `limit`), oldest first: pace and fillers over time."""
     query = (
         select(
@@ -472,7 +472,8 @@ def overview(session: Session, *, user_id: int, snapshot: Snapshot, now: datetim
         "active_today": now.date() in counts,
         "forecast": due_forecast(session, user_id=user_id, tier=settings.target_tier, now=now, known=known),
         "missed": missed_pitfalls(session, user_id=user_id, snapshot=snapshot),
-        "spoken": spoken_answers(session, user_id=user_id),
+        "spoken": spoken_answers(session, user_id=user_id, limit=SPOKEN_SHOWN),
+        "spoken_shown": SPOKEN_SHOWN,
         "summary": {
             "reviews": int(reviews or 0),
             "cards_scheduled": len({(r.card_id, r.tier) for r in scheduled}),

@@ -1,6 +1,5 @@
 """What the recording routes are handed: the upload, read whole before any session is taken."""
 
-import re
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -22,9 +21,6 @@ from app.web.dependencies import SettingsDep, read_form
 AUDIO_FIELD = "audio"
 # A recording's id in a path: 32 hex digits; a longer one names none.
 RecordingPath = Annotated[str, Path(max_length=32)]
-# A MIME type as a client may name it ("audio/webm;codecs=opus"); anything else is not kept.
-_CONTENT_TYPE = re.compile(r"[\w.+-]+/[\w.+-]+(?:;\s*[\w.+-]+=[\w.+\"-]+)*")
-UNKNOWN_TYPE = "application/octet-stream"
 
 
 async def read_upload(request: Request) -> Upload:
@@ -34,10 +30,9 @@ async def read_upload(request: Request) -> Upload:
     fields = {key: value for key, value in form.multi_items() if isinstance(value, str) and value != ""}
     part = form.get(AUDIO_FIELD)
     if not isinstance(part, UploadFile):
-        return Upload(fields=fields, audio=None, content_type=UNKNOWN_TYPE)
-    named = (part.content_type or "").strip()
-    content_type = named if len(named) <= 64 and _CONTENT_TYPE.fullmatch(named) else UNKNOWN_TYPE
-    return Upload(fields=fields, audio=await part.read(), content_type=content_type)
+        return Upload(fields=fields, audio=None)
+    # The type the client names is not read: the audio's own bytes say what it is.
+    return Upload(fields=fields, audio=await part.read())
 
 
 UploadDep = Annotated[Upload, Depends(read_upload)]

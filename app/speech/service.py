@@ -20,6 +20,7 @@ from app.content.model import Card
 from app.exceptions import Invalid, NotFound, NotThisFormat, TooLarge, TooMany, Unavailable, field_messages
 from app.jobs.queue import JobQueue, speech_lane
 from app.settings import Settings
+from app.speech.decode import _LENGTH_SLACK_SECONDS as LENGTH_SLACK_SECONDS
 from app.speech.models import Recording, RecordingAudio
 from app.speech.schemas import RecordingIn, RecordingOut, delivery_fields
 from app.storage.base import utcnow
@@ -40,14 +41,31 @@ _MAGIC = (
     (4, b"ftyp", "mp4"),
 )
 ACCEPTED_TYPES = "WebM, Ogg, WAV, FLAC, MP3 or MP4 audio"
+# The type kept audio is stored and served as: its container's, never what the client named.
+AUDIO_TYPES = {
+    "wav": "audio/wav",
+    "mp3": "audio/mpeg",
+    "webm": "audio/webm",
+    "ogg": "audio/ogg",
+    "flac": "audio/flac",
+    "mp4": "audio/mp4",
+}
 
 
 @dataclass(frozen=True)
 class Upload:
-    """A recording as sent: the form's text fields, the audio's bytes and the type the client named."""
+    """A recording as sent: the form's text fields and the audio's bytes."""
 
     fields: dict[str, str]
     audio: bytes | None
+
+
+@dataclass(frozen=True)
+class CheckedUpload:
+    """An upload that may be stored: what it says, its audio, and the type its bytes are."""
+
+    data: RecordingIn
+    audio: bytes
     content_type: str
 
 
@@ -63,7 +81,7 @@ def container_of(data: bytes) -> str:
     raise NotThisFormat(f"the recording must be {ACCEPTED_TYPES}; this file is none of them")
 
 
-def check_upload(upload: Upload, *, card: Card, max_seconds: int, max_bytes: int) -> RecordingIn:
+def check_upload(upload: Upload, *, card: Card, max_seconds: int, max_bytes: int) -> CheckedUpload:
     """What the upload says, once its size, type and fields fit the card; refused otherwise
     (TooLarge, NotThisFormat, Invalid), before anything is stored."""
     if not upload.audio:
@@ -72,18 +90,19 @@ def check_upload(upload: Upload, *, card: Card, max_seconds: int, max_bytes: int
         raise TooLarge(
             f"the recording is larger than {max_bytes // 1024} KB, more than {max_seconds} seconds of speech"
         )
-    container_of(upload.audio)
+    content_type = AUDIO_TYPES[container_of(upload.audio)]
     try:
         data = RecordingIn.model_validate(upload.fields, strict=False)
     except ValidationError as error:
         first = error.errors()[0]
         # The one rule across fields is follow_up's (it goes with kind follow-up, and only there).
         raise Invalid(".".join(map(str, first["loc"])) or "follow_up", field_messages([first])[0]) from None
-    if data.seconds is not None and data.seconds > max_seconds:
+    # The same slack as decoding: a take the browser stopped at the limit runs a frame past it.
+    if data.seconds is not None and data.seconds > max_seconds + LENGTH_SLACK_SECONDS:
         raise Invalid("seconds", f"a recording may be at most {max_seconds} seconds long")
     if data.follow_up is not None and data.follow_up >= len(card.follow_ups):
         raise Invalid("follow_up", f"this card has follow-ups 0 to {len(card.follow_ups) - 1}")
-    return data
+    return CheckedUpload(data=data, audio=upload.audio, content_type=content_type)
 
 
 def gpu_worker_alive(session: Session, *, timeout_seconds: float) -> bool:
@@ -99,9 +118,10 @@ def submit(
     """Check a recording (`check_upload`), store it and its audio, then queue it; TooMany while
     the person already has MAX_IN_FLIGHT in flight, Unavailable (the recording stored failed)
     when the queue is down."""
-    data = check_upload(
+    checked = check_upload(
         upload, card=card, max_seconds=settings.max_recording_seconds, max_bytes=settings.max_recording_bytes
     )
+    data = checked.data
     lock_person(session, user_id)  # two uploads at once must not both find room
     in_flight = session.scalar(
         select(func.count())
@@ -128,7 +148,7 @@ def submit(
     )
     session.add(recording)
     session.add(
-        RecordingAudio(recording_id=recording.id, content_type=upload.content_type, data=upload.audio)
+        RecordingAudio(recording_id=recording.id, content_type=checked.content_type, data=checked.audio)
     )
     session.commit()
     try:

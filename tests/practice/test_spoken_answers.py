@@ -2,7 +2,9 @@
 their time and keep how they were said; a recording that is not the person's own, not done, of
 another question or already saved is refused, naming recording_id, and nothing is stored."""
 
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -184,3 +186,21 @@ def test_someone_elses_recording_is_refused_and_unreadable(
         assert other.get(f"/api/recordings/{recording.id}/audio").status_code == 404
         assert other.get(f"/recordings/{recording.id}", headers=HTMX).status_code == 404
     assert alice.get(f"/api/recordings/{recording.id}").status_code == 200
+
+
+def test_two_saves_of_one_recording_at_once_make_one_answer_and_a_sentence(
+    client: TestClient, app: FastAPI
+) -> None:
+    for round_number in range(3):
+        recording = recorded(client, app)
+        start = threading.Barrier(2)
+
+        def save(_: int, recording: Recording = recording, start: threading.Barrier = start) -> Any:
+            start.wait()  # both requests leave together, as a double click sends them
+            return client.post(attempts_of(), json=spoken_payload(recording))
+
+        with ThreadPoolExecutor(2) as pool:
+            answers = sorted(pool.map(save, range(2)), key=lambda r: r.status_code)
+        assert [a.status_code for a in answers] == [201, 422], [a.text for a in answers]
+        assert "already saved" in answers[1].json()["detail"][0]["msg"]
+        assert counts(app)["attempts"] == round_number + 1

@@ -13,8 +13,11 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import delete
 
+from app.practice import stats
+from app.practice.export_schema import MAX_DELIVERY_COUNT, MAX_WORDS_PER_MINUTE
 from app.practice.models import Attempt
 from app.storage.base import utcnow
+from app.web.templating import templates
 from tests.factories import make_attempt
 from tests.helpers.html import soup_of
 from tests.helpers.practice import add, counts, write_session
@@ -114,3 +117,40 @@ def test_an_import_with_impossible_figures_is_refused_naming_them(
     else:
         assert problem["loc"][2] == field
     assert counts(app)["attempts"] == 0
+
+
+def test_figures_stored_past_the_export_s_bounds_still_export(app: FastAPI, client: TestClient) -> None:
+    """A row stored before its figures were bounded (or by an older version) exports, held to the
+    bounds an import accepts, so the file still imports."""
+    add(app, make_attempt(words_per_minute=700.0, filler_count=MAX_DELIVERY_COUNT + 5, long_pauses=-1))
+    response = client.get("/api/export.json")
+    assert response.status_code == 200, response.text
+    (attempt,) = response.json()["attempts"]
+    assert attempt["words_per_minute"] == MAX_WORDS_PER_MINUTE
+    assert (attempt["filler_count"], attempt["long_pauses"]) == (MAX_DELIVERY_COUNT, 0)
+    assert client.get("/api/export.csv").status_code == 200
+    with write_session(app) as session:
+        session.execute(delete(Attempt))
+    assert client.post("/api/import", json=response.json()).status_code == 200
+    assert counts(app)["attempts"] == 1
+
+
+def test_pace_and_fillers_says_how_many_it_shows_from_the_bound_of_its_query(
+    app: FastAPI, client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(stats, "SPOKEN_SHOWN", 3)
+    add(app, *spoken(4))
+    panel = soup_of(client.get("/progress")).select_one(".pace-fillers")
+    assert len(panel.select("tr.spoken-answer")) == 3
+    assert "the newest 3" in panel.select_one("h2").get_text()
+
+
+def test_pace_and_fillers_marks_the_band_the_pace_is_measured_against(
+    app: FastAPI, client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(templates.env.globals, "pace_band", (120, 160))
+    add(app, *spoken(1))
+    panel = soup_of(client.get("/progress")).select_one(".pace-fillers")
+    meter = panel.select_one("tr.spoken-answer meter")
+    assert (meter["low"], meter["high"], meter["value"]) == ("120", "160", "120.0")
+    assert "120\u2013160 words a minute" in panel.get_text()

@@ -1,12 +1,15 @@
 """The recordings' JSON API: 202 with the id and where to read it, DESIGN.md's fields once a
 worker has transcribed it, refusals as JSON that name the problem, and the audio only while kept."""
 
-from typing import Any
+import json
+from typing import Any, get_args
 
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from app.content.tiers import TIERS
+from app.speech.schemas import RecordingIn, SpokenKind
 from tests.factories import OWNER_CARD
 from tests.helpers.speech import audio_file, finish, recording_form, stored_counts
 
@@ -99,3 +102,30 @@ def test_the_api_routes_are_in_the_openapi_schema(client: TestClient) -> None:
     assert "202" in upload["responses"] and "413" in upload["responses"] and "415" in upload["responses"]
     assert "get" in paths["/api/recordings/{recording_id}"]
     assert "get" in paths["/api/recordings/{recording_id}/audio"]
+
+
+def test_kept_audio_is_served_as_the_audio_its_bytes_are_not_as_the_type_sent(
+    client: TestClient, app: FastAPI
+) -> None:
+    app.state.settings = app.state.settings.model_copy(update={"keep_recordings": True})
+    script = b"ID3\x04\x00\x00\x00\x00\x00\x00" + b"alert(document.cookie)"
+    response = post(client, audio={"audio": ("answer.js", script, "text/javascript")})
+    assert response.status_code == 202, response.text
+    recording_id = response.json()["id"]
+    finish(app, recording_id, keep_days=7)
+    audio = client.get(f"/api/recordings/{recording_id}/audio")
+    assert audio.status_code == 200 and audio.content == script
+    assert audio.headers["content-type"] == "audio/mpeg"
+    assert audio.headers["content-disposition"] == f'inline; filename="recording-{recording_id}.mp3"'
+    assert audio.headers["x-content-type-options"] == "nosniff"
+    assert "sandbox" in audio.headers.get_list("content-security-policy")
+
+
+def test_the_upload_body_in_the_openapi_schema_is_the_one_the_upload_validates(client: TestClient) -> None:
+    body = client.get("/openapi.json").json()["paths"]["/api/cards/{card_id}/recordings"]["post"]
+    properties = body["requestBody"]["content"]["multipart/form-data"]["schema"]["properties"]
+    assert properties["tier"]["enum"] == list(TIERS)
+    assert properties["kind"]["enum"] == list(get_args(SpokenKind))
+    # The fields' descriptions are the validator's own, so the two cannot drift apart.
+    for name in ("follow_up", "seconds"):
+        assert RecordingIn.model_fields[name].description in json.dumps(properties[name])

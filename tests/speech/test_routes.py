@@ -100,6 +100,15 @@ def test_each_refusal_says_why_and_stores_and_queues_nothing(
     assert queued_ids(app) == before
 
 
+def test_a_take_stopped_by_the_limit_may_run_a_frame_past_it(client: TestClient, app: FastAPI) -> None:
+    limit = app.state.settings.max_recording_seconds
+    assert send(client, seconds=str(limit + 0.3)).status_code == 202
+    refused = send(client, seconds=str(limit + 1))
+    assert refused.status_code == 422
+    assert f"at most {limit} seconds" in section_of(refused).select_one("[role=alert]").get_text()
+    assert stored_counts(app) == (1, 1)
+
+
 def test_audio_past_the_byte_cap_is_refused_with_413(client: TestClient, app: FastAPI) -> None:
     limit = app.state.settings.max_recording_bytes
     response = send(client, audio=audio_file(wav_bytes()[:44] + b"\0" * limit))

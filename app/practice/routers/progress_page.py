@@ -10,6 +10,7 @@ from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CatalogueDep
 from app.practice import stats
 from app.practice.dependencies import NowDep
+from app.practice.schemas import Kind
 from app.storage.dependencies import SessionDep
 from app.web.templating import render
 
@@ -27,7 +28,7 @@ def progress_page(
     catalogue: CatalogueDep,
     now: NowDep,
     q: SearchText = "",
-    kind: Annotated[Literal["", "basics", "solid", "follow-up", "quiz"], Query(title="Kind")] = "",
+    kind: Annotated[Literal["", Kind], Query(title="Kind")] = "",
 ) -> HTMLResponse:
     """The dashboard; an htmx request (the history search) gets only the history table."""
     snapshot = catalogue.snapshot()

@@ -10,12 +10,14 @@ from starlette.responses import Response
 from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CardDep
 from app.speech import service
-from app.speech.dependencies import RecorderDep, RecordingPath, UploadDep
-from app.speech.schemas import RecordingAccepted, RecordingOut
+from app.speech.dependencies import AUDIO_FIELD, RecorderDep, RecordingPath, UploadDep
+from app.speech.schemas import RecordingAccepted, RecordingIn, RecordingOut
 from app.storage.dependencies import SessionDep
 
 router = APIRouter(prefix="/api", tags=["speech"])
 
+# The multipart body as OpenAPI shows it: the audio file, then the fields RecordingIn validates.
+_FIELDS = RecordingIn.model_json_schema()
 _UPLOAD_BODY: dict[str, Any] = {
     "requestBody": {
         "required": True,
@@ -23,14 +25,9 @@ _UPLOAD_BODY: dict[str, Any] = {
             "multipart/form-data": {
                 "schema": {
                     "type": "object",
-                    "required": ["audio", "tier", "kind"],
-                    "properties": {
-                        "audio": {"type": "string", "format": "binary"},
-                        "tier": {"type": "string", "enum": ["junior", "middle", "senior", "principal"]},
-                        "kind": {"type": "string", "enum": ["basics", "solid", "follow-up"]},
-                        "follow_up": {"type": "integer", "minimum": 0},
-                        "seconds": {"type": "number", "exclusiveMinimum": 0},
-                    },
+                    "required": [AUDIO_FIELD, *_FIELDS["required"]],
+                    "properties": {AUDIO_FIELD: {"type": "string", "format": "binary"}}
+                    | _FIELDS["properties"],
                 }
             }
         },
@@ -84,4 +81,13 @@ def read_recording(*, recording_id: RecordingPath, session: SessionDep, user_id:
 def recording_audio(*, recording_id: RecordingPath, session: SessionDep, user_id: UserIdDep) -> Response:
     """The audio as sent, while KEEP_RECORDINGS keeps it; only its owner ever gets it."""
     audio = service.kept_audio(session, user_id=user_id, recording_id=recording_id)
-    return Response(audio.data, media_type=audio.content_type)
+    # Typed by its bytes, as it was stored, and never run as a page: sent as a script, it stays audio.
+    container = service.container_of(audio.data)
+    return Response(
+        audio.data,
+        media_type=service.AUDIO_TYPES[container],
+        headers={
+            "Content-Disposition": f'inline; filename="recording-{recording_id}.{container}"',
+            "Content-Security-Policy": "sandbox",
+        },
+    )
