@@ -23,6 +23,7 @@ from app.settings import Settings
 from app.speech.models import Recording, RecordingAudio
 from app.speech.schemas import RecordingIn, RecordingOut, delivery_fields
 from app.storage.base import utcnow
+from app.storage.database import erase_deleted
 
 log = logging.getLogger("tiercards.speech")
 
@@ -142,6 +143,7 @@ def submit(
         recording.finished_at = utcnow()
         session.execute(delete(RecordingAudio).where(RecordingAudio.recording_id == recording.id))
         session.commit()
+        erase_deleted(session.get_bind().engine)
         raise Unavailable(recording.error) from error
     return recording
 

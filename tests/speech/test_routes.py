@@ -2,6 +2,7 @@
 and queue nothing, an accepted one is queued on a speech lane, and the fragment polls until the
 worker's transcript and delivery figures are there."""
 
+import secrets
 from typing import Any
 
 import pytest
@@ -158,6 +159,25 @@ def test_a_queue_that_cannot_be_reached_fails_the_recording_and_keeps_no_audio(
     assert response.status_code == 503
     assert "Could not reach the job queue" in section_of(response).select_one("[role=alert]").get_text()
     assert stored_counts(app) == (1, 0)
+
+
+def test_a_queue_that_cannot_be_reached_leaves_no_copy_of_the_sound_in_the_data_folder(
+    client: TestClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def unreachable(job_id: str, *, lane: str) -> None:
+        raise ConnectionError("queue down")
+
+    monkeypatch.setattr(app_job_queue(app.state), "enqueue", unreachable)
+    sound = secrets.token_bytes(32_000)
+    header = wav_bytes(seconds=0)
+    wav = (
+        header[:4] + (36 + len(sound)).to_bytes(4, "little") + header[8:40] + len(sound).to_bytes(4, "little")
+    )
+    response = send(client, audio=audio_file(wav + sound))
+    assert response.status_code == 503
+    piece = sound[16_000:16_064]
+    folder = app.state.settings.data_dir
+    assert not [path for path in folder.rglob("*") if path.is_file() and piece in path.read_bytes()]
 
 
 def test_a_transcribed_recording_shows_its_transcript_hook_and_how_it_was_said(
