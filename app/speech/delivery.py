@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 FILLERS = ("um", "uh", "like", "you know", "so", "basically")
 # Words per minute of ordinary conversational speech.
@@ -25,9 +25,12 @@ MOST_USED = 5
 # Speech shorter than this tells no pace (two words in 0.18 s would be 666 a minute): such an answer
 # has 0 words a minute and the pace TOO_SHORT.
 MIN_PACE_SECONDS = 2.0
-TOO_SHORT = "too short to tell"
+TOO_SHORT: Final = "too short to tell"
 # No one speaks faster; the one bound for the pace an answer stores, exports and imports.
 MAX_WORDS_PER_MINUTE = 600
+# The target of an answer with no card to take one from (the CLI without --card, a card since gone
+# from the deck).
+TARGET_WITHOUT_CARD_SECONDS = 60
 
 Pace = Literal["slow", "steady", "fast", "too short to tell"]
 

@@ -39,7 +39,6 @@ class Claimed:
     recording_id: str
     card_id: str
     kind: str
-    declared_seconds: float
     tries: int
     audio: bytes
 
@@ -73,12 +72,10 @@ def claim(session: Session, *, recording_id: str, worker: str) -> Claimed | None
         session.commit()
         return None
     row = session.execute(
-        select(Recording.card_id, Recording.kind, Recording.declared_seconds, Recording.tries).where(
-            Recording.id == recording_id
-        )
+        select(Recording.card_id, Recording.kind, Recording.tries).where(Recording.id == recording_id)
     ).one()
     session.commit()
-    return Claimed(recording_id, row.card_id, row.kind, row.declared_seconds, row.tries, audio)
+    return Claimed(recording_id, row.card_id, row.kind, row.tries, audio)
 
 
 def _running_under(worker: str, recording_id: str) -> Any:

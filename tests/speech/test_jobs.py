@@ -63,7 +63,7 @@ def test_a_recording_is_claimed_by_one_worker_with_its_audio(setup: tuple[Databa
     db, _ = setup
     recording_id = store_recording(db, audio=AUDIO, declared_seconds=12.0)
     claimed = claim(db, recording_id, "host:1")
-    assert claimed is not None and claimed.audio == AUDIO and claimed.declared_seconds == 12.0
+    assert claimed is not None and claimed.audio == AUDIO
     assert claim(db, recording_id, "host:2") is None
     stored = recording(db, recording_id)
     assert (stored.status, stored.worker, stored.tries) == ("running", "host:1", 1)

@@ -14,14 +14,12 @@ from app.presets import DemoCancelled, DemoCrashed, DemoFailed, DemoTimedOut, Pr
 from app.settings import Settings
 from app.speech import jobs
 from app.speech.child import Job, time_limit_seconds
+from app.speech.delivery import TARGET_WITHOUT_CARD_SECONDS
 from app.speech.model import card_terms
 from app.storage.database import Database
 
 log = logging.getLogger("tiercards.worker")
 
-# When the answer's card is gone from the deck (renamed, deleted) there are no terms to prime
-# with, and this is the target its pace is measured against.
-FALLBACK_TARGET_SECONDS = 60
 CRASHED = "{what}. A fresh speech process was started; record it again if this happens twice."
 
 
@@ -62,17 +60,22 @@ class TranscriptionExecutor:
         self._transcribe(claimed, lane)
 
     def _job(self, claimed: jobs.Claimed) -> Job:
+        # A card gone from the deck (renamed, deleted) has no terms to prime with, nor a target.
         card = self.catalogue.get(claimed.card_id)
         return Job(
             audio=claimed.audio,
             terms=card_terms(card) if card is not None else (),
-            target_seconds=card.time_budget(claimed.kind) if card is not None else FALLBACK_TARGET_SECONDS,
+            target_seconds=card.time_budget(claimed.kind)
+            if card is not None
+            else TARGET_WITHOUT_CARD_SECONDS,
             max_seconds=self.settings.max_recording_seconds,
         )
 
     def _transcribe(self, claimed: jobs.Claimed, lane: str) -> None:
         recording_id = claimed.recording_id
-        limit = time_limit_seconds(claimed.declared_seconds)
+        # The declared length is the client's word (an API upload may give none): the limit is the
+        # longest recording's, as decoding stops there.
+        limit = time_limit_seconds(self.settings.max_recording_seconds)
         log.info("recording %s: transcribing (try %d, limit %.0f s)", recording_id, claimed.tries, limit)
         try:
             result = self.runner.transcribe(
