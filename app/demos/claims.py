@@ -315,12 +315,14 @@ def upkeep(
     queue: JobQueue,
     timeout_seconds: float,
     retention_days: float,
+    recording_retention_days: float,
     session_idle: timedelta,
     audit_retention_days: float,
 ) -> dict[str, int]:
     """What workers do now and then: store stale runs as interrupted, put lost runs back on the
     queue, delete finished runs past their retention, retry or fail the recordings dead workers
-    left running and delete kept audio past its day (app/speech/jobs.py), and forget ended
+    left running, delete kept audio past its day and recordings past theirs (app/speech/jobs.py),
+    and forget ended
     sign-ins, spent invites and audit rows past theirs (app/accounts/upkeep.py). Returns how many
     of each."""
     with db.write_sessions() as session:
@@ -329,6 +331,9 @@ def upkeep(
             "interrupted": sweep_stale(session, timeout_seconds),
             "deleted": delete_finished_before(session, utcnow() - timedelta(days=retention_days)),
             "recording audio deleted": speech_jobs.delete_kept_audio(session),
+            "recordings deleted": speech_jobs.delete_finished_before(
+                session, utcnow() - timedelta(days=recording_retention_days)
+            ),
             **purge(session, session_idle=session_idle, audit_retention_days=audit_retention_days),
         }
         session.commit()
@@ -336,6 +341,6 @@ def upkeep(
         done["requeued"] = requeue_lost(session, queue=queue)
         recordings += speech_jobs.lost(session, queue=queue)
     done["recordings requeued"] = speech_jobs.enqueue_all(queue, recordings)
-    if done["recording audio deleted"]:
+    if done["recording audio deleted"] or done["recordings deleted"]:
         db.erase_deleted()
     return done

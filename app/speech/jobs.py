@@ -13,7 +13,7 @@ Which workers are alive is the caller's to say (the workers' rows are the demo d
 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, select, update
@@ -242,6 +242,18 @@ def delete_kept_audio(session: Session) -> int:
         .execution_options(synchronize_session=False)
     )
     return len(expired)
+
+
+def delete_finished_before(session: Session, cutoff: datetime) -> int:
+    """Part of the caller's unit of work: recordings that ended before `cutoff`
+    (RECORDING_RETENTION_DAYS), transcripts and all. An answer saved from one keeps its text and
+    figures; its recording_id becomes null (the foreign key says so)."""
+    result: Any = session.execute(
+        delete(Recording)
+        .where(Recording.status.in_(("done", "failed")), Recording.finished_at < cutoff)
+        .execution_options(synchronize_session=False)
+    )
+    return int(result.rowcount or 0)
 
 
 def enqueue_all(queue: JobQueue, requeue: Collection[Requeue]) -> int:

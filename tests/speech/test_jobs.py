@@ -7,14 +7,16 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from app.demos import claims
 from app.jobs.queue import JobQueue
+from app.practice.models import Attempt
 from app.speech import jobs
 from app.speech.models import Recording
 from app.storage.base import utcnow
 from app.storage.database import Database
+from tests.factories import make_attempt
 from tests.helpers.demos import demo_settings_for
 from tests.helpers.recordings import audio_rows, recording, store_recording
 
@@ -154,6 +156,7 @@ def test_the_upkeep_retries_what_a_stale_worker_left_and_queues_it_again(
     upkeep = {
         "queue": queue,
         "retention_days": 30,
+        "recording_retention_days": 7,
         "session_idle": timedelta(hours=1),
         "audit_retention_days": 365,
     }
@@ -183,3 +186,51 @@ def test_a_queued_recording_missing_from_the_queue_is_found(setup: tuple[Databas
     jobs.enqueue_all(queue, [(recording_id, "speech")])
     with db.read_sessions() as session:
         assert jobs.lost(session, queue=queue, grace_seconds=-1) == []
+
+
+def test_recordings_finished_past_their_retention_are_deleted_and_their_answers_stay(
+    setup: tuple[Database, JobQueue],
+) -> None:
+    db, queue = setup
+    days = 7
+    ages = {
+        "old-done": ("done", 8),
+        "old-failed": ("failed", 8),
+        "recent": ("done", 6),
+        "waiting": ("queued", 30),
+    }
+    ids = {name: store_recording(db, audio=AUDIO) for name in ages}
+    with db.write_sessions() as session:
+        for name, (status, age) in ages.items():
+            session.execute(
+                update(Recording)
+                .where(Recording.id == ids[name])
+                .values(
+                    status=status,
+                    finished_at=utcnow() - timedelta(days=age),
+                    transcript="Prefetch goes last.",
+                )
+            )
+        answer = make_attempt(
+            text="Prefetch goes last.", recording_id=ids["old-done"], words_per_minute=150.0
+        )
+        session.add(answer)
+        session.commit()
+        answer_id = answer.id
+    done = claims.upkeep(
+        db,
+        queue=queue,
+        timeout_seconds=60,
+        retention_days=30,
+        recording_retention_days=days,
+        session_idle=timedelta(hours=1),
+        audit_retention_days=365,
+    )
+    assert done["recordings deleted"] == 2
+    with db.read_sessions() as session:
+        left = set(session.scalars(select(Recording.id)))
+        kept = session.get(Attempt, answer_id)
+    assert left == {ids["recent"], ids["waiting"]}
+    assert kept is not None and kept.recording_id is None
+    assert (kept.text, kept.words_per_minute) == ("Prefetch goes last.", 150.0)
+    assert audio_rows(db) == 2

@@ -208,6 +208,7 @@ class DemoWorker:
             queue=self.queue,
             timeout_seconds=self.settings.demo_heartbeat_timeout_seconds,
             retention_days=self.settings.demo_retention_days,
+            recording_retention_days=self.settings.recording_retention_days,
             session_idle=timedelta(hours=self.settings.session_idle_hours),
             audit_retention_days=self.settings.audit_retention_days,
         )
