@@ -175,6 +175,17 @@ class DemoWorker:
             self.speech.ready_info.get("device"),
         )
 
+    def drop_speech_if_lost(self) -> bool:
+        """When the speech process could not load its model again, stop transcribing here (the
+        executor said why in the log); returns whether it stopped now."""
+        if self.transcriptions is None or self.transcriptions.model_lost is None:
+            return False
+        tasks.bind("speech", None)
+        if self.speech is not None:
+            self.speech.close()
+        self.speech = self.transcriptions = None
+        return True
+
     def request_stop(self) -> None:
         self.stopping.set()
 
@@ -237,6 +248,8 @@ class DemoWorker:
             huey, job = found
             # A job put off for later goes to its lane's schedule; any other runs now.
             huey.execute(job)
+            if self.drop_speech_if_lost():
+                hueys = [self.queue.hueys[lane] for lane in self.lanes]
 
     def _next_job(self, hueys: list[Any]) -> tuple[Any, Any] | None:
         for huey in hueys:

@@ -42,6 +42,9 @@ class TranscriptionExecutor:
         self.queue = queue
         self.runner = runner
         self.stopping = stopping
+        # Why the speech process could not load its model again, once it could not: from then on
+        # this worker gives recordings back, and its consumer stops reading the speech lanes.
+        self.model_lost: str | None = None
 
     @cached_property
     def catalogue(self) -> Catalogue:
@@ -49,7 +52,7 @@ class TranscriptionExecutor:
 
     def execute(self, recording_id: str, lane: str) -> None:
         """The body of the transcribe task, for a job taken from `lane`."""
-        if self.stopping.is_set():
+        if self.stopping.is_set() or self.model_lost is not None:
             self.queue.enqueue(recording_id, lane=lane)  # leave it for the next worker
             return
         with self.db.write_sessions() as session:
@@ -83,9 +86,7 @@ class TranscriptionExecutor:
             )
         except (DemoCancelled, DemoCrashed) as error:
             if self.stopping.is_set():
-                with self.db.write_sessions() as session:
-                    if jobs.give_back(session, recording_id=recording_id, worker=self.name, lane=lane):
-                        self.queue.enqueue(recording_id, lane=lane)
+                self._give_back(recording_id, lane)
                 log.info("recording %s: handed back, the worker is stopping", recording_id)
                 return
             message = CRASHED.format(what=f"{error.message[:1].upper()}{error.message[1:]}")
@@ -107,7 +108,20 @@ class TranscriptionExecutor:
                 "stopped. Record it again.",
             )
             return
-        except (DemoFailed, PresetUnavailable) as error:
+        except PresetUnavailable as error:
+            # The model loaded at start, so this is a fresh speech process after a crash that
+            # could not load it (its files changed or went): every later recording would fail too.
+            self._give_back(recording_id, lane)
+            self.model_lost = error.message
+            log.warning(
+                "worker %s stops transcribing: the speech process could not load its model again (%s); "
+                "recording %s was handed back for another worker",
+                self.name,
+                error.message,
+                recording_id,
+            )
+            return
+        except DemoFailed as error:
             log.error("recording %s: the speech process raised %s", recording_id, error.message)
             self._fail(
                 recording_id,
@@ -130,6 +144,11 @@ class TranscriptionExecutor:
             result["duration_s"],
             result["real_time_factor"],
         )
+
+    def _give_back(self, recording_id: str, lane: str) -> None:
+        with self.db.write_sessions() as session:
+            if jobs.give_back(session, recording_id=recording_id, worker=self.name, lane=lane):
+                self.queue.enqueue(recording_id, lane=lane)
 
     def _fail(self, recording_id: str, error: str) -> None:
         with self.db.write_sessions() as session:
