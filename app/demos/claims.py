@@ -25,7 +25,7 @@ from app.accounts.service import lock_person
 from app.accounts.upkeep import purge
 from app.demos.models import DemoRun, WorkerBeat
 from app.demos.runs import ACTIVE, INTERRUPTED_MESSAGE, alive_workers, stale_cutoff
-from app.jobs.queue import JobQueue, lane_for
+from app.jobs.queue import JobQueue, lane_for, speech_lane, speech_lane_now
 from app.speech import jobs as speech_jobs
 from app.storage.base import utcnow
 from app.storage.database import Database
@@ -252,10 +252,10 @@ def retry_recordings(
     own_name: str | None = None,
 ) -> list[speech_jobs.Requeue]:
     """Part of the caller's unit of work: the recordings dead workers left running go back on
-    the queue once or fail, and while no GPU worker is alive none waits on the GPU speech lane.
+    the queue once or fail, and while no live worker reads the GPU speech lane none waits on it.
     Returns what to enqueue once committed. With `host`, as `interrupt_orphans` judges runs."""
     workers = alive_workers(session, timeout_seconds=timeout_seconds)
-    gpu_alive = any("gpu" in worker.capabilities for worker in workers)
+    gpu_alive = speech_lane_now(worker.capabilities for worker in workers) == speech_lane(True)
     requeue = speech_jobs.retry_left_behind(
         session,
         alive={worker.name for worker in workers},

@@ -3,22 +3,21 @@ went) makes its worker give the recording back to the queue for another worker, 
 the speech lanes, instead of failing every recording that comes after."""
 
 import logging
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from app.demos.runs import alive_workers
 from app.demos.worker.consumer import DemoWorker
-from app.demos.worker.transcription import TranscriptionExecutor
 from app.jobs.queue import JobQueue, speech_lane, speech_lanes_for
 from app.presets import PresetUnavailable
 from app.settings import Settings
 from app.speech.child import Job
 from app.storage.database import Database
 from tests.helpers.demos import demo_settings_for
-from tests.helpers.recordings import recording, store_recording
+from tests.helpers.recordings import recording, store_recording, transcription_executor
 
 
 class ModelGone:
@@ -46,14 +45,7 @@ def test_the_recording_goes_back_to_the_queue_and_later_ones_are_left_to_others(
 ) -> None:
     settings, db, queue = setup
     runner = ModelGone()
-    executor = TranscriptionExecutor(
-        "host:1",
-        settings=settings,
-        db=db,
-        queue=queue,
-        runner=runner,
-        stopping=threading.Event(),  # type: ignore[arg-type]
-    )
+    executor = transcription_executor(settings, db, runner=runner, queue=queue)
     lane = speech_lane(False)
     first, second = store_recording(db, audio=b"OggS"), store_recording(db, audio=b"OggS")
     with caplog.at_level(logging.WARNING, logger="tiercards.worker"):
@@ -76,12 +68,18 @@ def test_a_worker_whose_model_is_lost_reads_only_its_demo_lanes(
     worker = DemoWorker(settings)
     try:
         assert worker.transcriptions is not None  # faster-whisper is installed here
-        assert set(speech_lanes_for(False)) <= set(worker.lanes)
+        # As once its model loaded at start.
+        worker.heartbeat.speech_lanes = speech_lanes_for(True)
+        worker.heartbeat.beat()
+        assert set(speech_lanes_for(True)) <= set(worker.lanes)
         worker.transcriptions.model_lost = "The speech model file model.bin has changed"
-        worker.drop_speech_if_lost()
+        assert worker.drop_speech_if_lost()
         assert worker.transcriptions is None and worker.speech is None
-        assert not set(speech_lanes_for(True)) & set(worker.lanes)
         assert worker.lanes == worker.heartbeat.capabilities.lanes
+        # The web no longer sends recordings its way.
+        with worker.db.read_sessions() as session:
+            (beat,) = alive_workers(session, timeout_seconds=60)
+        assert not set(beat.capabilities) & set(speech_lanes_for(True))
     finally:
         worker.queue.close()
         worker.db.dispose()

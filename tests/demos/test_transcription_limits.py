@@ -2,13 +2,11 @@
 length a client declared (an API upload may declare none), and an answer whose card is gone is
 measured against the same target the CLI uses without a card."""
 
-import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
-from app.demos.worker.transcription import TranscriptionExecutor
 from app.jobs.queue import speech_lane
 from app.presets import DemoTimedOut
 from app.settings import Settings
@@ -16,7 +14,7 @@ from app.speech.child import Job, time_limit_seconds
 from app.speech.delivery import TARGET_WITHOUT_CARD_SECONDS
 from app.speech.models import Recording
 from app.storage.database import Database
-from tests.helpers.recordings import recording, store_recording
+from tests.helpers.recordings import recording, store_recording, transcription_executor
 
 
 class TimingOut:
@@ -40,24 +38,13 @@ def db(settings: Settings) -> Iterator[Database]:
     database.dispose()
 
 
-def executor(settings: Settings, db: Database, runner: TimingOut) -> TranscriptionExecutor:
-    return TranscriptionExecutor(
-        "w1",
-        settings=settings,
-        db=db,
-        queue=None,
-        runner=runner,
-        stopping=threading.Event(),  # type: ignore[arg-type]
-    )
-
-
 @pytest.mark.parametrize("declared", [0.0, 5.0], ids=["none-declared", "five-declared"])
 def test_the_time_limit_is_the_longest_recording_s_whatever_was_declared(
     settings: Settings, db: Database, declared: float
 ) -> None:
     runner = TimingOut()
     recording_id = store_recording(db, audio=b"sound", declared_seconds=declared)
-    executor(settings, db, runner).execute(recording_id, speech_lane(False))
+    transcription_executor(settings, db, runner=runner).execute(recording_id, speech_lane(False))
     limit = time_limit_seconds(settings.max_recording_seconds)
     assert [timeout for _, timeout in runner.calls] == [limit]
     ended = recording(db, recording_id)
@@ -74,6 +61,6 @@ def test_an_answer_whose_card_is_gone_has_the_target_of_an_answer_without_a_card
         assert found is not None
         found.card_id = "a-card-no-longer-in-the-deck"
         session.commit()
-    executor(settings, db, runner).execute(recording_id, speech_lane(False))
+    transcription_executor(settings, db, runner=runner).execute(recording_id, speech_lane(False))
     [(job, _)] = runner.calls
     assert job["target_seconds"] == TARGET_WITHOUT_CARD_SECONDS

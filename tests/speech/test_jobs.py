@@ -17,7 +17,7 @@ from app.speech.models import Recording
 from app.storage.base import utcnow
 from app.storage.database import Database
 from tests.factories import make_attempt
-from tests.helpers.demos import demo_settings_for
+from tests.helpers.demos import beat_row, demo_settings_for
 from tests.helpers.recordings import audio_rows, recording, store_recording
 
 AUDIO = b"OggS" + bytes(range(256)) * 8
@@ -141,18 +141,7 @@ def test_the_upkeep_retries_what_a_stale_worker_left_and_queues_it_again(
     setup: tuple[Database, JobQueue], taken: tuple[Database, str]
 ) -> None:
     (db, queue), (_, recording_id) = setup, taken
-    with db.write_sessions() as session:
-        claims.beat(
-            session,
-            name="host:1",
-            device="CPU",
-            compute="simulated",
-            tensorflow_version=None,
-            current_run_id=None,
-            started_at=utcnow(),
-            capabilities=["cpu"],
-            gpu_setting="auto",
-        )
+    beat_row(db, "host:1", ["cpu"])
     upkeep = {
         "queue": queue,
         "retention_days": 30,
@@ -165,6 +154,23 @@ def test_the_upkeep_retries_what_a_stale_worker_left_and_queues_it_again(
     assert claims.upkeep(db, timeout_seconds=0.001, **upkeep)["recordings requeued"] == 1  # type: ignore[arg-type]
     assert recording(db, recording_id).status == "queued"
     assert queue.run_ids("speech") == {recording_id}
+
+
+@pytest.mark.parametrize(
+    ("capabilities", "lane"),
+    [(["gpu", "cpu", "speech-gpu", "speech"], "speech-gpu"), (["gpu", "cpu"], "speech")],
+    ids=["transcribes", "model-not-loaded"],
+)
+def test_a_recording_waits_on_the_gpu_lane_only_while_a_live_worker_reads_it(
+    setup: tuple[Database, JobQueue], capabilities: list[str], lane: str
+) -> None:
+    db, _ = setup
+    recording_id = store_recording(db, audio=AUDIO, lane="speech-gpu")
+    beat_row(db, "gpuhost:1", capabilities, "GPU:0")
+    with db.write_sessions() as session:
+        claims.retry_recordings(session, timeout_seconds=30)
+        session.commit()
+    assert recording(db, recording_id).lane == lane
 
 
 def test_without_a_gpu_worker_a_recording_moves_off_the_gpu_lane(setup: tuple[Database, JobQueue]) -> None:

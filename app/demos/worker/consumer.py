@@ -145,11 +145,9 @@ class DemoWorker:
 
     @property
     def lanes(self) -> tuple[str, ...]:
-        """What it reads, in order: the speech lanes first (a person waits on the page), if it
-        transcribes, then the demo lanes."""
-        gpu = self.heartbeat.capabilities.gpu
-        speech = speech_lanes_for(gpu) if self.transcriptions is not None else ()
-        return (*speech, *self.heartbeat.capabilities.lanes)
+        """What it reads, in order: the speech lanes first (a person waits on the page), once its
+        model has loaded, then the demo lanes."""
+        return (*self.heartbeat.speech_lanes, *self.heartbeat.capabilities.lanes)
 
     def _load_speech_model(self) -> None:
         """Start the speech child and wait for its model; without one, no transcriptions here."""
@@ -167,6 +165,8 @@ class DemoWorker:
             self.speech.close()
             self.speech = self.transcriptions = None
             return
+        self.heartbeat.speech_lanes = speech_lanes_for(self.heartbeat.capabilities.gpu)
+        self.heartbeat.beat()
         log.info(
             "worker %s: speech model %s loaded in %.1f s on %s",
             self.name,
@@ -184,6 +184,8 @@ class DemoWorker:
         if self.speech is not None:
             self.speech.close()
         self.speech = self.transcriptions = None
+        self.heartbeat.speech_lanes = ()
+        self.heartbeat.beat()
         return True
 
     def request_stop(self) -> None:
