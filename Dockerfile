@@ -74,6 +74,9 @@ HEALTHCHECK --interval=30s --timeout=10s --start-period=30s --retries=3 \
 CMD ["/srv/tiercards/deploy/start-web.sh"]
 
 FROM runtime AS worker
+# The speech wheels by hash first (requirements/speech.txt); the extra's install finds them there.
+COPY requirements/speech.txt /tmp/
+RUN pip install --require-hashes --no-deps -r /tmp/speech.txt
 COPY --from=builder /requirements-worker.txt /tmp/
 RUN pip install -r /tmp/requirements-worker.txt
 RUN --mount=type=bind,from=builder,source=/wheels,target=/wheels \
@@ -101,6 +104,8 @@ RUN useradd --create-home --uid 10001 tiercards && mkdir /data && chown tiercard
 WORKDIR /srv/tiercards
 COPY --chmod=755 deploy/*.sh deploy/
 VOLUME ["/data"]
+COPY requirements/speech.txt /tmp/
+RUN python3 -m pip install --require-hashes --no-deps -r /tmp/speech.txt
 COPY --from=builder /requirements-web.txt /tmp/
 RUN python3 -m pip install -r /tmp/requirements-web.txt
 RUN --mount=type=bind,from=builder,source=/wheels,target=/wheels \

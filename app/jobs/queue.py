@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,14 @@ def speech_lanes_for(gpu: bool) -> tuple[str, ...]:
 def speech_lane(gpu_worker_alive: bool) -> str:
     """Where a recording is queued: for a GPU worker while one is alive, else for any worker."""
     return speech_lanes_for(gpu_worker_alive)[0]
+
+
+def speech_lane_now(capabilities: Iterable[Sequence[str] | None]) -> str:
+    """The lane a recording goes on now, from the capabilities of the live workers: the GPU speech
+    lane while one of them reads it (a worker lists the speech lanes once its model loaded), else
+    the lane every transcribing worker reads."""
+    gpu_lane = speech_lane(True)
+    return speech_lane(any(gpu_lane in (lanes or ()) for lanes in capabilities))
 
 
 def queue_kind(queue_url: str) -> str:

@@ -58,9 +58,14 @@ router = APIRouter(dependencies=[Depends(require_scraper)])
 
 @router.get("/metrics", response_class=Response)
 async def metrics(probes: ProbesDep) -> Response:
-    (figures, _), (depth, _), (recordings, _) = await asyncio.gather(
-        probes.demo_figures.outcome(), probes.queue_depth.outcome(), probes.recording_figures.outcome()
+    (figures, _), (depth, _), (recordings, _), (speech_depth, _) = await asyncio.gather(
+        probes.demo_figures.outcome(),
+        probes.queue_depth.outcome(),
+        probes.recording_figures.outcome(),
+        probes.speech_queue_depth.outcome(),
     )
     # Adding up every process's files is file work: off the loop.
-    body = await run_in_threadpool(exposition, DemoCollector(figures, depth), RecordingCollector(recordings))
+    body = await run_in_threadpool(
+        exposition, DemoCollector(figures, depth), RecordingCollector(recordings, speech_depth)
+    )
     return Response(body, media_type=CONTENT_TYPE_LATEST)

@@ -82,6 +82,7 @@ class Probes:
 
     database: Bounded[None]
     queue_depth: Bounded[int]
+    speech_queue_depth: Bounded[int]
     demo_figures: Bounded[DemoFigures]
     recording_figures: Bounded[RecordingFigures]
 
@@ -95,6 +96,9 @@ def _probes(state: State) -> Probes:
         # Building the queue client reads (SQLite) or reaches nothing yet (Redis): inside the read.
         return queue_depth(app_job_queue(state))
 
+    def waiting_recordings() -> int:
+        return queue_depth(app_job_queue(state), "speech")
+
     def figures() -> DemoFigures:
         with state.db.read_sessions() as session:
             return demo_figures(session, state.settings.demo_heartbeat_timeout_seconds)
@@ -106,6 +110,7 @@ def _probes(state: State) -> Probes:
     return Probes(
         Bounded("database", database_answers),
         Bounded("demo queue", waiting_runs),
+        Bounded("speech queue", waiting_recordings),
         Bounded("demo figures", figures),
         Bounded("recording figures", recordings),
     )

@@ -28,10 +28,10 @@ from app.practice import scheduling
 from app.practice.preferences import PracticeSettings
 from app.practice.schemas import MAX_ANSWER_CHARS, MAX_SECONDS, AttemptIn, Kind, Rating
 from app.schemas import WholeNumber
+from app.speech.delivery import MAX_WORDS_PER_MINUTE
 
 MAX_ROWS = 500_000
-# Bounds of the delivery figures an answer given aloud carries: no one speaks 600 words a minute.
-MAX_WORDS_PER_MINUTE = 600
+# Bounds of the delivery figures an answer given aloud carries.
 MAX_DELIVERY_COUNT = 10_000
 SPOKEN_FIGURES = ("words_per_minute", "filler_count", "long_pauses")
 # What a database INTEGER column holds on every engine; a larger count is no real count.

@@ -29,10 +29,10 @@ class Job(TypedDict):
     max_seconds: int
 
 
-def time_limit_seconds(declared_seconds: float) -> float:
+def time_limit_seconds(max_seconds: float) -> float:
     """How long a transcription may take before its child is killed: the model's start-up slack
-    and twice the recording's stated length, far above the ~0.1 real-time factor measured here."""
-    return 30.0 + 2 * max(declared_seconds, 0.0)
+    and twice the longest recording (`max_seconds`), far above the real-time factor measured here."""
+    return 30.0 + 2 * max(max_seconds, 0.0)
 
 
 def transcribe(model: SpeechModel, job: Mapping[str, Any]) -> dict[str, Any]:

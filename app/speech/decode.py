@@ -39,8 +39,6 @@ _CUT_SHORT = "The recording was cut short: it ends before the length its file st
 class Recording:
     samples: npt.NDArray[np.float32]
     seconds: float
-    container: str
-    codec: str
 
 
 def _refusal(message: str) -> Invalid:
@@ -159,6 +157,4 @@ def decode_recording(
         raise _refusal("The recording is 0 s long: nothing was recorded.")
     if (declared is not None and seconds < declared - _DECLARED_SLACK_SECONDS) or _cut_short(data, name):
         raise _refusal(_CUT_SHORT)
-    return Recording(
-        samples=samples.astype(np.float32) / 32768.0, seconds=seconds, container=name, codec=codec
-    )
+    return Recording(samples=samples.astype(np.float32) / 32768.0, seconds=seconds)

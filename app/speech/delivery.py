@@ -15,15 +15,24 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 FILLERS = ("um", "uh", "like", "you know", "so", "basically")
 # Words per minute of ordinary conversational speech.
 PACE_BAND = (130, 175)
 LONG_PAUSE_SECONDS = 2.0
 MOST_USED = 5
+# Speech shorter than this tells no pace (two words in 0.18 s would be 666 a minute): such an answer
+# has 0 words a minute and the pace TOO_SHORT.
+MIN_PACE_SECONDS = 2.0
+TOO_SHORT: Final = "too short to tell"
+# No one speaks faster; the one bound for the pace an answer stores, exports and imports.
+MAX_WORDS_PER_MINUTE = 600
+# The target of an answer with no card to take one from (the CLI without --card, a card since gone
+# from the deck).
+TARGET_WITHOUT_CARD_SECONDS = 60
 
-Pace = Literal["slow", "steady", "fast"]
+Pace = Literal["slow", "steady", "fast", "too short to tell"]
 
 _ALWAYS = {"basically": "basically"}
 _UM = re.compile(r"u+h*m+")
@@ -78,16 +87,8 @@ class Delivery:
     terms_missed: tuple[str, ...]
 
     @property
-    def over_target_seconds(self) -> float:
-        return self.seconds - self.target_seconds
-
-    @property
     def filler_count(self) -> int:
         return sum(count for _, count in self.fillers)
-
-    @property
-    def longest_pause_seconds(self) -> float:
-        return max((pause.seconds for pause in self.pauses), default=0.0)
 
     def to_doc(self) -> dict[str, Any]:
         """As stored with the recording (`Recording.delivery`) and answered by the API."""
@@ -195,6 +196,8 @@ def _said(term: str, pieces: list[str]) -> bool:
 
 def _pace(words_per_minute: float) -> Pace:
     low, high = PACE_BAND
+    if not words_per_minute:
+        return TOO_SHORT
     return "slow" if words_per_minute < low else "fast" if words_per_minute > high else "steady"
 
 
@@ -202,10 +205,11 @@ def measure(words: Sequence[Word], *, seconds: float, terms: Sequence[str], targ
     """The delivery of one answer: `words` as the model heard them, `seconds` the recording's length.
 
     Words per minute are counted over the time spent speaking (first word to last), so the silence
-    before pressing stop does not slow the pace; pauses are the gaps between words."""
+    before pressing stop does not slow the pace, and only over MIN_PACE_SECONDS or more; pauses are
+    the gaps between words."""
     tokens = _tokens(words)
     span = tokens[-1].end - tokens[0].start if tokens else 0.0
-    per_minute = len(tokens) / span * 60 if span > 0 else 0.0
+    per_minute = min(len(tokens) / span * 60, MAX_WORDS_PER_MINUTE) if span >= MIN_PACE_SECONDS else 0.0
     pauses = tuple(
         Pause(after=before.bare, start=before.end, seconds=after.start - before.end)
         for before, after in pairwise(tokens)

@@ -13,7 +13,7 @@ Which workers are alive is the caller's to say (the workers' rows are the demo d
 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, select, update
@@ -39,7 +39,6 @@ class Claimed:
     recording_id: str
     card_id: str
     kind: str
-    declared_seconds: float
     tries: int
     audio: bytes
 
@@ -73,12 +72,10 @@ def claim(session: Session, *, recording_id: str, worker: str) -> Claimed | None
         session.commit()
         return None
     row = session.execute(
-        select(Recording.card_id, Recording.kind, Recording.declared_seconds, Recording.tries).where(
-            Recording.id == recording_id
-        )
+        select(Recording.card_id, Recording.kind, Recording.tries).where(Recording.id == recording_id)
     ).one()
     session.commit()
-    return Claimed(recording_id, row.card_id, row.kind, row.declared_seconds, row.tries, audio)
+    return Claimed(recording_id, row.card_id, row.kind, row.tries, audio)
 
 
 def _running_under(worker: str, recording_id: str) -> Any:
@@ -245,6 +242,18 @@ def delete_kept_audio(session: Session) -> int:
         .execution_options(synchronize_session=False)
     )
     return len(expired)
+
+
+def delete_finished_before(session: Session, cutoff: datetime) -> int:
+    """Part of the caller's unit of work: recordings that ended before `cutoff`
+    (RECORDING_RETENTION_DAYS), transcripts and all. An answer saved from one keeps its text and
+    figures; its recording_id becomes null (the foreign key says so)."""
+    result: Any = session.execute(
+        delete(Recording)
+        .where(Recording.status.in_(("done", "failed")), Recording.finished_at < cutoff)
+        .execution_options(synchronize_session=False)
+    )
+    return int(result.rowcount or 0)
 
 
 def enqueue_all(queue: JobQueue, requeue: Collection[Requeue]) -> int:

@@ -1,5 +1,5 @@
-"""What /metrics says about recorded answers: recordings by status, and how fast the last ones
-were transcribed against their length (the real-time factor).
+"""What /metrics says about recorded answers: recordings by status, those waiting on the queue, and
+how fast the last ones were transcribed against their length (the real-time factor).
 
 Read from the database when /metrics is asked, like the demo figures (app/demos/metrics.py), so
 every web replica reports the same; both reads are bounded (a GROUP BY on the status index, and
@@ -52,8 +52,16 @@ class RecordingCollector:
     """The figures as Prometheus gauges; figures that could not be read (None) are left out."""
 
     figures: RecordingFigures | None
+    # Recordings waiting on the speech lanes of the job queue.
+    depth: int | None
 
     def collect(self) -> Iterator[Metric]:
+        if self.depth is not None:
+            yield GaugeMetricFamily(
+                "tiercards_recording_queue_depth",
+                "Recordings waiting on the job queue's speech lanes to be transcribed.",
+                value=self.depth,
+            )
         if self.figures is None:
             return
         recordings = GaugeMetricFamily(

@@ -97,7 +97,8 @@ def resolve(speech_model: str | None) -> ModelFolder:
             raise Unavailable(
                 f"SPEECH_MODEL {folder} is not a folder: name a CTranslate2 Whisper model folder."
             )
-        return ModelFolder(path=folder, manifest=_read_sums(folder), name=str(folder))
+        # Recordings store the name: where this server keeps its models is no one else's business.
+        return ModelFolder(path=folder, manifest=_read_sums(folder), name=folder.resolve().name)
     try:
         path = Path(str(importlib.resources.files(BUNDLED_PACKAGE).joinpath("model")))
     except ModuleNotFoundError as error:

@@ -18,12 +18,13 @@ from sqlalchemy.orm import Session
 from app.accounts.service import lock_person
 from app.content.model import Card
 from app.exceptions import Invalid, NotFound, NotThisFormat, TooLarge, TooMany, Unavailable, field_messages
-from app.jobs.queue import JobQueue, speech_lane
+from app.jobs.queue import JobQueue, speech_lane_now
 from app.settings import Settings
 from app.speech.decode import _LENGTH_SLACK_SECONDS as LENGTH_SLACK_SECONDS
 from app.speech.models import Recording, RecordingAudio
 from app.speech.schemas import RecordingIn, RecordingOut, delivery_fields
 from app.storage.base import utcnow
+from app.storage.database import erase_deleted
 
 log = logging.getLogger("tiercards.speech")
 
@@ -105,11 +106,13 @@ def check_upload(upload: Upload, *, card: Card, max_seconds: int, max_bytes: int
     return CheckedUpload(data=data, audio=upload.audio, content_type=content_type)
 
 
-def gpu_worker_alive(session: Session, *, timeout_seconds: float) -> bool:
-    """Whether a worker that reads the GPU lanes beat within the timeout."""
+def lane_now(session: Session, *, timeout_seconds: float) -> str:
+    """The speech lane for a recording sent now (`speech_lane_now`), from the workers that beat
+    within the timeout."""
     cutoff = utcnow() - timedelta(seconds=timeout_seconds)
-    rows = session.execute(select(_WORKER_BEATS.c.capabilities).where(_WORKER_BEATS.c.last_seen >= cutoff))
-    return any("gpu" in (capabilities or ()) for (capabilities,) in rows)
+    return speech_lane_now(
+        session.scalars(select(_WORKER_BEATS.c.capabilities).where(_WORKER_BEATS.c.last_seen >= cutoff))
+    )
 
 
 def submit(
@@ -142,7 +145,7 @@ def submit(
         kind=data.kind,
         follow_up=data.follow_up,
         status="queued",
-        lane=speech_lane(gpu_worker_alive(session, timeout_seconds=settings.demo_heartbeat_timeout_seconds)),
+        lane=lane_now(session, timeout_seconds=settings.demo_heartbeat_timeout_seconds),
         # 0: the client did not say (the API's seconds is optional); the worker measures it.
         declared_seconds=round(data.seconds or 0.0, 2),
     )
@@ -162,6 +165,7 @@ def submit(
         recording.finished_at = utcnow()
         session.execute(delete(RecordingAudio).where(RecordingAudio.recording_id == recording.id))
         session.commit()
+        erase_deleted(session.get_bind().engine)
         raise Unavailable(recording.error) from error
     return recording
 

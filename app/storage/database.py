@@ -1,7 +1,9 @@
 """Engine, sessions and the SQLite settings that let the web and the worker share one file."""
 
 import asyncio
+import logging
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,12 @@ POOL_SIZE = 10
 POOL_MAX_OVERFLOW = 30
 POOL_TIMEOUT_S = 10
 WRITERS_IN_FLIGHT = 4
+# A checkpoint that a reader keeps busy (each try already waits busy_timeout) is tried this often,
+# this far apart, before the log is left for the next one.
+ERASE_TRIES = 3
+ERASE_RETRY_S = 0.2
+
+log = logging.getLogger(__name__)
 
 
 def make_engine(settings: Settings, migrating: bool = False) -> Engine:
@@ -115,10 +123,27 @@ class Database:
         still holds the pages as they were written, so they are copied into the database (where
         secure_delete zeroed the rows) and the log emptied. PostgreSQL's files are not this app's
         data folder; its deleted rows are unreadable and vacuumed away."""
-        if self.engine.dialect.name != "sqlite":
-            return
-        with self.engine.connect() as connection:
-            connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        erase_deleted(self.engine)
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def erase_deleted(engine: Engine) -> None:
+    """`Database.erase_deleted` on `engine`; a checkpoint readers keep busy is tried again briefly,
+    then said in the log (the pages stay in the log until a later checkpoint)."""
+    if engine.dialect.name != "sqlite":
+        return
+    for attempt in range(ERASE_TRIES):
+        if attempt:
+            time.sleep(ERASE_RETRY_S)
+        with engine.execution_options(sqlite_begin="DEFERRED").connect() as connection:
+            # (busy, log pages, pages checkpointed); busy is 1 when a reader held the log.
+            row = connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)").one()
+        if not row[0]:
+            return
+    log.warning(
+        "could not empty the write-ahead log after deleting recorded audio: readers kept it busy "
+        "(%s pages in it); a later checkpoint will",
+        row[1],
+    )

@@ -23,9 +23,12 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
 from app import PROJECT_ROOT
+from app.demos import claims
 from app.demos.models import DemoRun, WorkerBeat
+from app.jobs.queue import lanes_for
 from app.settings import Settings
 from app.storage import migrations
+from app.storage.base import utcnow
 from app.storage.database import Database
 from tests.services import database_url
 
@@ -262,3 +265,26 @@ def settle(db: Database) -> None:
             return session.scalar(select(DemoRun.id).where(DemoRun.status == "running")) is None
 
     wait_for(none_running, 30, 0.2, "running demos to stop")
+
+
+def demo_lanes(worker: dict[str, Any]) -> list[str]:
+    """The demo lanes among a listed worker's capabilities (it lists its speech lanes too, once its
+    speech model has loaded)."""
+    demo = lanes_for(True)
+    return [lane for lane in worker["capabilities"] if lane in demo]
+
+
+def beat_row(db: Database, name: str, capabilities: list[str], device: str = "CPU") -> None:
+    """A worker's heartbeat row, as `tiercards worker` writes it."""
+    with db.write_sessions() as session:
+        claims.beat(
+            session,
+            name=name,
+            device=device,
+            compute="simulated",
+            tensorflow_version="2.x",
+            current_run_id=None,
+            started_at=utcnow(),
+            capabilities=capabilities,
+            gpu_setting="auto",
+        )

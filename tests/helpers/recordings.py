@@ -3,13 +3,17 @@ of the workers that transcribe them, and the reads those tests make."""
 
 import subprocess
 import sys
+import threading
 import uuid
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import func, select
 
 from app.accounts.models import LOCAL_USER_ID
+from app.demos.worker.transcription import TranscriptionExecutor
 from app.jobs.queue import JobQueue, speech_lane
+from app.settings import Settings
 from app.speech.models import Recording, RecordingAudio
 from app.storage.database import Database
 from tests.helpers.demos import wait_for
@@ -85,6 +89,7 @@ def audio_rows(db: Database, recording_id: str | None = None) -> int:
 _SEARCH = """
 import sys
 from pathlib import Path
+from typing import Any
 pieces = sys.stdin.buffer.read().split(b"\\n--piece--\\n")
 for path in Path(sys.argv[1]).rglob("*"):
     if path.is_file() and any(piece in path.read_bytes() for piece in pieces):
@@ -109,3 +114,17 @@ def files_holding(folder: Path, data: bytes) -> list[Path]:
         timeout=60,
     )
     return [Path(line) for line in found.stdout.decode().splitlines()]
+
+
+def transcription_executor(
+    settings: Settings, db: Database, *, runner: Any, queue: JobQueue | None = None
+) -> TranscriptionExecutor:
+    """A worker's transcription executor around `runner`, a stand-in for its speech process."""
+    return TranscriptionExecutor(
+        "host:1",
+        settings=settings,
+        db=db,
+        queue=queue,  # type: ignore[arg-type]
+        runner=runner,
+        stopping=threading.Event(),
+    )

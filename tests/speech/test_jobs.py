@@ -7,15 +7,17 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from app.demos import claims
 from app.jobs.queue import JobQueue
+from app.practice.models import Attempt
 from app.speech import jobs
 from app.speech.models import Recording
 from app.storage.base import utcnow
 from app.storage.database import Database
-from tests.helpers.demos import demo_settings_for
+from tests.factories import make_attempt
+from tests.helpers.demos import beat_row, demo_settings_for
 from tests.helpers.recordings import audio_rows, recording, store_recording
 
 AUDIO = b"OggS" + bytes(range(256)) * 8
@@ -63,7 +65,7 @@ def test_a_recording_is_claimed_by_one_worker_with_its_audio(setup: tuple[Databa
     db, _ = setup
     recording_id = store_recording(db, audio=AUDIO, declared_seconds=12.0)
     claimed = claim(db, recording_id, "host:1")
-    assert claimed is not None and claimed.audio == AUDIO and claimed.declared_seconds == 12.0
+    assert claimed is not None and claimed.audio == AUDIO
     assert claim(db, recording_id, "host:2") is None
     stored = recording(db, recording_id)
     assert (stored.status, stored.worker, stored.tries) == ("running", "host:1", 1)
@@ -139,21 +141,11 @@ def test_the_upkeep_retries_what_a_stale_worker_left_and_queues_it_again(
     setup: tuple[Database, JobQueue], taken: tuple[Database, str]
 ) -> None:
     (db, queue), (_, recording_id) = setup, taken
-    with db.write_sessions() as session:
-        claims.beat(
-            session,
-            name="host:1",
-            device="CPU",
-            compute="simulated",
-            tensorflow_version=None,
-            current_run_id=None,
-            started_at=utcnow(),
-            capabilities=["cpu"],
-            gpu_setting="auto",
-        )
+    beat_row(db, "host:1", ["cpu"])
     upkeep = {
         "queue": queue,
         "retention_days": 30,
+        "recording_retention_days": 7,
         "session_idle": timedelta(hours=1),
         "audit_retention_days": 365,
     }
@@ -162,6 +154,23 @@ def test_the_upkeep_retries_what_a_stale_worker_left_and_queues_it_again(
     assert claims.upkeep(db, timeout_seconds=0.001, **upkeep)["recordings requeued"] == 1  # type: ignore[arg-type]
     assert recording(db, recording_id).status == "queued"
     assert queue.run_ids("speech") == {recording_id}
+
+
+@pytest.mark.parametrize(
+    ("capabilities", "lane"),
+    [(["gpu", "cpu", "speech-gpu", "speech"], "speech-gpu"), (["gpu", "cpu"], "speech")],
+    ids=["transcribes", "model-not-loaded"],
+)
+def test_a_recording_waits_on_the_gpu_lane_only_while_a_live_worker_reads_it(
+    setup: tuple[Database, JobQueue], capabilities: list[str], lane: str
+) -> None:
+    db, _ = setup
+    recording_id = store_recording(db, audio=AUDIO, lane="speech-gpu")
+    beat_row(db, "gpuhost:1", capabilities, "GPU:0")
+    with db.write_sessions() as session:
+        claims.retry_recordings(session, timeout_seconds=30)
+        session.commit()
+    assert recording(db, recording_id).lane == lane
 
 
 def test_without_a_gpu_worker_a_recording_moves_off_the_gpu_lane(setup: tuple[Database, JobQueue]) -> None:
@@ -183,3 +192,51 @@ def test_a_queued_recording_missing_from_the_queue_is_found(setup: tuple[Databas
     jobs.enqueue_all(queue, [(recording_id, "speech")])
     with db.read_sessions() as session:
         assert jobs.lost(session, queue=queue, grace_seconds=-1) == []
+
+
+def test_recordings_finished_past_their_retention_are_deleted_and_their_answers_stay(
+    setup: tuple[Database, JobQueue],
+) -> None:
+    db, queue = setup
+    days = 7
+    ages = {
+        "old-done": ("done", 8),
+        "old-failed": ("failed", 8),
+        "recent": ("done", 6),
+        "waiting": ("queued", 30),
+    }
+    ids = {name: store_recording(db, audio=AUDIO) for name in ages}
+    with db.write_sessions() as session:
+        for name, (status, age) in ages.items():
+            session.execute(
+                update(Recording)
+                .where(Recording.id == ids[name])
+                .values(
+                    status=status,
+                    finished_at=utcnow() - timedelta(days=age),
+                    transcript="Prefetch goes last.",
+                )
+            )
+        answer = make_attempt(
+            text="Prefetch goes last.", recording_id=ids["old-done"], words_per_minute=150.0
+        )
+        session.add(answer)
+        session.commit()
+        answer_id = answer.id
+    done = claims.upkeep(
+        db,
+        queue=queue,
+        timeout_seconds=60,
+        retention_days=30,
+        recording_retention_days=days,
+        session_idle=timedelta(hours=1),
+        audit_retention_days=365,
+    )
+    assert done["recordings deleted"] == 2
+    with db.read_sessions() as session:
+        left = set(session.scalars(select(Recording.id)))
+        kept = session.get(Attempt, answer_id)
+    assert left == {ids["recent"], ids["waiting"]}
+    assert kept is not None and kept.recording_id is None
+    assert (kept.text, kept.words_per_minute) == ("Prefetch goes last.", 150.0)
+    assert audio_rows(db) == 2

@@ -9,6 +9,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import update
 
 from app.factory import create_app
+from app.jobs.dependencies import app_job_queue
+from app.jobs.queue import speech_lane
 from app.speech.metrics import RTF_WINDOW
 from app.speech.models import Recording
 from app.storage.base import utcnow
@@ -57,3 +59,16 @@ def test_recordings_by_status_and_the_real_time_factor_are_scraped(tmp_path: Pat
     ninetieth = figures[("tiercards_recording_real_time_factor", (("quantile", "0.9"),))]
     assert 0.4 < median < ninetieth <= max(factors.values())
     assert median == pytest.approx(0.535, abs=0.02)
+
+
+def test_recordings_waiting_on_the_speech_lanes_are_counted_apart_from_demo_runs(tmp_path: Path) -> None:
+    settings = demo_settings_for(tmp_path)
+    app = create_app(settings)
+    with TestClient(app, client=("127.0.0.1", 50000)) as client:
+        assert scrape(client)[("tiercards_recording_queue_depth", ())] == 0
+        queue = app_job_queue(app.state)
+        for lane in (speech_lane(False), speech_lane(False), speech_lane(True)):
+            queue.enqueue(store_recording(app.state.db, audio=b"x", lane=lane), lane=lane)
+        figures = scrape(client)
+    assert figures[("tiercards_recording_queue_depth", ())] == 3
+    assert figures[("tiercards_demo_queue_depth", ())] == 0

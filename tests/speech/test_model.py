@@ -82,6 +82,8 @@ def test_speech_model_names_a_folder_whose_sums_file_is_checked(tmp_path: Path) 
     )
     chosen = model.resolve(str(folder))
     assert chosen.path == folder and set(chosen.manifest) == set(model.BUNDLED_MANIFEST)
+    # What a recording stores as its model: the folder's name, not where this server keeps it.
+    assert chosen.name == model.resolve(f"{folder}/").name == "larger"
     model.verify(chosen)
     (folder / "vocabulary.txt").write_text("changed")
     with pytest.raises(Unavailable) as changed:

@@ -2,6 +2,7 @@
 and queue nothing, an accepted one is queued on a speech lane, and the fragment polls until the
 worker's transcript and delivery figures are there."""
 
+import secrets
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from app.demos.models import WorkerBeat
 from app.jobs.dependencies import app_job_queue
+from app.jobs.queue import speech_lanes_for
 from app.speech.models import Recording
 from tests.factories import OWNER_CARD
 from tests.helpers.html import HTMX, soup_of
@@ -61,12 +63,34 @@ def test_a_recording_goes_to_the_gpu_lane_while_a_gpu_worker_is_alive(
     client: TestClient, app: FastAPI
 ) -> None:
     with write_session(app) as session:
-        session.add(WorkerBeat(name="gpuhost:1", device="GPU:0", compute="real", capabilities=["gpu", "cpu"]))
+        session.add(
+            WorkerBeat(
+                name="gpuhost:1",
+                device="GPU:0",
+                compute="real",
+                capabilities=["gpu", "cpu", *speech_lanes_for(True)],
+            )
+        )
     try:
         recording_id = section_of(send(client))["data-recording"]
         with app.state.db.read_sessions() as session:
             assert session.get(Recording, recording_id).lane == "speech-gpu"  # type: ignore[union-attr]
         assert recording_id in queued_ids(app)
+    finally:
+        with write_session(app) as session:
+            session.query(WorkerBeat).delete()
+
+
+def test_a_gpu_worker_whose_speech_model_did_not_load_gets_no_recordings(
+    client: TestClient, app: FastAPI
+) -> None:
+    # It reads the GPU demo lanes but lists no speech lane: a recording queued for it would wait.
+    with write_session(app) as session:
+        session.add(WorkerBeat(name="gpuhost:1", device="GPU:0", compute="real", capabilities=["gpu", "cpu"]))
+    try:
+        recording_id = section_of(send(client))["data-recording"]
+        with app.state.db.read_sessions() as session:
+            assert session.get(Recording, recording_id).lane == "speech"  # type: ignore[union-attr]
     finally:
         with write_session(app) as session:
             session.query(WorkerBeat).delete()
@@ -163,10 +187,19 @@ def test_a_queue_that_cannot_be_reached_fails_the_recording_and_keeps_no_audio(
         raise ConnectionError("queue down")
 
     monkeypatch.setattr(app_job_queue(app.state), "enqueue", unreachable)
-    response = send(client)
+    sound = secrets.token_bytes(32_000)
+    header = wav_bytes(seconds=0)
+    wav = (
+        header[:4] + (36 + len(sound)).to_bytes(4, "little") + header[8:40] + len(sound).to_bytes(4, "little")
+    )
+    response = send(client, audio=audio_file(wav + sound))
     assert response.status_code == 503
     assert "Could not reach the job queue" in section_of(response).select_one("[role=alert]").get_text()
     assert stored_counts(app) == (1, 0)
+    # Nor any copy of the sound in the data folder (SQLite's write-ahead log held it).
+    piece = sound[16_000:16_064]
+    folder = app.state.settings.data_dir
+    assert not [path for path in folder.rglob("*") if path.is_file() and piece in path.read_bytes()]
 
 
 def test_a_transcribed_recording_shows_its_transcript_hook_and_how_it_was_said(

@@ -145,11 +145,9 @@ class DemoWorker:
 
     @property
     def lanes(self) -> tuple[str, ...]:
-        """What it reads, in order: the speech lanes first (a person waits on the page), if it
-        transcribes, then the demo lanes."""
-        gpu = self.heartbeat.capabilities.gpu
-        speech = speech_lanes_for(gpu) if self.transcriptions is not None else ()
-        return (*speech, *self.heartbeat.capabilities.lanes)
+        """What it reads, in order: the speech lanes first (a person waits on the page), once its
+        model has loaded, then the demo lanes."""
+        return (*self.heartbeat.speech_lanes, *self.heartbeat.capabilities.lanes)
 
     def _load_speech_model(self) -> None:
         """Start the speech child and wait for its model; without one, no transcriptions here."""
@@ -167,6 +165,8 @@ class DemoWorker:
             self.speech.close()
             self.speech = self.transcriptions = None
             return
+        self.heartbeat.speech_lanes = speech_lanes_for(self.heartbeat.capabilities.gpu)
+        self.heartbeat.beat()
         log.info(
             "worker %s: speech model %s loaded in %.1f s on %s",
             self.name,
@@ -174,6 +174,19 @@ class DemoWorker:
             waited,
             self.speech.ready_info.get("device"),
         )
+
+    def drop_speech_if_lost(self) -> bool:
+        """When the speech process could not load its model again, stop transcribing here (the
+        executor said why in the log); returns whether it stopped now."""
+        if self.transcriptions is None or self.transcriptions.model_lost is None:
+            return False
+        tasks.bind("speech", None)
+        if self.speech is not None:
+            self.speech.close()
+        self.speech = self.transcriptions = None
+        self.heartbeat.speech_lanes = ()
+        self.heartbeat.beat()
+        return True
 
     def request_stop(self) -> None:
         self.stopping.set()
@@ -208,6 +221,7 @@ class DemoWorker:
             queue=self.queue,
             timeout_seconds=self.settings.demo_heartbeat_timeout_seconds,
             retention_days=self.settings.demo_retention_days,
+            recording_retention_days=self.settings.recording_retention_days,
             session_idle=timedelta(hours=self.settings.session_idle_hours),
             audit_retention_days=self.settings.audit_retention_days,
         )
@@ -236,6 +250,8 @@ class DemoWorker:
             huey, job = found
             # A job put off for later goes to its lane's schedule; any other runs now.
             huey.execute(job)
+            if self.drop_speech_if_lost():
+                hueys = [self.queue.hueys[lane] for lane in self.lanes]
 
     def _next_job(self, hueys: list[Any]) -> tuple[Any, Any] | None:
         for huey in hueys:

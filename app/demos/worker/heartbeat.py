@@ -60,6 +60,9 @@ class Heartbeat:
     ) -> None:
         self.db = db
         self.capabilities = capabilities
+        # The speech lanes it reads: none until its speech model has loaded (the web routes
+        # recordings by them), none again once the model is lost.
+        self.speech_lanes: tuple[str, ...] = ()
         self.name = name
         self.stopping = stopping
         self.parent_pid = parent_pid
@@ -94,7 +97,7 @@ class Heartbeat:
                 tensorflow_version=self.tensorflow_version,
                 current_run_id=current.run_id if current else None,
                 started_at=self.started_at,
-                capabilities=self.capabilities.lanes,
+                capabilities=[*self.capabilities.lanes, *self.speech_lanes],
                 gpu_setting=self.capabilities.setting,
             )
 

@@ -14,14 +14,12 @@ from app.presets import DemoCancelled, DemoCrashed, DemoFailed, DemoTimedOut, Pr
 from app.settings import Settings
 from app.speech import jobs
 from app.speech.child import Job, time_limit_seconds
+from app.speech.delivery import TARGET_WITHOUT_CARD_SECONDS
 from app.speech.model import card_terms
 from app.storage.database import Database
 
 log = logging.getLogger("tiercards.worker")
 
-# When the answer's card is gone from the deck (renamed, deleted) there are no terms to prime
-# with, and this is the target its pace is measured against.
-FALLBACK_TARGET_SECONDS = 60
 CRASHED = "{what}. A fresh speech process was started; record it again if this happens twice."
 
 
@@ -44,6 +42,9 @@ class TranscriptionExecutor:
         self.queue = queue
         self.runner = runner
         self.stopping = stopping
+        # Why the speech process could not load its model again, once it could not: from then on
+        # this worker gives recordings back, and its consumer stops reading the speech lanes.
+        self.model_lost: str | None = None
 
     @cached_property
     def catalogue(self) -> Catalogue:
@@ -51,7 +52,7 @@ class TranscriptionExecutor:
 
     def execute(self, recording_id: str, lane: str) -> None:
         """The body of the transcribe task, for a job taken from `lane`."""
-        if self.stopping.is_set():
+        if self.stopping.is_set() or self.model_lost is not None:
             self.queue.enqueue(recording_id, lane=lane)  # leave it for the next worker
             return
         with self.db.write_sessions() as session:
@@ -62,17 +63,22 @@ class TranscriptionExecutor:
         self._transcribe(claimed, lane)
 
     def _job(self, claimed: jobs.Claimed) -> Job:
+        # A card gone from the deck (renamed, deleted) has no terms to prime with, nor a target.
         card = self.catalogue.get(claimed.card_id)
         return Job(
             audio=claimed.audio,
             terms=card_terms(card) if card is not None else (),
-            target_seconds=card.time_budget(claimed.kind) if card is not None else FALLBACK_TARGET_SECONDS,
+            target_seconds=card.time_budget(claimed.kind)
+            if card is not None
+            else TARGET_WITHOUT_CARD_SECONDS,
             max_seconds=self.settings.max_recording_seconds,
         )
 
     def _transcribe(self, claimed: jobs.Claimed, lane: str) -> None:
         recording_id = claimed.recording_id
-        limit = time_limit_seconds(claimed.declared_seconds)
+        # The declared length is the client's word (an API upload may give none): the limit is the
+        # longest recording's, as decoding stops there.
+        limit = time_limit_seconds(self.settings.max_recording_seconds)
         log.info("recording %s: transcribing (try %d, limit %.0f s)", recording_id, claimed.tries, limit)
         try:
             result = self.runner.transcribe(
@@ -80,9 +86,7 @@ class TranscriptionExecutor:
             )
         except (DemoCancelled, DemoCrashed) as error:
             if self.stopping.is_set():
-                with self.db.write_sessions() as session:
-                    if jobs.give_back(session, recording_id=recording_id, worker=self.name, lane=lane):
-                        self.queue.enqueue(recording_id, lane=lane)
+                self._give_back(recording_id, lane)
                 log.info("recording %s: handed back, the worker is stopping", recording_id)
                 return
             message = CRASHED.format(what=f"{error.message[:1].upper()}{error.message[1:]}")
@@ -104,7 +108,20 @@ class TranscriptionExecutor:
                 "stopped. Record it again.",
             )
             return
-        except (DemoFailed, PresetUnavailable) as error:
+        except PresetUnavailable as error:
+            # The model loaded at start, so this is a fresh speech process after a crash that
+            # could not load it (its files changed or went): every later recording would fail too.
+            self._give_back(recording_id, lane)
+            self.model_lost = error.message
+            log.warning(
+                "worker %s stops transcribing: the speech process could not load its model again (%s); "
+                "recording %s was handed back for another worker",
+                self.name,
+                error.message,
+                recording_id,
+            )
+            return
+        except DemoFailed as error:
             log.error("recording %s: the speech process raised %s", recording_id, error.message)
             self._fail(
                 recording_id,
@@ -127,6 +144,11 @@ class TranscriptionExecutor:
             result["duration_s"],
             result["real_time_factor"],
         )
+
+    def _give_back(self, recording_id: str, lane: str) -> None:
+        with self.db.write_sessions() as session:
+            if jobs.give_back(session, recording_id=recording_id, worker=self.name, lane=lane):
+                self.queue.enqueue(recording_id, lane=lane)
 
     def _fail(self, recording_id: str, error: str) -> None:
         with self.db.write_sessions() as session:

@@ -18,9 +18,8 @@ from app.demos.models import DemoRun, WorkerBeat
 from app.demos.worker import pid_alive
 from app.presets import PRESETS
 from app.storage.base import utcnow
-from app.storage.database import Database
 from tests.factories import DECK
-from tests.helpers.demos import HEARTBEAT_TIMEOUT_S, SMALL, submit
+from tests.helpers.demos import HEARTBEAT_TIMEOUT_S, SMALL, beat_row, submit
 from tests.helpers.payloads import demo_run_payload
 
 CARD = "tf-data-prefetch-last"
@@ -262,22 +261,6 @@ def test_the_card_history_lists_only_this_persons_runs_on_the_card(idle_client: 
     assert idle_client.get(f"/cards/{CARD}/demo-runs").text.startswith("<!doctype html>")
 
 
-def _beat(db: Database, name: str, capabilities: list[str], device: str = "CPU") -> None:
-    """A worker's heartbeat row, as `tiercards worker` writes it."""
-    with db.write_sessions() as session:
-        claims.beat(
-            session,
-            name=name,
-            device=device,
-            compute="simulated",
-            tensorflow_version="2.x",
-            current_run_id=None,
-            started_at=utcnow(),
-            capabilities=capabilities,
-            gpu_setting="auto",
-        )
-
-
 def test_a_gpu_preset_is_accepted_and_its_page_and_api_say_it_waits_for_a_gpu_worker(
     idle_client: TestClient, idle_app: FastAPI
 ) -> None:
@@ -292,7 +275,7 @@ def test_a_gpu_preset_is_accepted_and_its_page_and_api_say_it_waits_for_a_gpu_wo
 
     db = idle_app.state.db
     try:
-        _beat(db, "cpu-host:1", ["cpu"])  # a worker without a GPU changes nothing for this run
+        beat_row(db, "cpu-host:1", ["cpu"])  # a worker without a GPU changes nothing for this run
         soup = BeautifulSoup(idle_client.get(f"/demos/{run_id}").text, "html.parser")
         status = soup.select_one("#demo-status")
         # Its own lane: the CPU run queued before it is not ahead of it.
@@ -308,7 +291,7 @@ def test_a_gpu_preset_is_accepted_and_its_page_and_api_say_it_waits_for_a_gpu_wo
             "cpu-host:1"
         ]
 
-        _beat(db, "gpu-host:2", ["gpu", "cpu"], "NVIDIA test GPU")
+        beat_row(db, "gpu-host:2", ["gpu", "cpu"], "NVIDIA test GPU")
         doc = idle_client.get(f"/api/demos/{run_id}").json()
         assert doc["waiting"]["workers"] == ["gpu-host:2"]
         assert doc["waiting"]["message"].startswith("Waiting for a GPU worker: gpu-host:2 (NVIDIA test GPU)")

@@ -49,6 +49,7 @@ def _upkeep(app: FastAPI, queue: JobQueue) -> dict[str, int]:
         queue=queue,
         timeout_seconds=HEARTBEAT_TIMEOUT_S,
         retention_days=30,
+        recording_retention_days=settings.recording_retention_days,
         session_idle=timedelta(hours=settings.session_idle_hours),
         audit_retention_days=settings.audit_retention_days,
     )

@@ -28,6 +28,7 @@ from tests.helpers.clients import csrf_client
 from tests.helpers.demos import (
     SMALL,
     WorkerProcess,
+    demo_lanes,
     demo_settings_for,
     get_run,
     running_worker,
@@ -95,15 +96,12 @@ def test_a_gpu_demo_waits_for_a_gpu_worker_and_only_a_gpu_worker_takes_it(
 
     listed = workers_listed(lane_settings)
     assert list(listed) == [cpu_worker.name]
-    assert (
-        listed[cpu_worker.name]["capabilities"] == ["cpu"]
-        and listed[cpu_worker.name]["gpu_setting"] == "auto"
-    )
+    assert demo_lanes(listed[cpu_worker.name]) == ["cpu"] and listed[cpu_worker.name]["gpu_setting"] == "auto"
     assert listed[cpu_worker.name]["compute"] == "simulated" and listed[cpu_worker.name]["tensorflow_version"]
 
     gpu_worker.start()
     listed = workers_listed(lane_settings)
-    assert listed[gpu_worker.name]["capabilities"] == ["gpu", "cpu"]
+    assert demo_lanes(listed[gpu_worker.name]) == ["gpu", "cpu"]
     assert listed[gpu_worker.name]["gpu_setting"] == "on"
     assert "declared a GPU worker (--gpu) but TensorFlow lists no GPU here" in gpu_worker.log_text()
     table = tiercards(lane_settings, "demo", "workers").stdout.splitlines()

@@ -18,6 +18,7 @@ from tests.helpers.demos import (
     LONG,
     SMALL,
     WorkerProcess,
+    demo_lanes,
     demo_settings_for,
     get_run,
     redis_database,
@@ -55,7 +56,7 @@ def redis_client(redis_settings: Settings, redis_worker: WorkerProcess) -> Itera
 
 def test_a_demo_runs_end_to_end_through_redis(redis_client: TestClient, redis_settings: Settings) -> None:
     workers = redis_client.get("/api/workers").json()
-    assert workers["queue"] == "redis" and workers["workers"][0]["capabilities"] == ["cpu"]
+    assert workers["queue"] == "redis" and demo_lanes(workers["workers"][0]) == ["cpu"]
     run_id = submit(redis_client, params=SMALL)
     doc = wait_status(redis_client, run_id, ("done", "failed"), timeout=60)
     assert doc["status"] == "done", doc["error"]
