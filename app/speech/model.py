@@ -181,7 +181,14 @@ class SpeechModel:
             initial_prompt=initial_prompt(terms) or None,
             **{**DECODE_OPTIONS, **(options or {})},
         )
-        words: list[Any] = [word for segment in segments for word in segment.words or ()]
+        # A decode that runs on past the end of speech writes marks with no word (" . . . ."):
+        # nothing was said there, so they are neither transcript nor pace.
+        words: list[Any] = [
+            word
+            for segment in segments
+            for word in segment.words or ()
+            if any(ch.isalnum() for ch in word.word)
+        ]
         return Transcript(
             text="".join(word.word for word in words).strip(),
             words=tuple(Word(text=word.word, start=float(word.start), end=float(word.end)) for word in words),

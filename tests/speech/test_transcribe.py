@@ -14,7 +14,7 @@ from app.speech.accuracy import word_error_rate
 from app.speech.decode import decode_recording
 from app.speech.delivery import measure
 from app.speech.model import card_terms, load
-from tests.speech.clips import WER_BOUND, sentences, speak
+from tests.speech.clips import WER_BOUND, encode, sentences, speak
 
 # Not the owner's card: its sentences are the ones the term rules were looked at on.
 CARD = "tf-data-cache-placement"
@@ -39,3 +39,19 @@ def test_a_spoken_deck_sentence_is_transcribed_within_the_measured_error(tmp_pat
     )
     assert "cache" in delivery.terms_used
     assert delivery.words == len(transcript.words) > 10
+
+
+def test_a_decode_that_runs_on_past_the_speech_leaves_no_marks_without_words(tmp_path: Path) -> None:
+    """The owner's basics answer in flite's rms voice, sent as Ogg Opus and primed: the decoder runs
+    on past the end of speech and writes " . . . ." (bench/speech_rtf.py); marks are no words said."""
+    from app.content.render import to_plain
+    from tests.factories import OWNER_CARD
+
+    card = parse_card(PROJECT_ROOT / "content" / f"{OWNER_CARD}.md")
+    said = " ".join(to_plain(card.basics.markdown).split())
+    clip = encode(speak(said, voice="rms", folder=tmp_path), container="ogg")
+    recording = decode_recording(clip, max_seconds=180)
+    transcript = load(None).transcribe(recording.samples, terms=card_terms(card))
+
+    assert all(any(ch.isalnum() for ch in word.text) for word in transcript.words), transcript.text
+    assert not transcript.text.endswith(". ."), transcript.text
