@@ -84,6 +84,7 @@
 
   Recorder.prototype.say = function (text) {
     var status = this.status;
+    status.classList.remove("visually-hidden");
     status.textContent = "";
     // Emptied first, so the same words said twice are read out again.
     setTimeout(function () { status.textContent = text; }, 50);
@@ -296,6 +297,8 @@
     this.box.dispatchEvent(new Event("input", { bubbles: true }));
     this.box.focus();
     this.say("Transcript ready: check it, then submit");
+    // Announced, but not shown twice: the transcribed recording below says it on the page.
+    this.status.classList.add("visually-hidden");
   };
 
   var handled = new WeakSet();
