@@ -25,6 +25,11 @@
     return owner === null ? null : PREFIX + owner + ":" + form.dataset.draft;
   }
 
+  // The recording a transcript in the box came from (recorder.js), sent with the answer.
+  function recordingField(form) {
+    return form.querySelector('input[name="recording_id"]');
+  }
+
   function readDraft(form) {
     var key = storageKey(form);
     try {
@@ -39,10 +44,12 @@
     if (!key || !draft || draft.done) return;
     var text = form.querySelector("textarea").value;
     var taken = draft.clock.elapsed();
+    var recording = recordingField(form);
     draft.savedAt = performance.now();
     try {
       if (text || taken > 0) {
-        window.localStorage.setItem(key, JSON.stringify({ text: text, elapsed: taken }));
+        var kept = { text: text, elapsed: taken, recording: (text.trim() && recording && recording.value) || "" };
+        window.localStorage.setItem(key, JSON.stringify(kept));
       } else {
         window.localStorage.removeItem(key);
       }
@@ -102,6 +109,8 @@
     var draft = readDraft(form);
     if (!draft || (!draft.text && !draft.elapsed)) return;
     box.value = draft.text || "";
+    var recording = recordingField(form);
+    if (recording && draft.recording) recording.value = draft.recording;
     clock.before = Math.max(clock.before, Number(draft.elapsed) || 0);
     var note = form.querySelector("[data-draft-note]");
     if (note) note.hidden = false;
@@ -130,8 +139,9 @@
         form.querySelector("textarea").focus();
       });
     }
-    form.querySelector("textarea").addEventListener("input", function () {
-      start(form);
+    form.querySelector("textarea").addEventListener("input", function (event) {
+      // A transcript put in the box is kept, but the clock is the person's own typing.
+      if (event.isTrusted) start(form);
       saveDraft(form);
     });
     form.addEventListener(clockKit.ANSWERING, function () { start(form); });

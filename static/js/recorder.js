@@ -8,8 +8,9 @@
 
   var clockKit = window.tiercards.clock;
 
-  // Opus, as the server decodes it; 32 kbit/s is plenty for speech and keeps uploads small.
-  var TYPES = ["audio/webm;codecs=opus", "audio/ogg;codecs=opus"];
+  // Opus, as the server decodes it, else AAC in MP4 (all Safari records); 32 kbit/s is plenty
+  // for speech and keeps uploads small.
+  var TYPES = ["audio/webm;codecs=opus", "audio/ogg;codecs=opus", "audio/mp4"];
   var BITS_PER_SECOND = 32000;
   var METER_EVERY_MS = 100;
   // The meter's words change at most this often, so a screen reader is not flooded; this long
@@ -18,6 +19,7 @@
   var QUIET = 0.01, LOW = 0.04;
 
   var NO_MICROPHONE = "This browser gives the page no microphone, so answer by typing.";
+  var NO_FORMAT = "This browser cannot record in a format this server reads (Opus or AAC), so answer by typing.";
   var NOT_SECURE = "The browser gives a microphone only to pages served over HTTPS, so answer by typing.";
   var REFUSALS = {
     NotAllowedError: "The microphone is blocked for this page, so answer by typing " +
@@ -41,8 +43,8 @@
   function unsupported() {
     if (window.isSecureContext === false) return NOT_SECURE;
     var media = navigator.mediaDevices;
-    if (!media || !media.getUserMedia || !recordingType()) return NO_MICROPHONE;
-    return null;
+    if (!media || !media.getUserMedia || !window.MediaRecorder) return NO_MICROPHONE;
+    return recordingType() ? null : NO_FORMAT;
   }
 
   function csrfToken(form) {
@@ -71,6 +73,10 @@
     this.buttons.stop.addEventListener("click", function () { self.stop(null); });
     this.buttons.redo.addEventListener("click", function () { self.redo(); });
     this.buttons.send.addEventListener("click", function () { self.send(); });
+    // Edits keep the recording (the text is the edited transcript); an emptied box does not.
+    this.box.addEventListener("input", function () {
+      if (!self.box.value.trim()) self.forget();
+    });
     el.hidden = false;
     var why = unsupported();
     if (why) this.refuse(why);
@@ -78,6 +84,7 @@
 
   Recorder.prototype.say = function (text) {
     var status = this.status;
+    status.classList.remove("visually-hidden");
     status.textContent = "";
     // Emptied first, so the same words said twice are read out again.
     setTimeout(function () { status.textContent = text; }, 50);
@@ -106,9 +113,15 @@
     return this.form.querySelector("[data-answer-timer], [data-timer]");
   };
 
+  // The transcript's recording goes with the form only while the box holds that transcript.
+  Recorder.prototype.forget = function () {
+    this.part("recording-id").value = "";
+  };
+
   Recorder.prototype.record = function () {
     var self = this;
     if (active && active !== this) active.stop();
+    this.forget();
     this.buttons.start.disabled = true;
     this.say("Asking for the microphone…");
     navigator.mediaDevices.getUserMedia({ audio: true }).then(function (stream) {
@@ -130,7 +143,9 @@
       if (event.data && event.data.size) chunks.push(event.data);
     });
     this.media.addEventListener("stop", function () {
-      self.take = { blob: new Blob(chunks, { type: type }), seconds: (performance.now() - self.began) / 1000 };
+      // A timer fires late on a busy page; the take is cut at the limit all the same.
+      var seconds = Math.min((performance.now() - self.began) / 1000, self.maxSeconds);
+      self.take = { blob: new Blob(chunks, { type: type }), seconds: seconds };
       self.show(["send", "redo"], "send");
       self.say((self.reason || "Recorded " + clockKit.format(self.take.seconds)) + ". Send it to be transcribed, or Redo.");
     });
@@ -142,7 +157,7 @@
     active = this;
     this.form.dispatchEvent(new CustomEvent(clockKit.ANSWERING));
     this.meter(stream);
-    var limit = parseFloat(this.el.dataset.maxSeconds);
+    var limit = this.maxSeconds = parseFloat(this.el.dataset.maxSeconds);
     this.limit = setTimeout(function () {
       self.stop("Stopped at the " + clockKit.format(limit) + " limit");
     }, limit * 1000);
@@ -219,7 +234,7 @@
   Recorder.prototype.send = function () {
     var self = this, take = this.take, data = new FormData();
     if (!take) return;
-    var extension = take.blob.type.indexOf("ogg") >= 0 ? "ogg" : "webm";
+    var extension = take.blob.type.split(";")[0].split("/")[1];
     data.append("audio", take.blob, "answer." + extension);
     data.append("tier", this.el.dataset.tier);
     data.append("kind", this.el.dataset.kind);
@@ -257,6 +272,7 @@
       this.show([]);
       this.status.textContent = "";
     } else {
+      this.forget();
       this.show(["send", "redo"]);
     }
     this.slot.focus();
@@ -271,11 +287,18 @@
     if (state !== "done" && state !== "failed") return;
     this.buttons.start.textContent = "Record again";
     this.show(["start"]);
-    if (state === "failed") return;
+    if (state === "failed") {
+      this.forget();
+      return;
+    }
     this.box.value = section.dataset.transcript || "";
     this.part("recording-id").value = section.dataset.recording;
+    // As typing would: the answer's draft keeps the transcript and its recording.
+    this.box.dispatchEvent(new Event("input", { bubbles: true }));
     this.box.focus();
     this.say("Transcript ready: check it, then submit");
+    // Announced, but not shown twice: the transcribed recording below says it on the page.
+    this.status.classList.add("visually-hidden");
   };
 
   var handled = new WeakSet();
