@@ -12,8 +12,8 @@ from app.speech.model import BUNDLED_NAME
 # rate on flite clips, primed with the card's terms, and how many spoken "um"/"uh" it kept.
 BUNDLED_WORD_ERROR_RATE = 0.14
 FILLER_UNDERCOUNT = (
-    "Whisper keeps almost no spoken “um” and “uh” (it kept 0 of 64 on our test clips), "
-    "so this count is an undercount."
+    "An undercount: Whisper writes almost no spoken “um” and “uh” (it kept 0 of 64 on our test "
+    "clips), and “so”, “like” and “you know” count only where its punctuation marks them as fillers."
 )
 
 
