@@ -152,7 +152,15 @@ class SpeechModel:
 
     def __init__(self, folder: ModelFolder) -> None:
         # Imported here: only a worker that transcribes pays for CTranslate2 and its libraries.
+        import threading
+
         from faster_whisper import WhisperModel
+        from tqdm import tqdm
+
+        # faster-whisper makes a (disabled) progress bar per decode, and tqdm's default lock is a
+        # multiprocessing semaphore, which a killed speech process leaves for the worker's
+        # resource tracker to warn about, outside the log's format: a thread lock is all it needs.
+        tqdm.set_lock(threading.RLock())
 
         self.folder = folder
         self.device, compute = device_and_compute()
