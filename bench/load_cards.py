@@ -5,15 +5,14 @@ loader pays: reading the same files and parsing their YAML frontmatter, in the s
 """
 
 import argparse
-import statistics
 import tempfile
-import time
 from pathlib import Path
 
 import yaml
 
 from app import PROJECT_ROOT
 from app.content.catalogue import load
+from bench._timing import timed
 
 OWNER_CARD = PROJECT_ROOT / "content" / "tf-data-prefetch-last.md"
 
@@ -35,15 +34,6 @@ def read_and_parse_yaml(folder: Path) -> int:
         _, front, body = path.read_text(encoding="utf-8").split("---\n", 2)
         total += len(yaml.load(front, Loader=loader)) + len(body)
     return total
-
-
-def timed(work: object, runs: int = 3) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        work()  # type: ignore[operator]
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:

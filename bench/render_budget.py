@@ -8,9 +8,6 @@ with the same amount of ordinary python code, in the same run.
 """
 
 import argparse
-import statistics
-import time
-from collections.abc import Callable
 from functools import partial
 
 from pygments import highlight
@@ -20,6 +17,7 @@ from pygments.lexers import get_lexer_by_name
 from app.authoring import service
 from app.authoring.schemas import MAX_CARD_CHARS
 from app.content.render import HIGHLIGHTED_LEXERS, MAX_HIGHLIGHTED_CHARS
+from bench._timing import timed
 from tests.factories import card_text
 
 BLOCK_CHARS = 60_000
@@ -47,15 +45,6 @@ def _check(text: str) -> None:
     shown = service.preview(text, {})
     assert shown.card is not None, shown.problems[:3]
     service.card_json(shown.card)
-
-
-def timed(work: Callable[[], object], runs: int = 3) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def _worst_card() -> str:

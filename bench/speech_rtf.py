@@ -11,11 +11,9 @@ TARGET x the answer's length after stopping.
 """
 
 import argparse
-import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from app import PROJECT_ROOT
@@ -24,21 +22,13 @@ from app.content.render import to_plain
 from app.speech.decode import decode_recording
 from app.speech.model import card_terms, load
 from bench._decode_options import add_option_flag, decode_options
+from bench._timing import timed
 from tests.factories import OWNER_CARD
 from tests.speech.clips import encode, speak
 
 MAX_SECONDS = 180
 # The transcript should appear within a quarter of the answer's length after stopping.
 TARGET = 0.25
-
-
-def timed(work: Callable[[], object], runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:

@@ -16,6 +16,12 @@ from app.storage.base import utcnow
 from tests.factories import DECK
 from tests.helpers.practice import write_session
 
+# What GET /api/recordings/{id} answers (DESIGN.md), which `tiercards speech transcribe --json`
+# prints too.
+DESIGN_FIELDS = frozenset(
+    {"id", "status", "transcript", "duration_s", "words", "words_per_minute", "fillers", "pauses", "error"}
+)
+
 # What the worker heard, with a filler, a long pause and the card's own term.
 SAID = " So, prefetch overlaps the producer with the consumer, um, so the model never waits."
 

@@ -11,21 +11,10 @@ from app.speech.accuracy import word_error_rate
 from app.speech.delivery import TARGET_WITHOUT_CARD_SECONDS
 from tests.helpers.demos import demo_settings_for, tiercards
 from tests.helpers.recordings import CARD
+from tests.helpers.speech import DESIGN_FIELDS
 from tests.speech.clips import WER_BOUND, encode, speak
 
 SENTENCE = "Prefetch goes last, so the producer overlaps the consumer and the accelerator never waits."
-# What GET /api/recordings/{id} answers (DESIGN.md), which --json prints too.
-API_FIELDS = {
-    "id",
-    "status",
-    "transcript",
-    "duration_s",
-    "words",
-    "words_per_minute",
-    "fillers",
-    "pauses",
-    "error",
-}
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +36,7 @@ def test_json_has_the_api_fields_and_the_cards_terms(settings: Settings, recordi
     )
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
-    assert set(doc) >= API_FIELDS
+    assert set(doc) >= DESIGN_FIELDS
     assert (doc["id"], doc["status"], doc["error"]) == (None, "done", None)
     assert word_error_rate(SENTENCE, doc["transcript"]) <= WER_BOUND, doc["transcript"]
     assert (
