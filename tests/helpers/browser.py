@@ -171,15 +171,20 @@ def _attempt(client: httpx.Client, **fields: object) -> None:
     post_attempt(client, OWNER_CARD, text="prefetch overlaps input with compute", **fields)
 
 
+def _wait_done(client: httpx.Client, path: str, *, within_s: float) -> None:
+    """Until the job `path` reads is done, on the site's worker; failed or too slow fails the test."""
+    deadline = time.monotonic() + within_s
+    while (status := client.get(path).json()["status"]) != "done":
+        assert status in ("queued", "running") and time.monotonic() < deadline, f"{path} is {status}"
+        time.sleep(0.5)
+
+
 def _finished_demo(client: httpx.Client) -> str:
     params = {"steps": 8, "input_ms": 10, "compute_ms": 10, "batch_size": 2}
     accepted = client.post("/api/demos", json=demo_run_payload(card_id=OWNER_CARD, params=params))
     assert accepted.status_code == 202, accepted.text
     run_id = str(accepted.json()["run_id"])
-    deadline = time.monotonic() + 120
-    while (status := client.get(f"/api/demos/{run_id}").json()["status"]) != "done":
-        assert status in ("queued", "running") and time.monotonic() < deadline, f"the demo run is {status}"
-        time.sleep(0.5)
+    _wait_done(client, f"/api/demos/{run_id}", within_s=120)
     return run_id
 
 
@@ -194,10 +199,7 @@ def _transcribed_recording(client: httpx.Client, folder: Path) -> str:
     )
     assert accepted.status_code == 202, accepted.text
     recording_id = str(accepted.json()["id"])
-    deadline = time.monotonic() + 180
-    while (status := client.get(f"/api/recordings/{recording_id}").json()["status"]) != "done":
-        assert status in ("queued", "running") and time.monotonic() < deadline, f"the recording is {status}"
-        time.sleep(0.5)
+    _wait_done(client, f"/api/recordings/{recording_id}", within_s=180)
     return recording_id
 
 
