@@ -177,9 +177,11 @@
     analyser.fftSize = 1024;
     context.createMediaStreamSource(stream).connect(analyser);
     var samples = new Float32Array(analyser.fftSize);
-    var heard = performance.now(), said = 0, warned = false;
+    // The words say the loudest sound since they last changed, and first after one full
+    // stretch: one sample taken as the microphone opens would say "none" over speech.
+    var heard = performance.now(), said = heard, loudest = 0, warned = false;
     level.hidden = false;
-    words.textContent = "sound: none";
+    words.textContent = "sound: listening";
     this.metering = setInterval(function () {
       // The form was sent or swapped away mid-recording: let go of the microphone.
       if (!document.body.contains(self.el)) {
@@ -196,9 +198,11 @@
         heard = now;
         warned = false;
       }
+      loudest = Math.max(loudest, rms);
       if (now - said < WORDS_EVERY_MS) return;
       said = now;
-      words.textContent = rms < QUIET ? "sound: none" : rms < LOW ? "sound: quiet" : "sound: good";
+      words.textContent = loudest < QUIET ? "sound: none" : loudest < LOW ? "sound: quiet" : "sound: good";
+      loudest = 0;
       if (!warned && now - heard >= WORDS_EVERY_MS) {
         warned = true;
         self.say("No sound from the microphone for 2 seconds: check that it is on and not muted.");
