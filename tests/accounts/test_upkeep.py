@@ -26,6 +26,7 @@ def _upkeep(app: FastAPI, audit_retention_days: float = 365) -> dict[str, int]:
         queue=JobQueue(settings.queue_url),
         timeout_seconds=settings.demo_heartbeat_timeout_seconds,
         retention_days=settings.demo_retention_days,
+        recording_retention_days=settings.recording_retention_days,
         session_idle=IDLE,
         audit_retention_days=audit_retention_days,
     )
