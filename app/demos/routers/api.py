@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse
 
 from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CatalogueDep
+from app.content.parser import ID_PATTERN
 from app.demos import runs
 from app.demos.dependencies import HeartbeatTimeoutDep, SubmitterDep, check_card
 from app.demos.presenters.documents import run_document, workers_document
@@ -91,7 +92,7 @@ def list_demos(
     session: SessionDep,
     timeout: HeartbeatTimeoutDep,
     user_id: UserIdDep,
-    card_id: Annotated[str | None, Query(max_length=120)] = None,
+    card_id: Annotated[str | None, Query(max_length=120, pattern=ID_PATTERN.pattern)] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 20,
 ) -> DemoRunList:
     """Your runs, newest first (without per-step data), optionally for one card."""

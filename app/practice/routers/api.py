@@ -12,6 +12,7 @@ from starlette.responses import JSONResponse, Response
 
 from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CardDep, CatalogueDep, TierQuery, chosen_tier
+from app.content.parser import ID_PATTERN
 from app.content.tiers import TIERS
 from app.exceptions import InvalidFile, NotFound, NotThisFormat
 from app.practice import attempts, export, import_file, import_merge, preferences, scheduling, stats
@@ -52,7 +53,7 @@ def list_attempts(
     session: SessionDep,
     user_id: UserIdDep,
     catalogue: CatalogueDep,
-    card_id: Annotated[str | None, Query(max_length=120)] = None,
+    card_id: Annotated[str | None, Query(max_length=120, pattern=ID_PATTERN.pattern)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
 ) -> list[AttemptOut]:
     cards = catalogue.snapshot().cards

@@ -1,0 +1,12 @@
+"""A card id in a list's query is text a database can compare: one with a NUL byte (PostgreSQL's
+text cannot hold one) is refused with 422, never a 500."""
+
+import pytest
+from fastapi.testclient import TestClient
+
+
+@pytest.mark.parametrize("path", ["/api/demos", "/api/attempts"])
+def test_a_card_id_with_a_nul_byte_is_refused(client: TestClient, path: str) -> None:
+    response = client.get(path, params={"card_id": "a6\x00k"})
+    assert response.status_code == 422, response.text
+    assert "card_id" in response.text
