@@ -57,6 +57,15 @@ class Text:
 
 
 @dataclass(frozen=True)
+class Point(Text):
+    """An answer point: its words (its key, as a Text's), and what its author gives the coverage
+    checker to recognise it by: a sentence explaining it, and phrasings a person may say it in."""
+
+    explanation: str = ""
+    phrasings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Entry:
     """A follow-up (question, answer), a pitfall (claim, why wrong) or a true statement (claim, why)."""
 
@@ -145,7 +154,7 @@ class Card:
     topics: tuple[str, ...]
     timings: Timings
     demos: tuple[str, ...]
-    points: tuple[Text, ...]
+    points: tuple[Point, ...]
     basics: Text
     solid: Text
     code: Text

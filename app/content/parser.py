@@ -1,14 +1,14 @@
 """Parse one card file, collecting every problem with its line instead of stopping at the first."""
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 import yaml
 
-from app.content.model import Card, Entry, NoteDemo, Problem, Text, Timings, VersionNote, squeeze
+from app.content.model import Card, Entry, NoteDemo, Point, Problem, Text, Timings, VersionNote, squeeze
 from app.content.tf_defaults import TF_DEFAULTS
 from app.content.tiers import IMPORTANCES, LEVELS, TIERS, Tier
 from app.presets import PRESETS, ParamError, validate_params
@@ -51,6 +51,8 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 # closing sequence backtracked quadratically on a line padded with spaces.
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*))?$")
 _NUMBERED_ITEM = re.compile(r"^\d{1,9}[.)][ \t]+(.*)$")
+# An answer point's indented note for the coverage checker: "- Explanation: ..." or "- Said as: ...".
+_POINT_NOTE = re.compile(r"^[-*][ \t]+(Explanation|Said as):[ \t]*(.*)$")
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -278,25 +280,49 @@ class _CardParser:
             return None
         return Text(markdown)
 
-    def answer_points(self, section: _Section | None) -> tuple[Text, ...]:
-        """The top-level numbered list; an item's indented lines continue it."""
+    def answer_points(self, section: _Section | None) -> tuple[Point, ...]:
+        """The top-level numbered list; an item's indented lines continue it, except its notes for
+        the coverage checker (`- Explanation: ...`, at most one, and `- Said as: ...`)."""
         if section is None:
             return ()
-        items: list[tuple[int, list[str]]] = []  # (file line, the item's lines)
+        items: list[tuple[int, list[str], dict[str, list[str]]]] = []  # (file line, lines, notes)
         for index, line in enumerate(_outside_fences(section.lines)):
             if line is None:
                 continue
             if match := _NUMBERED_ITEM.match(line):
-                items.append((section.first_body_line + index, [match.group(1).strip()]))
+                items.append((section.first_body_line + index, [match.group(1).strip()], {}))
             elif items and line[:1] in (" ", "\t") and line.strip():
-                items[-1][1].append(line.strip())
+                if note := _POINT_NOTE.match(line.strip()):
+                    self.point_note(section.first_body_line + index, note=note, notes=items[-1][2])
+                else:
+                    items[-1][1].append(line.strip())
         if not items:
             self.problem(section.line, "section 'Answer' needs a numbered list of answer points (1. ...)")
-        points = [(line, Text(" ".join(parts), inline=True)) for line, parts in items]
+        points = [
+            (
+                line,
+                Point(
+                    " ".join(parts),
+                    inline=True,
+                    explanation=" ".join(notes.get("Explanation", [])),
+                    phrasings=tuple(notes.get("Said as", [])),
+                ),
+            )
+            for line, parts, notes in items
+        ]
         self.unique_keys("answer point", points)
-        return tuple(text for _, text in points)
+        return tuple(point for _, point in points)
 
-    def unique_keys(self, noun: str, items: list[tuple[int, Text]]) -> None:
+    def point_note(self, line: int, *, note: re.Match[str], notes: dict[str, list[str]]) -> None:
+        label, text = note.group(1), " ".join(note.group(2).split())
+        if not text:
+            self.problem(line, f"'{label}:' under an answer point needs text after it")
+        elif label == "Explanation" and notes.get(label):
+            self.problem(line, "an answer point has one 'Explanation:'; join the sentences into one")
+        else:
+            notes.setdefault(label, []).append(text)
+
+    def unique_keys(self, noun: str, items: Sequence[tuple[int, Text]]) -> None:
         """Attempts store an item by its key, so two items with one key would share their history."""
         first_line: dict[str, int] = {}
         for line, text in items:

@@ -7,12 +7,14 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from app.content.model import Card
 
 # Words a window holds when an answer has no sentence marks (a transcript) or a sentence runs on.
 WINDOW = 12
 SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+|\n+")
+WORD = re.compile(r"\S+")
 STOPWORDS = frozenset(
     re.findall(
         r"[a-z]+",
@@ -50,19 +52,40 @@ def stems(text: str) -> list[str]:
     return [stem(word) for word in words(text) if word not in STOPWORDS]
 
 
-def sentences(text: str) -> list[str]:
+@dataclass(frozen=True)
+class Unit:
+    """A stretch of an answer that is scored on its own: its words as scored (without backticks)
+    and where it stands in the answer as written, `text[start:end]`, to show it as evidence."""
+
+    text: str
+    start: int
+    end: int
+
+
+def units(text: str) -> list[Unit]:
     """The answer's sentences, a long one (or a transcript, which has no marks) as overlapping
     windows of WINDOW words, half a window apart, so a claim across one window's edge is whole in
     the next."""
-    units = []
-    for sentence in SENTENCE_END.split(text.replace("`", "")):
-        said = sentence.split()
-        if len(said) <= 2 * WINDOW:
-            units.extend([sentence.strip()] if said else [])
+    found: list[Unit] = []
+    bounds = [0, *(at for match in SENTENCE_END.finditer(text) for at in match.span()), len(text)]
+    for begin, end in zip(bounds[::2], bounds[1::2], strict=True):
+        said = [(match.start() + begin, match.end() + begin) for match in WORD.finditer(text[begin:end])]
+        if not said:
             continue
-        step = WINDOW // 2
-        units.extend(" ".join(said[start : start + WINDOW]) for start in range(0, len(said) - step, step))
-    return units
+        if len(said) <= 2 * WINDOW:
+            spans = [(said[0][0], said[-1][1])]
+        else:
+            step = WINDOW // 2
+            spans = [
+                (said[first][0], said[min(first + WINDOW, len(said)) - 1][1])
+                for first in range(0, len(said) - step, step)
+            ]
+        found += [Unit(" ".join(text[a:b].replace("`", "").split()), a, b) for a, b in spans]
+    return found
+
+
+def sentences(text: str) -> list[str]:
+    return [unit.text for unit in units(text)]
 
 
 def claims_nothing(unit: str) -> bool:
@@ -86,6 +109,7 @@ def names(text: str, point: str) -> bool:
 
 def card_sentences(card: Card) -> list[str]:
     parts = [card.basics.plain, card.solid.plain, card.deep_dive.plain, *(p.plain for p in card.points)]
+    parts += [note for p in card.points for note in (p.explanation, *p.phrasings) if note]
     parts += [entry.title.plain for entry in (*card.pitfalls, *card.truths, *card.follow_ups)]
     return [sentence for part in parts for sentence in sentences(part)]
 

@@ -138,3 +138,20 @@ class ImportGuard(Base):
     owner: Mapped[str] = mapped_column(String(32))
     replays: Mapped[list[Any]] = mapped_column(default=list)
     restored: Mapped[list[Any]] = mapped_column(default=list)
+
+
+class AttemptCoverage(Base):
+    """What the coverage checker suggested for an answer (app/coverage/checker.py): per point
+    `{"id", "covered", "score", "start", "end"}` and per asserted pitfall `{"id", "start", "end"}`,
+    the evidence as where it stands in the attempt's text (so it goes with the text, nothing
+    copied). Once the person assesses, how many points their own ticks agreed with it on."""
+
+    __tablename__ = "attempt_coverage"
+
+    attempt_id: Mapped[int] = mapped_column(ForeignKey("attempts.id", ondelete="CASCADE"), primary_key=True)
+    method: Mapped[str] = mapped_column(String(32))
+    points: Mapped[list[Any]]
+    pitfalls: Mapped[list[Any]]
+    agreed: Mapped[int | None] = mapped_column(Integer)
+    compared: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

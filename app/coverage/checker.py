@@ -1,0 +1,158 @@
+"""Which answer points an answer covers and which pitfalls it asserts, each with the stretch of
+the answer that shows it: the lexical method with the settings bench/coverage_methods.py tuned
+on the tuning cards of tests/coverage/ (tests/coverage/test_evaluation.py holds it to its figures
+on the held-out cards). Suggestions only: the person's own ticks decide."""
+
+from dataclasses import dataclass
+
+from app.content.model import Card, item_key
+from app.coverage.methods import Lexical, Unit, claims_nothing, sentences, units
+
+METHOD = "lexical"
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """The method's settings. `expansion`: how many of the model answer's sentences closest to a
+    point join it as references; a sentence covers a point when it claims (is not a label or a
+    run of terms), scores at least `threshold` on it and at least `margin` more than on the
+    card's closest pitfall; it asserts a pitfall when it scores at least `pitfall_threshold` on
+    it and `pitfall_margin` more than on the closest point."""
+
+    expansion: int = 1
+    threshold: float = 0.172
+    margin: float = 0.10
+    pitfall_threshold: float = 0.257
+    pitfall_margin: float = 0.05
+
+
+TUNED = Tuning()
+
+
+@dataclass(frozen=True)
+class PointHit:
+    id: str
+    covered: bool
+    score: float
+    evidence: Unit | None  # the answer's best stretch for the point; shown when covered
+
+
+@dataclass(frozen=True)
+class PitfallHit:
+    id: str
+    evidence: Unit
+
+
+@dataclass(frozen=True)
+class Coverage:
+    points: tuple[PointHit, ...]  # in the card's order
+    pitfalls: tuple[PitfallHit, ...]  # only those asserted, in the card's order
+    method: str = METHOD
+
+    @property
+    def covered(self) -> list[str]:
+        return [hit.id for hit in self.points if hit.covered]
+
+
+@dataclass(frozen=True)
+class Target:
+    """What an answer is checked against: an answer point, or a sentence of a follow-up's answer."""
+
+    id: str
+    references: tuple[str, ...]
+
+
+class Checker:
+    def __init__(self, card: Card, targets: list[Target], tuning: Tuning = TUNED) -> None:
+        self._lexical, self._tuning = Lexical(card), tuning
+        self._targets = targets
+        self._pitfalls = [(entry.key, entry.title.plain) for entry in card.pitfalls]
+        self._references = [ref for target in targets for ref in target.references]
+
+    def check(self, text: str) -> Coverage:
+        found = units(text)
+        if not found:
+            return Coverage(tuple(PointHit(t.id, False, 0.0, None) for t in self._targets), ())
+        scores = self._lexical.similarity(
+            [unit.text for unit in found], self._references + [title for _, title in self._pitfalls]
+        )
+        by_target, against_pitfalls = [], []
+        for row in scores:
+            at, best = 0, []
+            for target in self._targets:
+                best.append(max(row[at : at + len(target.references)]))
+                at += len(target.references)
+            by_target.append(best)
+            against_pitfalls.append(row[at:])
+        return Coverage(
+            self._points(found, by_target=by_target, against_pitfalls=against_pitfalls),
+            self._asserted(found, by_target=by_target, against_pitfalls=against_pitfalls),
+        )
+
+    def _points(
+        self, found: list[Unit], *, by_target: list[list[float]], against_pitfalls: list[list[float]]
+    ) -> tuple[PointHit, ...]:
+        hits = []
+        for column, target in enumerate(self._targets):
+            best: tuple[float, Unit | None] = (0.0, None)
+            for unit, scores, pitfalls in zip(found, by_target, against_pitfalls, strict=True):
+                allowed = not claims_nothing(unit.text) and (
+                    scores[column] - max(pitfalls, default=0.0) >= self._tuning.margin
+                )
+                if allowed and scores[column] > best[0]:
+                    best = (scores[column], unit)
+            score, evidence = best
+            covered = evidence is not None and score >= self._tuning.threshold
+            hits.append(PointHit(target.id, covered, round(score, 3), evidence))
+        return tuple(hits)
+
+    def _asserted(
+        self, found: list[Unit], *, by_target: list[list[float]], against_pitfalls: list[list[float]]
+    ) -> tuple[PitfallHit, ...]:
+        hits = []
+        for column, (key, _) in enumerate(self._pitfalls):
+            best: tuple[float, Unit | None] = (self._tuning.pitfall_threshold, None)
+            for unit, scores, pitfalls in zip(found, by_target, against_pitfalls, strict=True):
+                score = pitfalls[column]
+                if score - max(scores, default=0.0) >= self._tuning.pitfall_margin and score >= best[0]:
+                    best = (score, unit)
+            if best[1] is not None:
+                hits.append(PitfallHit(key, best[1]))
+        return tuple(hits)
+
+
+def point_targets(card: Card, tuning: Tuning = TUNED) -> list[Target]:
+    """Per point: its own words; the point joined with each of the `expansion` sentences of the
+    basics and solid answer closest to it; the point with its author's explanation; and each of
+    the phrasings its author accepts."""
+    lexical = Lexical(card)
+    explaining = sentences(card.basics.plain) + sentences(card.solid.plain)
+    closeness = lexical.similarity([point.plain for point in card.points], explaining)
+    targets = []
+    for point, row in zip(card.points, closeness, strict=True):
+        closest = sorted(range(len(explaining)), key=lambda i: -row[i])[: tuning.expansion]
+        references = [point.plain, *(f"{point.plain}. {explaining[i]}" for i in closest)]
+        references += [f"{point.plain}. {point.explanation}"] if point.explanation else []
+        targets.append(Target(point.key, tuple(references + list(point.phrasings))))
+    return targets
+
+
+def follow_up_targets(card: Card, index: int) -> list[Target]:
+    """A follow-up has no points: each sentence of its answer is one, by the key of its words."""
+    said = sentences(card.follow_ups[index].body.plain)
+    return [Target(item_key(sentence), (sentence,)) for sentence in dict.fromkeys(said)]
+
+
+def check(card: Card, text: str) -> Coverage:
+    return Checker(card, point_targets(card)).check(text)
+
+
+def check_follow_up(card: Card, *, index: int, text: str) -> Coverage:
+    return Checker(card, follow_up_targets(card, index)).check(text)
+
+
+def uncovered_by_model_answer(card: Card) -> list[int]:
+    """The positions of the points the card's own basics and solid answer do not cover, as the
+    checker reads them: a content bug, or a point the checker cannot recognise without help."""
+    covered = set(check(card, f"{card.basics.plain}\n{card.solid.plain}").covered)
+    return [i for i, point in enumerate(card.points) if point.key not in covered]
