@@ -68,13 +68,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from app import PROJECT_ROOT
 from app.content.model import Card
 from app.coverage.methods import Lexical, claims_nothing, denies, names, sentences
-from tests.coverage.split import HELD_OUT_CARDS, TUNING_CARDS
+from tests.coverage.split import HELD_OUT_CARDS, LABELLED, TUNING_CARDS
 from tests.factories import DECK
 
-LABELLED = PROJECT_ROOT / "tests" / "coverage" / "labelled"
 MAX_EXPANSION = 2
 TARGET_PRECISION = 0.85
 MAX_STUFFED = 0.10

@@ -3,6 +3,10 @@
 The held-out cards are never looked at while choosing a method, its thresholds or its prompts, so
 the figures measured on them say how the method does on a card it has not seen."""
 
+from pathlib import Path
+
+LABELLED = Path(__file__).parent / "labelled"
+
 TUNING_CARDS: tuple[str, ...] = (
     "tf-data-prefetch-last",
     "tf-data-shuffle-buffer",

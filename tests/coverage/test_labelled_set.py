@@ -11,10 +11,9 @@ from typing import Any
 import pytest
 
 from app.content.model import Card
-from tests.coverage.split import HELD_OUT_CARDS, TUNING_CARDS
+from tests.coverage.split import HELD_OUT_CARDS, LABELLED, TUNING_CARDS
 from tests.factories import DECK, OWNER_CARD
 
-LABELLED = Path(__file__).parent / "labelled"
 TIERS = ("junior", "middle", "senior", "principal")
 STYLES = ("complete", "partial", "paraphrase", "keyword-stuffed", "misconception", "rambling", "transcript")
 FIELDS = {"id", "tier", "style", "text", "covers", "asserts"}

@@ -1,0 +1,28 @@
+"""How well the checker agrees with hand labels, as tests/coverage/test_evaluation.py measures it
+on the held-out cards (answers to cards its settings were not tuned on): the figures every page
+that shows a suggestion states beside it. The evaluation fails when these stop being true."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Agreement:
+    answers: int
+    cards: int
+    precision: float  # of the points it ticks, the share hand labels say were covered
+    recall: float  # of the points hand labels say were covered, the share it ticks
+    pitfall_precision: float
+    pitfall_recall: float
+
+    def sentence(self) -> str:
+        """What the figures mean, for a person reading a suggestion."""
+        return (
+            f"Measured on {self.answers} hand-labelled answers to {self.cards} cards it was not tuned on: "
+            f"of the points it ticks, {self.precision:.0%} were covered, and it ticks {self.recall:.0%} "
+            "of the points that were."
+        )
+
+
+MEASURED = Agreement(
+    answers=54, cards=2, precision=0.89, recall=0.85, pitfall_precision=0.87, pitfall_recall=0.83
+)
