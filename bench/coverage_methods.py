@@ -12,7 +12,8 @@ the project (not into the app's venv, nothing in app/ uses them):
 
 Methods, each scoring every answer sentence against every point's references (the point's own
 words, and the point joined with the one or two sentences of the card's basics and solid answer
-most similar to it, as the method itself judges; how many is tuned) and a point as covered when
+most similar to it, as the method itself judges; how many is tuned; and what the card's author
+wrote under the point: its explanation, joined to it, and each accepted phrasing) and a point as covered when
 its best sentence scores at or above the tuned threshold; a pitfall likewise against its heading:
 - lexical: cosine of tf-idf bags of stemmed words, idf over the card's own sentences (the baseline,
   app.coverage.methods, which also cuts the sentences and tells labels and denials apart);
@@ -240,6 +241,7 @@ class Prepared:
     card: Card
     points: list[list[str]]
     pitfalls: list[str]
+    notes: list[list[str]]  # per point, what its author wrote to recognise it by
 
 
 def prepare(encoder: Encoder, card: Card) -> Prepared:
@@ -250,7 +252,11 @@ def prepare(encoder: Encoder, card: Card) -> Prepared:
         [point.plain] + [f"{point.plain}. {explanation[i]}" for i in np.argsort(-row)[:MAX_EXPANSION]]
         for point, row in zip(card.points, closeness, strict=True)
     ]
-    return Prepared(card, points, [entry.title.plain for entry in card.pitfalls])
+    notes = [
+        ([f"{point.plain}. {point.explanation}"] if point.explanation else []) + list(point.phrasings)
+        for point in card.points
+    ]
+    return Prepared(card, points, [entry.title.plain for entry in card.pitfalls], notes)
 
 
 @dataclass(frozen=True)
@@ -305,6 +311,15 @@ def score(encoder: Encoder, prepared: Prepared, answer: dict[str, Any]) -> Score
     matrix = encoder.similarity(units, references)
     # Expanding by k sentences scores a point by its best reference among the first k + 1.
     by_point = np.maximum.accumulate(matrix[:, : count * width].reshape(len(units), count, width), axis=2)
+    # An author's explanation and phrasings count at every expansion.
+    flat = [note for notes in prepared.notes for note in notes]
+    if flat:
+        against_notes, at = encoder.similarity(units, flat), 0
+        for point, notes in enumerate(prepared.notes):
+            if notes:
+                best = against_notes[:, at : at + len(notes)].max(axis=1)
+                by_point[:, point, :] = np.maximum(by_point[:, point, :], best[:, None])
+            at += len(notes)
     against_pitfalls = matrix[:, count * width :]
     closest_pitfall = against_pitfalls.max(axis=1)[:, None, None]
     claims = np.array([not claims_nothing(unit) for unit in units])[:, None, None]
@@ -452,7 +467,7 @@ def main() -> None:
     parser.add_argument("--methods", default=",".join(METHODS))
     args = parser.parse_args()
     chosen = ["lexical", *(name for name in args.methods.split(",") if name != "lexical")]
-    rows, pitfall_rules, baseline_ms = [], [], 0.0
+    rows, pitfall_rules, baseline_ms, tuned = [], [], 0.0, ""
     for name in chosen:
         encoder = METHODS[name]()
         runs = run(encoder)
@@ -469,6 +484,14 @@ def main() -> None:
         )
         for label, precise in (("best F1", False), ("P, stuffed", True)):
             setting = tune_points(runs["tuning"], precise=precise)
+            if name == "lexical" and not precise:
+                tuned = (
+                    f"lexical, best F1, as app.coverage.checker.Tuning has it: expansion={setting.k}, "
+                    f"threshold={setting.threshold:.3f}, margin={VARIANTS[setting.variant].margin:.2f}, "
+                    f"pitfall_threshold={pitfall_threshold:.3f}, "
+                    f"pitfall_margin={PITFALL_VARIANTS[pitfall_variant].margin:.2f}, "
+                    f"skip_denials={PITFALL_VARIANTS[pitfall_variant].skip_denials}"
+                )
             values, labels = point_arrays(held, variant=setting.variant, k=setting.k)
             found = figures(values >= setting.threshold, labels)
             stuffed = stuffed_scores(held, variant=setting.variant, k=setting.k) >= setting.threshold
@@ -495,6 +518,7 @@ def main() -> None:
     )
     print("\n".join(rows))
     print("pitfalls, tuned for F1: " + "; ".join(pitfall_rules))
+    print(tuned)
 
 
 if __name__ == "__main__":

@@ -3,10 +3,10 @@ the answer that shows it: the lexical method with the settings bench/coverage_me
 on the tuning cards of tests/coverage/ (tests/coverage/test_evaluation.py holds it to its figures
 on the held-out cards). Suggestions only: the person's own ticks decide."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.content.model import Card, item_key
-from app.coverage.methods import Lexical, Unit, claims_nothing, sentences, units
+from app.coverage.methods import Lexical, Unit, claims_nothing, denies, sentences, units
 
 METHOD = "lexical"
 
@@ -17,13 +17,15 @@ class Tuning:
     point join it as references; a sentence covers a point when it claims (is not a label or a
     run of terms), scores at least `threshold` on it and at least `margin` more than on the
     card's closest pitfall; it asserts a pitfall when it scores at least `pitfall_threshold` on
-    it and `pitfall_margin` more than on the closest point."""
+    it and `pitfall_margin` more than on the closest point, and (`skip_denials`) does not deny
+    what it says unless the pitfall's own heading is a denial."""
 
     expansion: int = 1
     threshold: float = 0.172
     margin: float = 0.10
     pitfall_threshold: float = 0.257
     pitfall_margin: float = 0.05
+    skip_denials: bool = False
 
 
 TUNED = Tuning()
@@ -67,6 +69,7 @@ class Checker:
         self._lexical, self._tuning = Lexical(card), tuning
         self._targets = targets
         self._pitfalls = [(entry.key, entry.title.plain) for entry in card.pitfalls]
+        self._denying = [tuning.skip_denials and not denies(title) for _, title in self._pitfalls]
         self._references = [ref for target in targets for ref in target.references]
 
     def check(self, text: str) -> Coverage:
@@ -114,6 +117,8 @@ class Checker:
             best: tuple[float, Unit | None] = (self._tuning.pitfall_threshold, None)
             for unit, scores, pitfalls in zip(found, by_target, against_pitfalls, strict=True):
                 score = pitfalls[column]
+                if self._denying[column] and denies(unit.text):
+                    continue
                 if score - max(scores, default=0.0) >= self._tuning.pitfall_margin and score >= best[0]:
                     best = (score, unit)
             if best[1] is not None:
@@ -154,5 +159,7 @@ def check_follow_up(card: Card, *, index: int, text: str) -> Coverage:
 def uncovered_by_model_answer(card: Card) -> list[int]:
     """The positions of the points the card's own basics and solid answer do not cover, as the
     checker reads them: a content bug, or a point the checker cannot recognise without help."""
-    covered = set(check(card, f"{card.basics.plain}\n{card.solid.plain}").covered)
+    # Its own sentences are no reference here: every point would match the answer it was joined to.
+    targets = point_targets(card, replace(TUNED, expansion=0))
+    covered = set(Checker(card, targets).check(f"{card.basics.plain}\n{card.solid.plain}").covered)
     return [i for i, point in enumerate(card.points) if point.key not in covered]

@@ -1,0 +1,93 @@
+"""The checker as a person meets it: which points an answer covers, which pitfalls it asserts, and
+the stretch of the answer, as written, that shows each."""
+
+from dataclasses import replace
+
+from app.content.model import Point
+from app.coverage.checker import check, check_follow_up, follow_up_targets, uncovered_by_model_answer
+from tests.factories import DECK, OWNER_CARD
+
+CARD = DECK[OWNER_CARD]
+KEYS = CARD.point_ids
+
+
+def test_an_answer_covers_the_points_it_claims_with_the_sentence_that_says_each() -> None:
+    answer = (
+        "Prefetch overlaps producing the next batch with consuming this one on the accelerator.\n"
+        "It is one background thread filling a buffer, not a pool of workers."
+    )
+    found = check(CARD, answer)
+    assert [hit.id for hit in found.points] == list(KEYS)
+    assert {KEYS[0], KEYS[3]} <= set(found.covered) and not {KEYS[1], KEYS[2]} & set(found.covered)
+    by_id = {hit.id: hit for hit in found.points}
+    first, fourth = by_id[KEYS[0]].evidence, by_id[KEYS[3]].evidence
+    assert first is not None and fourth is not None
+    assert answer[first.start : first.end].startswith("Prefetch overlaps")
+    assert (
+        answer[fourth.start : fourth.end]
+        == "It is one background thread filling a buffer, not a pool of workers."
+    )
+
+
+def test_the_evidence_is_the_answer_as_written_backticks_and_line_breaks_included() -> None:
+    answer = "Put `prefetch` last, after `batch`,\nso the buffer holds whole batches when it is last."
+    hit = {hit.id: hit for hit in check(CARD, answer).points}[KEYS[2]]
+    assert hit.covered and hit.evidence is not None
+    assert "`" not in hit.evidence.text
+    assert answer[hit.evidence.start : hit.evidence.end] in answer and hit.evidence.end <= len(answer)
+
+
+def test_a_sentence_stating_a_pitfall_is_listed_with_that_sentence() -> None:
+    answer = "Prefetch overlaps the stages. Prefetch parallelizes map and the file reads across threads."
+    found = check(CARD, answer)
+    assert [hit.id for hit in found.pitfalls] == [CARD.pitfalls[0].key]
+    evidence = found.pitfalls[0].evidence
+    assert (
+        answer[evidence.start : evidence.end]
+        == "Prefetch parallelizes map and the file reads across threads."
+    )
+
+
+def test_naming_the_terms_covers_nothing_and_an_empty_answer_nothing_at_all() -> None:
+    assert check(CARD, "Prefetch, background thread, worker pool, buffer, overlap, variance").covered == []
+    empty = check(CARD, "   ")
+    assert empty.covered == [] and empty.pitfalls == () and len(empty.points) == len(KEYS)
+
+
+def test_an_authors_phrasing_lets_the_checker_recognise_a_point_said_in_other_words() -> None:
+    said = "The loader runs ahead of the model on its own."
+    assert KEYS[3] not in check(CARD, said).covered
+    helped = replace(
+        CARD,
+        points=tuple(
+            Point(p.markdown, inline=True, phrasings=("the loader runs ahead of the model on its own",))
+            if i == 3
+            else p
+            for i, p in enumerate(CARD.points)
+        ),
+    )
+    assert helped.point_ids == KEYS
+    assert KEYS[3] in check(helped, said).covered
+
+
+def test_a_follow_up_answer_is_checked_against_the_sentences_of_its_own_answer() -> None:
+    index = next(i for i, f in enumerate(CARD.follow_ups) if "multiple threads" in f.title.plain)
+    targets = follow_up_targets(CARD, index)
+    found = check_follow_up(
+        CARD,
+        index=index,
+        text="No: prefetch adds one background producer. Parallel map requires num_parallel_calls.",
+    )
+    assert [hit.id for hit in found.points] == [target.id for target in targets]
+    covered = [target.references[0] for target in targets if target.id in found.covered]
+    assert any("background producer" in sentence for sentence in covered)
+    assert any("num_parallel_calls" in sentence for sentence in covered)
+    assert len(covered) < len(targets)
+
+
+def test_a_model_answer_that_says_none_of_its_points_covers_none() -> None:
+    assert uncovered_by_model_answer(DECK["tf-data-shuffle-buffer"]) == []
+    bare = replace(
+        CARD, basics=replace(CARD.basics, markdown="Use it."), solid=replace(CARD.solid, markdown="Yes.")
+    )
+    assert uncovered_by_model_answer(bare) == list(range(len(KEYS)))
