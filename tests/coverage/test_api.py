@@ -2,6 +2,9 @@
 asserts, with the stretch of the answer that shows each, beside the figures the checker was
 measured at; hostile input refused with a 4xx, and nothing stored either way."""
 
+import os
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -9,6 +12,12 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
+from app import PROJECT_ROOT
+from app.content.catalogue import Catalogue, load
+from app.content.dependencies import get_catalogue
+from app.content.model import Card
+from app.coverage import service
+from app.coverage.checker import Target
 from app.coverage.measured import MEASURED
 from app.practice.models import Attempt, AttemptCoverage
 from app.practice.schemas import MAX_ANSWER_CHARS
@@ -135,3 +144,40 @@ def test_the_api_schema_documents_the_route_and_its_answer(client: TestClient) -
     assert {"points", "pitfalls", "method", "measured"} <= set(shape["properties"])
     asked = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
     assert set(schema["components"]["schemas"][asked.rsplit("/", 1)[1]]["properties"]) == {"tier", "text"}
+
+
+def test_a_cards_checker_is_built_once_for_every_answer_checked_against_it(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading a card's points into what answers are scored against is most of a check's work:
+    it is done once per card as served, not once per answer."""
+    built: list[str] = []
+    build = service.point_targets
+
+    def counted(card: Card) -> list[Target]:
+        built.append(card.id)
+        return build(card)
+
+    monkeypatch.setattr(service, "point_targets", counted)
+    first = checked(client, f"{COVERS_TWO} {MISCONCEIVED}")
+    assert checked(client, f"{COVERS_TWO} {MISCONCEIVED}") == first
+    checked(client, COVERS_TWO_TOO)
+    assert built == [OWNER_CARD]
+
+
+def test_an_edited_card_is_checked_as_edited(app: FastAPI, client: TestClient, tmp_path: Path) -> None:
+    folder = tmp_path / "content"
+    folder.mkdir()
+    source = PROJECT_ROOT / "content" / f"{OWNER_CARD}.md"
+    card_file = folder / source.name
+    card_file.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    catalogue = Catalogue(folder, poll_seconds=0)
+    app.dependency_overrides[get_catalogue] = lambda: catalogue
+    assert checked(client, COVERS_TWO)["points"][0]["covered"] is True
+    edited = source.read_text(encoding="utf-8").replace(
+        "1. overlap producing with consuming", "1. shuffle files"
+    )
+    card_file.write_text(edited, encoding="utf-8")
+    os.utime(card_file, (time.time() + 5, time.time() + 5))
+    after = [point["id"] for point in checked(client, COVERS_TWO)["points"]]
+    assert after == [point.key for point in load(folder).cards[OWNER_CARD].points] != list(CARD.point_ids)
