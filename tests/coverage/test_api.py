@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sqlalchemy import func, select
 
 from app import PROJECT_ROOT
@@ -181,3 +183,39 @@ def test_an_edited_card_is_checked_as_edited(app: FastAPI, client: TestClient, t
     os.utime(card_file, (time.time() + 5, time.time() + 5))
     after = [point["id"] for point in checked(client, COVERS_TWO)["points"]]
     assert after == [point.key for point in load(folder).cards[OWNER_CARD].points] != list(CARD.point_ids)
+
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=50),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=8,
+)
+BODIES = st.fixed_dictionaries(
+    {"tier": st.sampled_from(["junior", "middle", "senior", "principal"]) | JSON, "text": st.text() | JSON},
+    optional={"extra": JSON},
+)
+
+
+@given(body=BODIES | JSON)
+@settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+def test_no_body_for_a_served_card_makes_a_5xx(client: TestClient, body: Any) -> None:
+    """The schema fuzz's card ids are made up; here the card is real, so the checker runs on
+    whatever text gets past validation, and anything else is a 422."""
+    response = client.post(URL, json=body)
+    assert response.status_code in (200, 422), response.text
+    text = body.get("text") if isinstance(body, dict) else None
+    valid = (
+        set(body if isinstance(body, dict) else ()) == {"tier", "text"}
+        and body["tier"] in ("junior", "middle", "senior", "principal")
+        and isinstance(text, str)
+        and text.strip() != ""
+        and len(text.strip()) <= MAX_ANSWER_CHARS
+        and not any("\ud800" <= char <= "\udfff" for char in text)
+    )
+    assert (response.status_code == 200) == valid, body
+    if valid:
+        assert len(response.json()["points"]) == len(CARD.points)
