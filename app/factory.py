@@ -23,6 +23,7 @@ from app.content import filters as content_filters
 from app.content.catalogue import Catalogue
 from app.content.routers import api as content_api
 from app.content.routers import pages as content_pages
+from app.coverage.routers import api as coverage_api
 from app.demos import filters as demo_filters
 from app.demos.routers import api as demos_api
 from app.demos.routers import pages as demos_pages
@@ -54,6 +55,7 @@ ROUTERS = (
     oidc,
     content_pages,
     content_api,
+    coverage_api,
     card_page,
     practice_api,
     health,

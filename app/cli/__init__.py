@@ -1,5 +1,5 @@
 """The `tiercards` command: serve, worker, content check/new, db upgrade, demo run/workers, speech
-transcribe, users.
+transcribe, coverage, users.
 
 Each sub-app is a module of its own; this one puts them together under `cli`.
 """
@@ -7,6 +7,7 @@ Each sub-app is a module of its own; this one puts them together under `cli`.
 import typer
 
 from app.cli.content import content_cli
+from app.cli.coverage import coverage
 from app.cli.db import db_cli
 from app.cli.demo import demo_cli
 from app.cli.serve import SERVER_LOOP, serve
@@ -21,6 +22,7 @@ cli = typer.Typer(
 )
 cli.command()(serve)
 cli.command()(worker)
+cli.command()(coverage)
 cli.add_typer(content_cli, name="content")
 cli.add_typer(db_cli, name="db")
 cli.add_typer(demo_cli, name="demo")

@@ -19,7 +19,7 @@ from app.demos.models import DemoRun
 from app.demos.runs import ACTIVE
 from app.practice import stats
 from app.practice.models import ReviewLog
-from app.team import assignments, charts, members
+from app.team import answers, assignments, charts, members
 
 TOP = 10
 
@@ -103,6 +103,7 @@ class Dashboard:
     recall_chart: charts.BarChart
     hardest: list[HardCard]
     missed: list[TeamMiss]
+    answers: answers.TeamAnswers
     content_errors: list[Problem]
     demos: dict[str, int]
     assignments: list[assignments.Status]
@@ -124,6 +125,7 @@ def dashboard(session: Session, *, snapshot: Snapshot, team: list[User], now: da
         recall_chart=charts.bar_chart([(r.name, r.recall, _percent(r.recall)) for r in rows], 1.0),
         hardest=hardest_cards(session, ids=ids, snapshot=snapshot),
         missed=missed_pitfalls(session, ids=ids, snapshot=snapshot),
+        answers=answers.team_answers(session, team=team, snapshot=snapshot, now=now),
         content_errors=snapshot.problems,
         demos=demo_counts(session),
         assignments=assignments.statuses(session, snapshot=snapshot, members=team, now=now),

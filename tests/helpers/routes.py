@@ -29,6 +29,8 @@ ROUTES: dict[tuple[str, str], str] = {
     ("GET", "/api/cards/{card_id}"): "shared",
     ("GET", "/api/demo-presets"): "shared",
     ("GET", "/api/workers"): "shared",
+    # Suggestions for an answer the asker sends: nothing of anyone is read or stored.
+    ("POST", "/api/cards/{card_id}/coverage"): "shared",
     ("POST", "/api/cards/{card_id}/attempts"): "own",
     ("GET", "/api/attempts"): "own",
     ("GET", "/api/cards/{card_id}/schedule"): "own",

@@ -1,0 +1,63 @@
+"""What the coverage check takes and answers (the API's body and document; the CLI's --json)."""
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from app.content.tiers import Tier
+from app.schemas import Storable
+
+# An answer's own cap (MAX_ANSWER_CHARS in app/practice/schemas.py, which coverage may not
+# import): any answer a person can submit can be checked first. tests/coverage/test_api.py holds
+# the two equal.
+MAX_TEXT_CHARS = 20_000
+
+# The pattern says in the schema what stripping then `min_length` refuses: text of spaces only.
+AnswerText = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TEXT_CHARS, pattern=r"\S"),
+    Storable,
+]
+
+
+class CoverageIn(BaseModel):
+    # Strict for JSON, as every API body (see app/schemas.py).
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    tier: Tier = Field(
+        description="the depth answered at; every depth is checked against the same answer points"
+    )
+    text: AnswerText = Field(description="the answer as written or transcribed")
+
+
+class PointOut(BaseModel):
+    id: str = Field(description="the answer point's id, as attempts store it")
+    covered: bool = Field(description="suggested as covered: the person's own ticks decide")
+    score: float = Field(description="the answer's best stretch's lexical score on the point, 0 to 1")
+    evidence: str | None = Field(description="that stretch of the answer as written; null when none")
+
+
+class PitfallOut(BaseModel):
+    id: str = Field(description="the pitfall's id, as the card's quiz names it without its 'p-'")
+    evidence: str = Field(description="the stretch of the answer that asserts it, as written")
+
+
+class MeasuredOut(BaseModel):
+    """How well the checker agreed with hand labels on answers to cards it was not tuned on."""
+
+    answers: int
+    cards: int
+    precision: float
+    recall: float
+    pitfall_precision: float
+    pitfall_recall: float
+    sentence: str = Field(description="what the figures mean, to state beside any suggestion")
+
+
+class CoverageOut(BaseModel):
+    points: list[PointOut] = Field(description="every answer point, in the card's order")
+    pitfalls: list[PitfallOut] = Field(
+        description="only the pitfalls the answer asserts, in the card's order"
+    )
+    method: str
+    measured: MeasuredOut

@@ -1,0 +1,124 @@
+"""What the team's answers leave out and get wrong, per card: the answer points members' own ticks
+miss most on rated basics and solid answers, and the pitfalls the coverage checker reads their
+answers asserting. Counts only: no answer's text and no name leave here.
+
+Ticks are the member's own verdict, like a score, so everyone's count. The pitfalls come from
+reading the answer's text, so only answers of members who let leads read them count
+(`User.hide_answers`, the rule members.seen_attempts keeps). Both reads are bounded: the last
+30 days, at most CAP answers, the newest first.
+"""
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+from sqlalchemy.sql import Select
+
+from app.accounts.models import User
+from app.content.catalogue import Snapshot
+from app.content.model import Card
+from app.coverage.measured import MEASURED
+from app.practice import stats
+from app.practice.models import Attempt, AttemptCoverage
+from app.team.members import MONTH, TIMED_KINDS
+
+CAP = 5000  # answers read per question: a busy team's month, never its whole history
+CARDS = 10
+PER_CARD = 3
+
+
+@dataclass(frozen=True)
+class Tally:
+    id: str
+    html: str  # the point's or the pitfall's own words, rendered
+    count: int
+
+
+@dataclass(frozen=True)
+class CardAnswers:
+    card_id: str
+    title: str
+    rated: int  # rated basics and solid answers in the window
+    missed: list[Tally]  # of those, how many left each point unticked; the most missed first
+    read: int  # answers of members who let leads read them that the checker read
+    asserted: list[Tally]  # of those, how many it read as asserting each pitfall
+
+
+@dataclass(frozen=True)
+class TeamAnswers:
+    cards: list[CardAnswers]
+    measured: str  # how far to trust the checker: stated beside its counts
+
+
+def _newest(query: Select[Any], *, since: datetime) -> Select[Any]:
+    return query.where(Attempt.created_at >= since).order_by(Attempt.created_at.desc()).limit(CAP)
+
+
+def _top(counts: Counter[str], items: list[tuple[str, str]]) -> list[Tally]:
+    """Up to PER_CARD items counted at least once, most first, ties in the card's order."""
+    ranked = sorted((i for i in items if counts[i[0]]), key=lambda i: -counts[i[0]])
+    return [Tally(key, html, counts[key]) for key, html in ranked[:PER_CARD]]
+
+
+def _count(
+    answers: Iterable[tuple[Card, set[str]]], *, of: Callable[[Card, set[str]], Iterable[str]]
+) -> tuple[Counter[str], dict[str, Counter[str]]]:
+    """How many answers each card has, and per card how often `of` an answer named each id."""
+    per_card: Counter[str] = Counter()
+    counted: dict[str, Counter[str]] = defaultdict(Counter)
+    for card, ids in answers:
+        per_card[card.id] += 1
+        counted[card.id].update(of(card, ids))
+    return per_card, counted
+
+
+def _served(rows: Iterable[Any], snapshot: Snapshot) -> Iterator[tuple[Card, list[Any]]]:
+    """Rows of cards served now: a retired card's points and pitfalls are gone."""
+    for card_id, items in rows:
+        card = snapshot.cards.get(card_id)
+        if card is not None:
+            yield card, items
+
+
+def team_answers(session: Session, *, team: list[User], snapshot: Snapshot, now: datetime) -> TeamAnswers:
+    since = now - MONTH
+    ticks = _newest(
+        select(Attempt.card_id, Attempt.points).where(
+            Attempt.user_id.in_([member.id for member in team]),
+            Attempt.kind.in_(TIMED_KINDS),
+            Attempt.revealed.is_(False),
+            Attempt.rating.is_not(None),
+        ),
+        since=since,
+    )
+    suggestions = _newest(
+        select(Attempt.card_id, AttemptCoverage.pitfalls)
+        .join(AttemptCoverage, AttemptCoverage.attempt_id == Attempt.id)
+        .where(Attempt.user_id.in_([member.id for member in team if not member.hide_answers])),
+        since=since,
+    )
+    rated, missed = _count(
+        ((card, set(points)) for card, points in _served(session.execute(ticks), snapshot)),
+        of=lambda card, ticked: (p.key for p in card.points if p.key not in ticked),
+    )
+    read, asserted = _count(
+        (
+            (card, {hit["id"] for hit in hits})
+            for card, hits in _served(session.execute(suggestions), snapshot)
+        ),
+        of=lambda card, found: (e.key for e in card.pitfalls if e.key in found),
+    )
+    cards = []
+    for card_id in rated.keys() | read.keys():
+        card = snapshot.cards[card_id]
+        points = _top(missed[card_id], [(p.key, p.html) for p in card.points])
+        pitfalls = _top(asserted[card_id], [(e.key, e.title.html) for e in card.pitfalls])
+        if points or pitfalls:
+            title = stats.plain_title(card)
+            cards.append(CardAnswers(card_id, title, rated[card_id], points, read[card_id], pitfalls))
+    cards.sort(key=lambda c: (-max(t.count for t in c.missed + c.asserted), c.card_id))
+    return TeamAnswers(cards[:CARDS], MEASURED.sentence())
