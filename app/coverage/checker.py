@@ -3,6 +3,8 @@ the answer that shows it: the lexical method with the settings bench/coverage_me
 on the tuning cards of tests/coverage/ (tests/coverage/test_evaluation.py holds it to its figures
 on the held-out cards). Suggestions only: the person's own ticks decide."""
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 
 from app.content.model import Card, item_key
@@ -148,12 +150,35 @@ def follow_up_targets(card: Card, index: int) -> list[Target]:
     return [Target(item_key(sentence), (sentence,)) for sentence in dict.fromkeys(said)]
 
 
+# Reading a card into what answers are scored against takes ~5-10 ms, checking an answer ~1 ms:
+# one checker per card (and per follow-up) as the catalogue serves it. Keyed by the Card object,
+# which the entry keeps alive so its id is not reused; an edited card is a new object.
+MAX_CHECKERS = 512
+_checkers: OrderedDict[tuple[int, int | None], tuple[Card, Checker]] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _checker(card: Card, follow_up: int | None) -> Checker:
+    key = id(card), follow_up
+    with _lock:
+        found = _checkers.get(key)
+    if found is not None and found[0] is card:
+        return found[1]
+    targets = point_targets(card) if follow_up is None else follow_up_targets(card, follow_up)
+    checker = Checker(card, targets)  # built outside the lock: other cards go on
+    with _lock:
+        _checkers[key] = (card, checker)
+        while len(_checkers) > MAX_CHECKERS:
+            _checkers.popitem(last=False)
+    return checker
+
+
 def check(card: Card, text: str) -> Coverage:
-    return Checker(card, point_targets(card)).check(text)
+    return _checker(card, None).check(text)
 
 
 def check_follow_up(card: Card, *, index: int, text: str) -> Coverage:
-    return Checker(card, follow_up_targets(card, index)).check(text)
+    return _checker(card, index).check(text)
 
 
 def uncovered_by_model_answer(card: Card) -> list[int]:

@@ -18,7 +18,7 @@ from app import PROJECT_ROOT
 from app.content.catalogue import Catalogue, load
 from app.content.dependencies import get_catalogue
 from app.content.model import Card
-from app.coverage import service
+from app.coverage import checker
 from app.coverage.checker import Target
 from app.coverage.measured import MEASURED
 from app.practice.models import Attempt, AttemptCoverage
@@ -154,13 +154,13 @@ def test_a_cards_checker_is_built_once_for_every_answer_checked_against_it(
     """Reading a card's points into what answers are scored against is most of a check's work:
     it is done once per card as served, not once per answer."""
     built: list[str] = []
-    build = service.point_targets
+    build = checker.point_targets
 
     def counted(card: Card) -> list[Target]:
         built.append(card.id)
         return build(card)
 
-    monkeypatch.setattr(service, "point_targets", counted)
+    monkeypatch.setattr(checker, "point_targets", counted)
     first = checked(client, f"{COVERS_TWO} {MISCONCEIVED}")
     assert checked(client, f"{COVERS_TWO} {MISCONCEIVED}") == first
     checked(client, COVERS_TWO_TOO)
