@@ -245,7 +245,7 @@ def _measure_kwargs(preset: str) -> dict[str, Any]:
     return {}
 
 
-# The first bytes of each preset's stored result, steady at its model, as they were stored before
+# The start of the SHA-256 of each preset's stored result, steady at its model, as stored before
 # runs measured their own noise: the same measurements must store the same document.
 STORED_BEFORE_NOISE = {
     "placement": "7af3ba55c6a29788",
