@@ -21,6 +21,7 @@ from app.presets import (
 )
 from app.presets.results import BufferHeld, Step, VariantResult
 
+NOISY_OPENING = "Further than"
 AUTOTUNE_NOTE = (
     "Why AUTOTUNE is not simply a large buffer: tf.data's prefetch autotuner starts with a buffer "
     "of one element and doubles it only when the step finds the buffer empty after it had filled "
@@ -42,6 +43,58 @@ class Measurement:
     element_mb: float = 0.0
 
 
+@dataclass(frozen=True)
+class Noise:
+    """How far each variant's compute scattered across its steps, in per cent of its median: the
+    step's compute is the same fixed work every step in every preset, so whatever it scattered by
+    came from the host, and a difference from the model inside it says nothing about the card."""
+
+    by_variant: dict[str, float]
+
+    def margin_pct(self, name: str) -> float:
+        """The difference from its model a figure of `name` must pass to be a finding."""
+        return max(AGREEMENT * 100, self.by_variant.get(name, 0.0))
+
+    @property
+    def busy(self) -> bool:
+        return any(pct > AGREEMENT * 100 for pct in self.by_variant.values())
+
+    @property
+    def largest_pct(self) -> float:
+        return max(self.by_variant.values(), default=0.0)
+
+    def to_doc(self) -> dict[str, Any]:
+        return {"variants": self.by_variant, "busy": self.busy}
+
+    @classmethod
+    def from_doc(cls, result: Mapping[str, Any] | None) -> Noise | None:
+        """A stored result's noise; None for one stored before runs measured it (a figure that is
+        no number is left out, as not measured)."""
+        doc = (result or {}).get("noise")
+        figures = doc.get("variants") if isinstance(doc, Mapping) else None
+        if not isinstance(figures, Mapping):
+            return None
+        return cls(
+            {
+                str(name): float(pct)
+                for name, pct in figures.items()
+                if isinstance(pct, int | float) and not isinstance(pct, bool)
+            }
+        )
+
+
+def _noise_pct(v: VariantResult) -> float:
+    """How much longer than its median the slowest tenth of the variant's compute took. Its input
+    wait is left out: bursts and overlaps make that differ from step to step on purpose."""
+    computes = [s.compute_ms for s in v.steps if not s.warmup]
+    median = statistics.median(computes) if computes else 0.0
+    return round((percentile(computes, 0.9) / median - 1) * 100, 1) if median > 0 else 0.0
+
+
+def run_noise(variants: Sequence[VariantResult]) -> Noise:
+    return Noise({v.name: _noise_pct(v) for v in variants})
+
+
 @dataclass(frozen=True, kw_only=True)
 class RunResult:
     """Every variant of a preset run, the reading, and what it ran on (`environment`)."""
@@ -59,6 +112,8 @@ class RunResult:
             "environment": self.environment,
             "variants": [v.to_doc() for v in self.variants],
             "reading": self.reading,
+            # Last, so the keys before it are stored as they were before runs measured it.
+            "noise": run_noise(self.variants).to_doc(),
         }
 
 
@@ -154,21 +209,32 @@ def _modelled(v: VariantResult) -> list[tuple[str, str, float, float | None]]:
     return figures
 
 
-def _agreement_lines(variants: list[VariantResult]) -> tuple[list[str], list[str]]:
-    agree: list[str] = []
-    findings: list[str] = []
+@dataclass
+class _Agreement:
+    agree: list[str] = field(default_factory=list)
+    # Beyond the agreement margin, yet inside the run's own noise.
+    noisy: list[str] = field(default_factory=list)
+    findings: list[str] = field(default_factory=list)
+
+
+def _agreement_lines(variants: list[VariantResult], noise: Noise) -> _Agreement:
+    lines = _Agreement()
     for v in variants:
         for what, basis, measured, model in _modelled(v):
             if not model:
                 continue
-            if abs(measured / model - 1) <= AGREEMENT:
-                agree.append(f"{what} {measured:.1f} ms (model {model:.1f}, {_pct(measured, model)})")
+            off = abs(measured / model - 1)
+            figure = f"{what} {measured:.1f} ms (model {model:.1f}, {_pct(measured, model)}"
+            if off <= AGREEMENT:
+                lines.agree.append(figure + ")")
+            elif off * 100 <= noise.margin_pct(v.name):
+                lines.noisy.append(figure + f"; its compute scattered by {noise.by_variant[v.name]:.0f}%)")
             else:
-                findings.append(
+                lines.findings.append(
                     f"Finding: {what} took {measured:.1f} ms{basis} against a model of "
                     f"{model:.1f} ms ({_pct(measured, model)})."
                 )
-    return agree, findings
+    return lines
 
 
 def _by_name(variants: list[VariantResult]) -> dict[str, VariantResult]:
@@ -203,11 +269,20 @@ def _fill_sentence(params: Mapping[str, int], *, variants: list[VariantResult], 
 def reading(
     spec: Preset, *, params: Mapping[str, int], variants: list[VariantResult], fill_ms: float | None = None
 ) -> str:
-    """The result in prose: the preset's own sentence, then how each figure agreed with its model."""
-    agree, findings = _agreement_lines(variants)
+    """The result in prose: the preset's own sentence, then how each figure agreed with its model
+    beside the run's own noise."""
+    lines = _agreement_lines(variants, run_noise(variants))
+    findings = lines.findings
     parts = [spec.reading(params, _by_name(variants))]
-    if agree:
-        parts.append(f"Within {AGREEMENT:.0%} of the model: " + "; ".join(agree) + ".")
+    if lines.agree:
+        parts.append(f"Within {AGREEMENT:.0%} of the model: " + "; ".join(lines.agree) + ".")
+    if lines.noisy:
+        parts.append(
+            f"{NOISY_OPENING} {AGREEMENT:.0%} of the model but within this run's noise, how far "
+            "the same fixed compute scattered from step to step, so no finding: "
+            + "; ".join(lines.noisy)
+            + "."
+        )
     parts.extend(findings)
     if fill_ms is not None:
         parts.append(_fill_sentence(params, variants=variants, fill_ms=fill_ms))

@@ -72,6 +72,11 @@ def test_every_preset_runs_and_reports_every_step(preset: str) -> None:
         assert v["model_step_ms"] > 0
         assert v["stalled_steps"] >= 0
     assert doc["reading"]
+    # Every variant's noise, from how far its fixed compute scattered on this host.
+    noise = doc["noise"]
+    assert set(noise["variants"]) == set(PRESETS[preset].variant_names)
+    assert all(pct >= 0 for pct in noise["variants"].values())
+    assert noise["busy"] == any(pct > 10 for pct in noise["variants"].values())
     assert json.loads(json.dumps(doc)) == doc  # stored as JSON as it is
 
     variants_seen = [p["variant"] for p in progress]

@@ -4,36 +4,66 @@ The measurements here are made up (as the step loop would time them), so each fi
 shows can be checked against the arithmetic it stands for.
 """
 
+import hashlib
 import json
 import statistics
 import subprocess
 import sys
+from typing import Any
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
 
 from app import PROJECT_ROOT
+from app.accounts.models import LOCAL_USER_ID
 from app.demos.claims import summary_of
-from app.demos.presenters.comparison import comparisons, first_batch_rows, memory_rows
+from app.demos.models import DemoRun
+from app.demos.presenters.cli_text import result_table_text
+from app.demos.presenters.comparison import comparisons, first_batch_rows, memory_rows, noise_view
+from app.demos.presenters.status import headline
 from app.demos.presenters.timeline import timelines
 from app.demos.results import Measurement, RunResult, reading, variant_result
-from app.presets import WARMUP_STEPS, get_preset, model_step_ms, serial_bound_ms, validate_params
+from app.presets import (
+    AGREEMENT,
+    PRESETS,
+    WARMUP_STEPS,
+    get_preset,
+    model_step_ms,
+    serial_bound_ms,
+    validate_params,
+)
 from app.presets.results import Step, VariantResult, variants_of
+from app.storage.base import utcnow
+from tests.factories import OWNER_CARD
 
 
 def _measured(
-    durations: list[float], *, wait_share: float = 0.5, counted: str | None = None, element_mb: float = 0.0
+    durations: list[float],
+    *,
+    wait_share: float = 0.5,
+    counted: str | None = None,
+    element_mb: float = 0.0,
+    compute_ms: float | None = None,
 ) -> Measurement:
-    """Steps that each last `durations[k]`, a `wait_share` of it waiting for input; with
-    `counted`, the producer held k % 5 elements before step k."""
+    """Steps that each last `durations[k]`, a `wait_share` of it waiting for input (with
+    `compute_ms`, the same compute every step and the rest waiting); with `counted`, the producer
+    held k % 5 elements before step k."""
     measured = Measurement(counted=counted, element_mb=element_mb)
     start = 0.0
     for k, duration in enumerate(durations):
         held = k % 5 if counted is not None else None
         if held is not None:
             measured.buffered.append(held)
+        compute = duration * (1 - wait_share) if compute_ms is None else compute_ms
         measured.steps.append(
             Step(
                 start_ms=round(start, 3),
-                input_ms=round(duration * wait_share, 3),
-                compute_ms=round(duration * (1 - wait_share), 3),
+                input_ms=round(
+                    max(0.0, duration - compute) if compute_ms is not None else duration * wait_share, 3
+                ),
+                compute_ms=round(compute, 3),
                 warmup=k < WARMUP_STEPS,
                 buffered=held,
             )
@@ -48,6 +78,16 @@ def _at_model(preset: str, variant: str, params: dict[str, int], factor: float =
     assert model is not None
     # A slow warm-up, then steps around the model, the slowest a little over it.
     steady = [factor * model * (1 + 0.01 * (k % 3 - 1)) for k in range(params["steps"] - WARMUP_STEPS)]
+    return [5 * model] * WARMUP_STEPS + steady
+
+
+def _scattered(preset: str, variant: str, params: dict[str, int], factor: float) -> list[float]:
+    """Steps `factor` times the model on the median, as a busy host scatters them: every fourth
+    step held up by a quarter, the rest a few per cent either side."""
+    model = model_step_ms(preset, variant=variant, params=params)
+    assert model is not None
+    spread = [0.97, 1.0, 1.03, 1.25]
+    steady = [factor * model * spread[k % 4] for k in range(params["steps"] - WARMUP_STEPS)]
     return [5 * model] * WARMUP_STEPS + steady
 
 
@@ -194,3 +234,231 @@ def test_the_timeline_draws_every_stored_step_on_one_scale() -> None:
         assert len(computes) == len(variant["steps"]) == params["steps"]
         assert f"median step {variant['median_step_ms']:.1f} ms" in timeline.summary
         assert timeline.warmup_x > timeline.plot_left  # the warm-up is marked off
+
+
+def _measure_kwargs(preset: str) -> dict[str, Any]:
+    spec, params = get_preset(preset), validate_params(preset, params={})
+    if spec.large_batches:
+        return {"counted": "batches", "element_mb": float(params["batch_mb"])}
+    if spec.large_examples:
+        return {"counted": "examples", "element_mb": params["example_kb"] / 1024}
+    return {}
+
+
+# The start of the SHA-256 of each preset's stored result, steady at its model, as stored before
+# runs measured their own noise: the same measurements must store the same document.
+STORED_BEFORE_NOISE = {
+    "placement": "7af3ba55c6a29788",
+    "deficit": "6474f8dd66c89207",
+    "jitter": "d95ba19e429c2f9e",
+    "synthetic": "a891401547dca0d5",
+    "memory": "a67f0ca7d674886c",
+    "to-device": "fadf448be8e26d83",
+    "cache": "50a1e9a55489f98d",
+    "shuffle": "f9c65b79939b1468",
+    "interleave": "2cde39ed9cb26383",
+    "vectorize": "b23245d717898a86",
+}
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_a_steady_run_stores_what_it_stored_before_beside_its_noise(preset: str) -> None:
+    params = validate_params(preset, params={})
+    durations = {name: _at_model(preset, name, params) for name in get_preset(preset).variant_names}
+    doc = _result(preset, durations, **_measure_kwargs(preset)).to_doc()
+    noise = doc.pop("noise")
+    assert hashlib.sha256(json.dumps(doc).encode()).hexdigest()[:16] == STORED_BEFORE_NOISE[preset]
+    # Compute within a few per cent from step to step: this run's noise is under the agreement margin.
+    assert set(noise["variants"]) == set(get_preset(preset).variant_names)
+    assert all(0 <= pct < AGREEMENT * 100 for pct in noise["variants"].values())
+    assert noise["busy"] is False
+
+
+def _placement_with(slow: str, *, factor: float, scattered: bool) -> dict[str, Any]:
+    params = validate_params("placement", params={})
+    durations = {name: _at_model("placement", name, params) for name in get_preset("placement").variant_names}
+    durations[slow] = (_scattered if scattered else _at_model)("placement", slow, params, factor)
+    return json.loads(json.dumps(_result("placement", durations).to_doc()))
+
+
+def test_a_difference_inside_a_noisy_run_s_own_spread_is_no_finding() -> None:
+    doc = _placement_with("prefetch-last-autotune", factor=1.12, scattered=True)
+    rows = {row.name: row for row in comparisons(doc)}
+    last = rows["prefetch-last-autotune"]
+    assert last.ratio is not None and last.ratio > 1 + AGREEMENT  # beyond the margin
+    noise = doc["noise"]["variants"]["prefetch-last-autotune"]
+    assert noise > (last.ratio - 1) * 100  # yet inside what this run's steps scatter by
+    assert last.verdict == "noise" and "finding" not in last.verdict_text
+    assert f"{noise:.0f} %" in last.verdict_text
+    assert doc["noise"]["busy"] is True
+    assert "Finding:" not in doc["reading"]
+    assert "within this run's noise" in doc["reading"]
+
+
+def test_a_steady_run_with_a_real_difference_declares_it() -> None:
+    doc = _placement_with("prefetch-last-autotune", factor=1.15, scattered=False)
+    rows = {row.name: row for row in comparisons(doc)}
+    assert rows["prefetch-last-autotune"].verdict == "slower"
+    assert rows["prefetch-last-autotune"].verdict_text.startswith("finding:")
+    assert doc["noise"]["busy"] is False
+    assert "Finding: prefetch(AUTOTUNE) last took" in doc["reading"]
+
+
+def _speedup(doc: dict[str, Any], fast: str, slow: str) -> float:
+    by_name = {v["name"]: v for v in doc["variants"]}
+    return float(by_name[slow]["median_step_ms"] / by_name[fast]["median_step_ms"])
+
+
+def _claim(doc: dict[str, Any]) -> str:
+    """The history's summary of a run up to its ranking of the variants."""
+    said, *ranked = headline(doc).split(" · ")
+    assert ranked and ranked[0].startswith("fastest:")
+    return said
+
+
+def test_the_headline_states_the_card_s_claim_first() -> None:
+    steady = _placement_with("no-prefetch", factor=1.0, scattered=False)
+    speedup = _speedup(steady, "prefetch-last-autotune", "no-prefetch")
+    assert (
+        _claim(steady)
+        == f"prefetch(AUTOTUNE) last: {speedup:.1f}\u00d7 faster than no prefetch, as the card says"
+    )
+    # Without prefetch the step took no longer than with it: the card's claim did not hold here.
+    flat = _placement_with("no-prefetch", factor=0.5, scattered=False)
+    model = model_step_ms("placement", variant="no-prefetch", params=flat["params"]) / model_step_ms(
+        "placement", variant="prefetch-last-autotune", params=flat["params"]
+    )
+    assert _claim(flat) == (
+        f"prefetch(AUTOTUNE) last: within noise of no prefetch, not as the card says "
+        f"(its model: {model:.1f}\u00d7 faster)"
+    )
+    # Faster, but by far less than the model says.
+    short = _placement_with("no-prefetch", factor=0.7, scattered=False)
+    speedup = _speedup(short, "prefetch-last-autotune", "no-prefetch")
+    assert _claim(short) == (
+        f"prefetch(AUTOTUNE) last: {speedup:.1f}\u00d7 faster than no prefetch, not as the card says "
+        f"(its model: {model:.1f}\u00d7 faster)"
+    )
+
+
+RUN_ID = "c3" * 16
+
+
+def _result_page(app: FastAPI, client: TestClient, doc: dict[str, Any]) -> BeautifulSoup:
+    with app.state.db.write_sessions() as session:
+        session.merge(
+            DemoRun(
+                id=RUN_ID,
+                user_id=LOCAL_USER_ID,
+                card_id=OWNER_CARD,
+                preset=doc["preset"],
+                params=doc["params"],
+                status="done",
+                progress={},
+                result=doc,
+                summary=summary_of(doc),
+                created_at=utcnow(),
+                finished_at=utcnow(),
+            )
+        )
+        session.commit()
+    response = client.get(f"/demos/{RUN_ID}")
+    assert response.status_code == 200, response.text
+    return BeautifulSoup(response.text, "html.parser")
+
+
+def _text(soup: BeautifulSoup, selector: str) -> str:
+    found = soup.select_one(selector)
+    assert found is not None, selector
+    return " ".join(found.get_text(" ").split())
+
+
+def test_the_page_of_a_noisy_run_says_the_host_was_busy_and_finds_nothing(
+    app: FastAPI, client: TestClient
+) -> None:
+    doc = _placement_with("prefetch-last-autotune", factor=1.12, scattered=True)
+    soup = _result_page(app, client, doc)
+    noise = max(doc["noise"]["variants"].values())
+    assert f"The host was busy during this run: differences under {noise:.0f} % are noise here" in _text(
+        soup, ".noise"
+    )
+    assert soup.select_one(".findings") is None
+    row = soup.select_one('tr[data-variant="prefetch-last-autotune"]')
+    assert row is not None and "finding" not in row.get_text()
+    assert "verdict-noise" in (row.get("class") or [])
+
+
+def test_the_page_of_a_steady_run_declares_its_finding_after_the_claim(
+    app: FastAPI, client: TestClient
+) -> None:
+    doc = _placement_with("prefetch-last-2", factor=1.15, scattered=False)
+    soup = _result_page(app, client, doc)
+    findings = _text(soup, ".findings")
+    assert "prefetch(2) last took" in findings
+    assert "busy" not in _text(soup, ".noise")
+    # The claim is the first thing the result says, before its tables.
+    result = soup.select_one(".demo-result")
+    assert result is not None
+    first = result.find(["p", "h3", "table"])
+    assert first is not None and "claim" in (first.get("class") or [])
+    speedup = _speedup(doc, "prefetch-last-autotune", "no-prefetch")
+    assert first.get_text(" ", strip=True).startswith(
+        f"prefetch(AUTOTUNE) last: {speedup:.1f}\u00d7 faster than no prefetch, as the card says"
+    )
+    history = soup.select_one(f'tr[data-run-id="{RUN_ID}"]')
+    assert history is not None and "as the card says" in history.get_text()
+
+
+def test_the_reading_is_in_short_paragraphs(app: FastAPI, client: TestClient) -> None:
+    doc = _placement_with("prefetch-last-autotune", factor=1.15, scattered=False)
+    soup = _result_page(app, client, doc)
+    paragraphs = [" ".join(p.get_text(" ").split()) for p in soup.select(".reading p")]
+    assert len(paragraphs) >= 3
+    # The reading's own words, in its order: the preset's sentence first, the warm-up note last.
+    assert all(paragraph in doc["reading"] for paragraph in paragraphs)
+    assert paragraphs[0].startswith("Without prefetch a step took")
+    assert "leave out each variant" in paragraphs[-1]
+    for paragraph in paragraphs:
+        assert paragraph.count(". ") + 1 <= 4, paragraph
+        assert len(paragraph.split()) <= 90, paragraph
+
+
+def test_a_result_stored_before_runs_measured_their_noise_reads_as_before(
+    app: FastAPI, client: TestClient
+) -> None:
+    doc = _placement_with("no-prefetch", factor=1.15, scattered=False)
+    doc.pop("noise")
+    rows = {row.name: row for row in comparisons(doc)}
+    assert rows["no-prefetch"].verdict == "slower"
+    soup = _result_page(app, client, doc)
+    assert "noise not measured" in _text(soup, ".noise").lower()
+    assert "No prefetch took" in _text(soup, ".findings")
+
+
+def test_a_wait_that_differs_from_step_to_step_by_design_is_not_noise() -> None:
+    """Bursts and overlaps make the input wait differ from step to step; the compute is the same
+    fixed work each step, so only its scatter is the host's."""
+    params = validate_params("placement", params={})
+    durations = {name: _at_model("placement", name, params) for name in get_preset("placement").variant_names}
+    durations["prefetch-last-autotune"] = _scattered("placement", "prefetch-last-autotune", params, 1.15)
+    doc = _result("placement", durations, compute_ms=float(params["compute_ms"])).to_doc()
+    assert doc["noise"]["busy"] is False
+    assert doc["noise"]["variants"]["prefetch-last-autotune"] == 0
+    assert {r.name: r for r in comparisons(doc)}["prefetch-last-autotune"].verdict == "slower"
+    assert "Finding: prefetch(AUTOTUNE) last took" in doc["reading"]
+
+
+def test_the_cli_table_opens_with_the_claim_and_the_noise() -> None:
+    doc = _placement_with("prefetch-last-autotune", factor=1.12, scattered=True)
+    lines = [line for line in result_table_text(doc).splitlines() if line]
+    assert lines[2] == _claim(doc)
+    assert lines[3].startswith("The host was busy during this run: differences under")
+
+
+def test_a_stored_noise_that_is_no_number_reads_as_not_measured() -> None:
+    doc = _placement_with("no-prefetch", factor=1.15, scattered=False)
+    doc["noise"] = {"variants": {"no-prefetch": "loud", "prefetch-last-2": True}}
+    rows = {row.name: row for row in comparisons(doc)}
+    assert rows["no-prefetch"].verdict == "slower"
+    doc["noise"] = ["not", "a", "document"]
+    assert noise_view(doc).kind == "unmeasured"

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from app.demos.models import WorkerBeat
-from app.demos.presenters.comparison import comparisons, first_batch_rows, memory_rows
+from app.demos.presenters.comparison import claim, comparisons, first_batch_rows, memory_rows, noise_view
 from app.presets import (
     PRESETS,
 )
@@ -23,6 +23,11 @@ def result_table_text(doc: dict[str, Any]) -> str:
         f"compute {env.get('compute')}",
         "",
     ]
+    said = claim(doc)
+    if said is not None:
+        lines.append(said)
+    noise = noise_view(doc)
+    lines += [*textwrap.wrap(f"{noise.text} {noise.detail}".strip(), 100), ""]
     rows = comparisons(doc)
     width = max([len(r.label) for r in rows] + [7])
     lines.append(f"{'variant':<{width}}  {'measured':>8}  {'p90':>8}  {'model':>8}  {'ratio':>6}  verdict")

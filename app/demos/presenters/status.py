@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from app.demos.models import DemoRun, WorkerBeat
+from app.demos.presenters.comparison import NoiseView, claim, noise_view
 from app.demos.presenters.forms import params_text
 from app.demos.runs import ACTIVE
 from app.jobs.queue import lane_for
@@ -86,6 +87,9 @@ class RunView:
     waiting: Waiting | None
     worker: str | None
     seconds: float | None
+    # Of a finished run: the card's claim as it measured it, and what its own noise was.
+    claim: str | None = None
+    noise: NoiseView | None = None
 
 
 def progress_of(preset: Preset, progress: dict[str, Any] | None) -> tuple[float, str]:
@@ -112,6 +116,7 @@ def run_view(run: DemoRun, *, workers: list[WorkerBeat], position: int | None) -
     seconds = None
     if run.started_at and run.finished_at:
         seconds = (run.finished_at - run.started_at).total_seconds()
+    finished = run.result if run.status == "done" and run.result else None
     return RunView(
         run_id=run.id,
         preset=spec,
@@ -130,6 +135,8 @@ def run_view(run: DemoRun, *, workers: list[WorkerBeat], position: int | None) -
         waiting=waiting_for(run, workers),
         worker=run.worker,
         seconds=seconds,
+        claim=claim(finished) if finished else None,
+        noise=noise_view(finished) if finished else None,
     )
 
 
@@ -145,16 +152,19 @@ class HistoryRow:
 
 
 def headline(result: dict[str, Any] | None) -> str:
-    """'fastest: prefetch(AUTOTUNE) last 31 ms · slowest: No prefetch 61 ms'."""
+    """The card's claim as the run measured it first, then 'fastest: prefetch(AUTOTUNE) last
+    31 ms · slowest: No prefetch 61 ms'."""
     variants = variants_of(result)
     if not variants:
         return ""
     fastest = min(variants, key=lambda v: v.measured_step_ms)
     slowest = max(variants, key=lambda v: v.measured_step_ms)
-    return (
+    ranked = (
         f"fastest: {fastest.label} {fastest.measured_step_ms:.0f} ms · "
         f"slowest: {slowest.label} {slowest.measured_step_ms:.0f} ms"
     )
+    said = claim(result)
+    return f"{said} · {ranked}" if said is not None else ranked
 
 
 def history_rows(runs: list[DemoRun]) -> list[HistoryRow]:
