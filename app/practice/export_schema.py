@@ -60,6 +60,61 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 
 
+# A point's id as the checker names it: an answer point's key, or a follow-up sentence's.
+ItemId = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{8}$")]
+# The most points or pitfalls a suggestion lists; no card comes near it.
+MAX_SUGGESTED = 100
+
+
+class _Stretch(_Strict):
+    """Where evidence stands in the attempt's text: both ends, or neither."""
+
+    start: Count | None = None
+    end: Count | None = None
+
+    @model_validator(mode="after")
+    def _a_stretch(self) -> "_Stretch":
+        if (self.start is None) != (self.end is None):
+            raise ValueError("start and end come together")
+        if self.start is not None and self.end is not None and self.start >= self.end:
+            raise ValueError("start is before end")
+        return self
+
+
+class SuggestedPointDoc(_Stretch):
+    id: ItemId
+    covered: bool
+    score: float = Field(ge=0, le=1)
+
+
+class SuggestedPitfallDoc(_Stretch):
+    id: ItemId
+    start: Count
+    end: Count
+
+
+class CoverageDoc(_Strict):
+    """What the coverage checker suggested for the answer, and how the person's ticks agreed."""
+
+    method: str = Field(min_length=1, max_length=32, pattern=r"^[a-z0-9_-]+$")
+    points: list[SuggestedPointDoc] = Field(max_length=MAX_SUGGESTED)
+    pitfalls: list[SuggestedPitfallDoc] = Field(max_length=MAX_SUGGESTED)
+    agreed: Count | None = None
+    compared: Count | None = None
+
+    @model_validator(mode="after")
+    def _agreement(self) -> "CoverageDoc":
+        if (self.agreed is None) != (self.compared is None):
+            raise ValueError("agreed and compared come together")
+        if self.agreed is not None and self.compared is not None and self.agreed > self.compared:
+            raise ValueError("agreed is at most compared")
+        return self
+
+    def furthest(self) -> int:
+        """Where the last stretch of evidence ends."""
+        return max((item.end or 0 for item in [*self.points, *self.pitfalls]), default=0)
+
+
 class AttemptDoc(_Strict):
     id: WholeNumber = Field(ge=1, le=2**63 - 1)
     card_id: CardId
@@ -80,6 +135,8 @@ class AttemptDoc(_Strict):
     filler_count: WholeNumber | None = Field(default=None, ge=0, le=MAX_DELIVERY_COUNT)
     long_pauses: WholeNumber | None = Field(default=None, ge=0, le=MAX_DELIVERY_COUNT)
     created_at: Moment
+    # The checker's suggestion, on an answer that has one.
+    coverage: CoverageDoc | None = None
 
     @model_validator(mode="after")
     def _as_if_submitted(self) -> "AttemptDoc":
@@ -97,6 +154,10 @@ class AttemptDoc(_Strict):
             raise ValueError("; ".join(field_messages(error.errors(), "attempt"))) from None
         if self.kind == "quiz" and self.score is None:
             raise ValueError("a quiz attempt has a score")
+        if self.coverage is not None and (self.kind == "quiz" or self.revealed or not self.text):
+            raise ValueError("coverage belongs only to a basics, solid or follow-up answer with its text")
+        if self.coverage is not None and self.coverage.furthest() > len(self.text or ""):
+            raise ValueError("the coverage's evidence lies outside the answer's text")
         return self
 
     @model_serializer(mode="wrap")
@@ -107,7 +168,7 @@ class AttemptDoc(_Strict):
         row reads as it did before there were any (and an older server still imports it)."""
         row: dict[str, object] = handler(self)
         if info.mode == "json":
-            for name in SPOKEN_FIGURES:
+            for name in (*SPOKEN_FIGURES, "coverage"):
                 if row.get(name) is None:
                     row.pop(name, None)
         return row
