@@ -66,6 +66,14 @@ ItemId = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{8}$")]
 MAX_SUGGESTED = 100
 
 
+def _ordered_pair(*, low: int | None, high: int | None, names: tuple[str, str], strictly: bool) -> None:
+    """Two counts given both or neither, the first below (or, not `strictly`, at most) the second."""
+    if (low is None) != (high is None):
+        raise ValueError(f"{names[0]} and {names[1]} come together")
+    if low is not None and high is not None and (low >= high if strictly else low > high):
+        raise ValueError(f"{names[0]} is {'below' if strictly else 'at most'} {names[1]}")
+
+
 class _Stretch(_Strict):
     """Where evidence stands in the attempt's text: both ends, or neither."""
 
@@ -74,10 +82,7 @@ class _Stretch(_Strict):
 
     @model_validator(mode="after")
     def _a_stretch(self) -> "_Stretch":
-        if (self.start is None) != (self.end is None):
-            raise ValueError("start and end come together")
-        if self.start is not None and self.end is not None and self.start >= self.end:
-            raise ValueError("start is before end")
+        _ordered_pair(low=self.start, high=self.end, names=("start", "end"), strictly=True)
         return self
 
 
@@ -104,10 +109,7 @@ class CoverageDoc(_Strict):
 
     @model_validator(mode="after")
     def _agreement(self) -> "CoverageDoc":
-        if (self.agreed is None) != (self.compared is None):
-            raise ValueError("agreed and compared come together")
-        if self.agreed is not None and self.compared is not None and self.agreed > self.compared:
-            raise ValueError("agreed is at most compared")
+        _ordered_pair(low=self.agreed, high=self.compared, names=("agreed", "compared"), strictly=False)
         return self
 
     def furthest(self) -> int:

@@ -15,12 +15,9 @@ from app.practice.models import Attempt, AttemptCoverage, ReviewLog, ReviewState
 from tests.factories import DECK, OWNER_CARD
 from tests.helpers.html import HTMX, one, soup_of
 from tests.helpers.practice import counts, write_session
+from tests.practice.test_suggestions import ANSWER
 
 CARD = DECK[OWNER_CARD]
-ANSWER = (
-    "Prefetch overlaps the input pipeline with the training step: one background thread fills a buffer. "
-    "Use AUTOTUNE for the buffer size."
-)
 
 
 def answered_and_assessed(client: TestClient) -> list[str]:
