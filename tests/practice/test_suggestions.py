@@ -15,6 +15,7 @@ from app.practice.models import Attempt, AttemptCoverage
 from tests.factories import DECK, OWNER_CARD
 from tests.helpers.html import HTMX, one, soup_of, text_of
 from tests.helpers.payloads import attempt_payload
+from tests.helpers.speech import audio_file, finish, recording_form
 
 CARD = DECK[OWNER_CARD]
 # Two points in its words, and one of the card's pitfalls asserted.
@@ -201,3 +202,18 @@ def test_progress_says_how_often_the_checker_and_the_person_agreed(app: FastAPI,
     assert f"the checker and you agreed on {agreed} of {compared} points" in text_of(row, ".agreement")
     others = [r for r in soup.select("tr.card-progress") if r["data-card-id"] != OWNER_CARD]
     assert others and not any(r.select(".agreement") for r in others)
+
+
+def test_an_answer_from_a_recordings_edited_transcript_gets_its_suggestion(
+    app: FastAPI, client: TestClient
+) -> None:
+    response = client.post(f"/api/cards/{OWNER_CARD}/recordings", files=audio_file(), data=recording_form())
+    assert response.status_code == 202, response.text
+    recording = finish(app, response.json()["id"])
+    soup = answer(client, recording_id=recording.id)  # the transcript, edited into ANSWER
+    assert [m.get_text() for m in soup.select("#answer-panel .your-answer mark")] == suggested_spans(ANSWER)
+    [(attempt, row)] = coverage_rows(app)
+    assert attempt.recording_id == recording.id
+    assert row is not None and [p["covered"] for p in row.points] == [
+        h.covered for h in check(CARD, ANSWER).points
+    ]
