@@ -7,7 +7,7 @@ from playwright.sync_api import Page, expect
 
 from app.coverage.checker import check
 from tests.factories import DECK, OWNER_CARD
-from tests.practice.test_suggestions import ANSWER, suggested_spans
+from tests.helpers.suggestions import ANSWER, suggested_spans
 
 CARD = DECK[OWNER_CARD]
 

@@ -16,13 +16,9 @@ from tests.factories import DECK, OWNER_CARD
 from tests.helpers.html import HTMX, one, soup_of, text_of
 from tests.helpers.payloads import attempt_payload
 from tests.helpers.speech import audio_file, finish, recording_form
+from tests.helpers.suggestions import ANSWER, suggested_spans
 
 CARD = DECK[OWNER_CARD]
-# Two points in its words, and one of the card's pitfalls asserted.
-ANSWER = (
-    "Prefetch overlaps the input pipeline with the training step: one background thread fills a buffer. "
-    "Use AUTOTUNE for the buffer size. <b>bold</b> & done"
-)
 
 
 def answer(client: TestClient, text: str = ANSWER, **extra: Any) -> BeautifulSoup:
@@ -40,22 +36,6 @@ def coverage_rows(app: FastAPI) -> list[tuple[Attempt, AttemptCoverage | None]]:
         rows = [(a, c) for a, c in session.execute(query)]
         session.expunge_all()
         return rows
-
-
-def suggested_spans(text: str) -> list[str]:
-    """The stretches of `text` the checker's evidence covers, overlaps merged, in order."""
-    coverage = check(CARD, text)
-    spans = sorted(
-        [(h.evidence.start, h.evidence.end) for h in coverage.points if h.covered and h.evidence]
-        + [(h.evidence.start, h.evidence.end) for h in coverage.pitfalls]
-    )
-    merged: list[list[int]] = []
-    for start, end in spans:
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    return [text[start:end] for start, end in merged]
 
 
 def ticked(soup: BeautifulSoup) -> set[str]:

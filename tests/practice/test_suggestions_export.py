@@ -15,7 +15,7 @@ from app.practice.models import Attempt, AttemptCoverage, ReviewLog, ReviewState
 from tests.factories import DECK, OWNER_CARD
 from tests.helpers.html import HTMX, one, soup_of
 from tests.helpers.practice import counts, write_session
-from tests.practice.test_suggestions import ANSWER
+from tests.helpers.suggestions import ANSWER
 
 CARD = DECK[OWNER_CARD]
 
