@@ -9,7 +9,7 @@ from app.accounts.service import lock_person
 from app.content.model import Card
 from app.exceptions import Invalid
 from app.metrics import answer_recorded
-from app.practice import quiz, scheduling
+from app.practice import quiz, scheduling, suggestions
 from app.practice.models import Attempt
 from app.practice.schemas import Assessment, AttemptIn, AttemptOut
 from app.speech import service as speech
@@ -63,6 +63,7 @@ def record(session: Session, *, card: Card, user_id: int, data: AttemptIn, now: 
     )
     session.add(attempt)
     scheduling.review_attempt(session, attempt)  # a rated answer or a quiz feeds the card's schedule
+    suggestions.add(session, card=card, attempt=attempt)
     session.commit()
     answer_recorded(attempt.kind)
     return attempt
@@ -100,6 +101,7 @@ def assess(session: Session, *, card: Card, attempt: Attempt, data: Assessment) 
     attempt.points = point_ids(card, data.points)
     attempt.rating = data.rating
     scheduling.review_attempt(session, attempt)  # re-rating replaces this attempt's review
+    suggestions.assessed(session, attempt)
     session.commit()
     return attempt
 

@@ -3,9 +3,9 @@ leaves, the rows in the order an export lists them, and the JSON document."""
 
 from datetime import datetime
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from app.accounts import audit
 from app.practice import preferences, scheduling
@@ -13,6 +13,7 @@ from app.practice.export_schema import (
     MAX_DELIVERY_COUNT,
     MAX_WORDS_PER_MINUTE,
     AttemptDoc,
+    CoverageDoc,
     ExportDoc,
     ReviewLogDoc,
     ReviewStateDoc,
@@ -29,7 +30,12 @@ def record(session: Session, *, user_id: int, address: str | None, format: str) 
 
 def attempts_of(session: Session, user_id: int) -> list[Attempt]:
     """The person's attempts, oldest first."""
-    query = select(Attempt).where(Attempt.user_id == user_id).order_by(Attempt.created_at, Attempt.id)
+    query = (
+        select(Attempt)
+        .where(Attempt.user_id == user_id)
+        .order_by(Attempt.created_at, Attempt.id)
+        .options(selectinload(Attempt.coverage))
+    )
     return list(session.scalars(query))
 
 
@@ -61,11 +67,24 @@ def _attempt_doc(attempt: Attempt) -> AttemptDoc:
     bounded, or by hand) is held to the range an import accepts: the export still answers, and
     the file it writes still imports."""
     fields = _fields(attempt, AttemptDoc)
+    fields["coverage"] = _coverage_doc(attempt)
     for name, top in _FIGURE_BOUNDS:
         value = fields[name]
         if isinstance(value, int | float):
             fields[name] = min(max(value, 0), top)
     return AttemptDoc.model_validate(fields)
+
+
+def _coverage_doc(attempt: Attempt) -> CoverageDoc | None:
+    """The attempt's suggestion as the file lists it; one that would not import back (written by
+    hand, or its text edited since) is left out rather than failing the export."""
+    if attempt.coverage is None:
+        return None
+    try:
+        doc = CoverageDoc.model_validate(_fields(attempt.coverage, CoverageDoc))
+    except ValidationError:
+        return None
+    return doc if attempt.text and doc.furthest() <= len(attempt.text) else None
 
 
 def document(session: Session, *, user_id: int, now: datetime) -> ExportDoc:

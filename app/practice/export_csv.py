@@ -40,6 +40,20 @@ def _positions(attempt: Attempt, cards: Mapping[str, Card]) -> str:
     return " ".join(map(str, card.point_positions(attempt.points))) if card else ""
 
 
+def _suggested(attempt: Attempt) -> str:
+    """The point ids the checker suggested the answer covers."""
+    coverage = attempt.coverage
+    return " ".join(p["id"] for p in coverage.points if p.get("covered")) if coverage else ""
+
+
+def _agreement(attempt: Attempt) -> str:
+    """'4 of 5': on how many of the suggested points the person's own ticks agreed."""
+    coverage = attempt.coverage
+    if coverage is None or coverage.compared is None:
+        return ""
+    return f"{coverage.agreed} of {coverage.compared}"
+
+
 def _attempt_columns(cards: Mapping[str, Card]) -> Columns[Attempt]:
     """An attempt's "points" are positions in `cards`, the cards as served now."""
     return (
@@ -59,6 +73,8 @@ def _attempt_columns(cards: Mapping[str, Card]) -> Columns[Attempt]:
         ("words_per_minute", lambda a: _blank(a.words_per_minute)),
         ("filler_count", lambda a: _blank(a.filler_count)),
         ("long_pauses", lambda a: _blank(a.long_pauses)),
+        ("suggested_point_ids", _suggested),
+        ("agreed_with_checker", _agreement),
         ("text", lambda a: a.text or ""),
     )
 

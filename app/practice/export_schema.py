@@ -60,6 +60,63 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 
 
+# A point's id as the checker names it: an answer point's key, or a follow-up sentence's.
+ItemId = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{8}$")]
+# The most points or pitfalls a suggestion lists; no card comes near it.
+MAX_SUGGESTED = 100
+
+
+def _ordered_pair(*, low: int | None, high: int | None, names: tuple[str, str], strictly: bool) -> None:
+    """Two counts given both or neither, the first below (or, not `strictly`, at most) the second."""
+    if (low is None) != (high is None):
+        raise ValueError(f"{names[0]} and {names[1]} come together")
+    if low is not None and high is not None and (low >= high if strictly else low > high):
+        raise ValueError(f"{names[0]} is {'below' if strictly else 'at most'} {names[1]}")
+
+
+class _Stretch(_Strict):
+    """Where evidence stands in the attempt's text: both ends, or neither."""
+
+    start: Count | None = None
+    end: Count | None = None
+
+    @model_validator(mode="after")
+    def _a_stretch(self) -> "_Stretch":
+        _ordered_pair(low=self.start, high=self.end, names=("start", "end"), strictly=True)
+        return self
+
+
+class SuggestedPointDoc(_Stretch):
+    id: ItemId
+    covered: bool
+    score: float = Field(ge=0, le=1)
+
+
+class SuggestedPitfallDoc(_Stretch):
+    id: ItemId
+    start: Count
+    end: Count
+
+
+class CoverageDoc(_Strict):
+    """What the coverage checker suggested for the answer, and how the person's ticks agreed."""
+
+    method: str = Field(min_length=1, max_length=32, pattern=r"^[a-z0-9_-]+$")
+    points: list[SuggestedPointDoc] = Field(max_length=MAX_SUGGESTED)
+    pitfalls: list[SuggestedPitfallDoc] = Field(max_length=MAX_SUGGESTED)
+    agreed: Count | None = None
+    compared: Count | None = None
+
+    @model_validator(mode="after")
+    def _agreement(self) -> "CoverageDoc":
+        _ordered_pair(low=self.agreed, high=self.compared, names=("agreed", "compared"), strictly=False)
+        return self
+
+    def furthest(self) -> int:
+        """Where the last stretch of evidence ends."""
+        return max((item.end or 0 for item in [*self.points, *self.pitfalls]), default=0)
+
+
 class AttemptDoc(_Strict):
     id: WholeNumber = Field(ge=1, le=2**63 - 1)
     card_id: CardId
@@ -80,6 +137,8 @@ class AttemptDoc(_Strict):
     filler_count: WholeNumber | None = Field(default=None, ge=0, le=MAX_DELIVERY_COUNT)
     long_pauses: WholeNumber | None = Field(default=None, ge=0, le=MAX_DELIVERY_COUNT)
     created_at: Moment
+    # The checker's suggestion, on an answer that has one.
+    coverage: CoverageDoc | None = None
 
     @model_validator(mode="after")
     def _as_if_submitted(self) -> "AttemptDoc":
@@ -97,6 +156,10 @@ class AttemptDoc(_Strict):
             raise ValueError("; ".join(field_messages(error.errors(), "attempt"))) from None
         if self.kind == "quiz" and self.score is None:
             raise ValueError("a quiz attempt has a score")
+        if self.coverage is not None and (self.kind == "quiz" or self.revealed or not self.text):
+            raise ValueError("coverage belongs only to a basics, solid or follow-up answer with its text")
+        if self.coverage is not None and self.coverage.furthest() > len(self.text or ""):
+            raise ValueError("the coverage's evidence lies outside the answer's text")
         return self
 
     @model_serializer(mode="wrap")
@@ -107,7 +170,7 @@ class AttemptDoc(_Strict):
         row reads as it did before there were any (and an older server still imports it)."""
         row: dict[str, object] = handler(self)
         if info.mode == "json":
-            for name in SPOKEN_FIGURES:
+            for name in (*SPOKEN_FIGURES, "coverage"):
                 if row.get(name) is None:
                     row.pop(name, None)
         return row

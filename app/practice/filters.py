@@ -9,6 +9,7 @@ from jinja2 import Environment
 
 from app.content.model import Card
 from app.practice.models import Attempt
+from app.practice.suggestions import Suggestion, ticked
 from app.speech.delivery import PACE_BAND
 
 
@@ -50,6 +51,12 @@ def points_covered(attempt: Attempt, card: Card) -> int:
     return len(card.point_positions(attempt.points))
 
 
+def ticked_points(attempt: Attempt, suggestion: object = None) -> set[str]:
+    """The points a checklist starts ticked (the suggestion's until the person assesses). A page
+    that has no suggestion passes Jinja's undefined, which is none."""
+    return ticked(attempt, suggestion if isinstance(suggestion, Suggestion) else None)
+
+
 def register(env: Environment) -> None:
     # The band a pace is measured against, marked on every pace meter that is not a recording's own.
     env.globals["pace_band"] = PACE_BAND
@@ -58,4 +65,5 @@ def register(env: Environment) -> None:
         attempt_result=attempt_result,
         attempt_delivery=attempt_delivery,
         points_covered=points_covered,
+        ticked_points=ticked_points,
     )

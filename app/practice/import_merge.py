@@ -2,6 +2,7 @@
 
 Import merges and is idempotent: importing the same file twice changes nothing the second time.
 - Attempts are matched on (card id, tier, kind, follow-up, created time); a match is kept as it is.
+  A new attempt's coverage suggestion is stored as the file has it; none is computed.
 - Review logs are matched on (card id, tier, review time); a match is kept as it is.
 - A review state the database lacks is restored exactly as exported. One it already has is kept,
   unless the import added reviews for that card and tier: then it is replayed from all its logs.
@@ -37,9 +38,9 @@ from sqlalchemy.orm import Session
 from app.content.model import Card
 from app.exceptions import Conflict, TooMany
 from app.practice import preferences, quiz, scheduling
-from app.practice.export_schema import STATE_BY_NAME, AttemptDoc, ReviewLogDoc, ReviewStateDoc
+from app.practice.export_schema import STATE_BY_NAME, AttemptDoc, CoverageDoc, ReviewLogDoc, ReviewStateDoc
 from app.practice.import_file import YIELD_EVERY_ROWS, ImportFile, let_others_run
-from app.practice.models import Attempt, ImportGuard, ReviewLog, ReviewState
+from app.practice.models import Attempt, AttemptCoverage, ImportGuard, ReviewLog, ReviewState
 from app.storage.base import utcnow
 
 # Each batch is one write transaction; a few milliseconds of writing on SQLite.
@@ -156,12 +157,15 @@ class _Import:
 
     def attempts(self, docs: list[AttemptDoc]) -> None:
         rows: dict[tuple[object, ...], tuple[list[int], dict[str, object]]] = {}
+        suggested: dict[tuple[object, ...], CoverageDoc] = {}
         for doc in docs:
-            key = doc.card_id, doc.tier, doc.kind, doc.follow_up, doc.created_at
+            key: tuple[object, ...] = doc.card_id, doc.tier, doc.kind, doc.follow_up, doc.created_at
             if key in rows:  # a key twice in the file is added once
                 rows[key][0].append(doc.id)
-            else:
-                rows[key] = [doc.id], {"user_id": self.user_id, **doc.model_dump(exclude={"id"})}
+                continue
+            rows[key] = [doc.id], {"user_id": self.user_id, **doc.model_dump(exclude={"id", "coverage"})}
+            if doc.coverage is not None:
+                suggested[key] = doc.coverage
         with self.sessions() as session:
             found = session.execute(
                 select(
@@ -178,17 +182,22 @@ class _Import:
             present = {
                 (card, tier, kind, follow_up, at): row_id for row_id, card, tier, kind, follow_up, at in found
             }
-            new = [(doc_ids, row) for key, (doc_ids, row) in rows.items() if key not in present]
+            new = [(key, doc_ids, row) for key, (doc_ids, row) in rows.items() if key not in present]
             for stored_key, (doc_ids, _row) in rows.items():
                 if stored_key in present:
                     self.attempt_ids.update(dict.fromkeys(doc_ids, present[stored_key]))
             if new:
                 stored = session.scalars(
                     insert(Attempt).returning(Attempt.id, sort_by_parameter_order=True),
-                    [row for _, row in new],
+                    [row for _, _, row in new],
                 )
-                for (doc_ids, _row), row_id in zip(new, stored, strict=True):
+                coverage = []
+                for (key, doc_ids, _row), row_id in zip(new, stored, strict=True):
                     self.attempt_ids.update(dict.fromkeys(doc_ids, row_id))
+                    if key in suggested:  # stored as exported: an import computes no suggestion
+                        coverage.append({"attempt_id": row_id, **suggested[key].model_dump()})
+                if coverage:
+                    session.execute(insert(AttemptCoverage), coverage)
             self._renew(session)
             session.commit()
         self.result.attempts_added += len(new)

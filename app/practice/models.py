@@ -4,7 +4,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import CheckConstraint, ForeignKey, Index, Integer, String, Text, UniqueConstraint, false
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.storage.base import Base, utcnow
 
@@ -42,6 +42,11 @@ class Attempt(Base):
     words_per_minute: Mapped[float | None]
     filler_count: Mapped[int | None] = mapped_column(Integer)
     long_pauses: Mapped[int | None] = mapped_column(Integer)
+    # The checker's suggestion on the answer, if one was made. The database deletes it with the
+    # attempt; loaded only where asked for (the exports), never one query a row.
+    coverage: Mapped["AttemptCoverage | None"] = relationship(
+        cascade="all, delete-orphan", passive_deletes=True, lazy="raise_on_sql"
+    )
 
 
 # The bounds of a person's practice settings, enforced by the table and by PracticeSettings alike.

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from app.content.catalogue import Snapshot
 from app.content.model import Card
 from app.content.tiers import Tier
-from app.practice import preferences, quiz, scheduling
+from app.practice import preferences, quiz, scheduling, suggestions
 from app.practice.models import Attempt, ReviewLog, ReviewState
 
 HEATMAP_WEEKS = 26
@@ -474,6 +474,7 @@ def overview(session: Session, *, user_id: int, snapshot: Snapshot, now: datetim
         "missed": missed_pitfalls(session, user_id=user_id, snapshot=snapshot),
         "spoken": spoken_answers(session, user_id=user_id, limit=SPOKEN_SHOWN),
         "spoken_shown": SPOKEN_SHOWN,
+        "agreement": suggestions.agreement_by_card(session, user_id=user_id),
         "summary": {
             "reviews": int(reviews or 0),
             "cards_scheduled": len({(r.card_id, r.tier) for r in scheduled}),

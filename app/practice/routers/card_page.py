@@ -14,7 +14,7 @@ from app.content.dependencies import CardDep, CatalogueDep, chosen_tier
 from app.content.model import Card
 from app.content.tiers import TIERS, Tier, default_answer_kind, go_deeper_tiers, parse_tier, sees
 from app.exceptions import Invalid, NotFound
-from app.practice import attempts, quiz
+from app.practice import attempts, quiz, suggestions
 from app.practice.dependencies import NowDep, QuizKeyDep, own_attempt
 from app.practice.routers.forms import ANSWER_LABELS, ANSWER_UNREADABLE, RATING_CHOICES, rating_messages
 from app.practice.schemas import RATINGS, Assessment, AttemptIn
@@ -174,7 +174,8 @@ def submit_answer(
         attempt = attempts.record(session, card=card, user_id=user_id, data=data, now=now)
     except Invalid as error:  # the recording it names cannot be saved from: the typing stays
         return render(request, template, status_code=422, **context, **_kept(form, [sentence(error.message)]))
-    return render(request, template, attempt=attempt, **context)
+    suggestion = suggestions.shown(session, card=card, attempt=attempt)
+    return render(request, template, attempt=attempt, suggestion=suggestion, **context)
 
 
 @router.post("/cards/{card_id}/reveal", response_class=HTMLResponse)
@@ -244,6 +245,7 @@ def assess_attempt(
             status_code=422,
             errors=rating_messages(error, RATING_CHOICE),
             attempt=attempt,
+            suggestion=suggestions.shown(session, card=card, attempt=attempt),
             card=card,
             ratings=RATINGS,
         )

@@ -15,7 +15,7 @@ from app.content.dependencies import CatalogueDep, chosen_tier, served_card
 from app.content.model import Card
 from app.content.tiers import TIERS, Tier, default_answer_kind, sees
 from app.exceptions import Invalid
-from app.practice import attempts, preferences, rating, scheduling
+from app.practice import attempts, preferences, rating, scheduling, suggestions
 from app.practice.dependencies import NowDep, form_attempt
 from app.practice.models import Attempt, ReviewState
 from app.practice.preferences import PracticeSettings
@@ -140,6 +140,7 @@ def _revealed(
     return _card_context(card, tier=tier, row=row) | {
         "answer_shown": True,
         "attempt": attempt,
+        "suggestion": suggestions.shown(session, card=card, attempt=attempt) if attempt else None,
         "seconds": submitted.seconds or 0.0,
         "previews": scheduling.preview(row, sched=sched, now=now),
     }

@@ -1,0 +1,212 @@
+"""The coverage checker's suggestion on an answer: computed and stored as the answer is recorded,
+compared with the person's own ticks once they assess it, and read back for the pages.
+
+A suggestion only: the person's ticks and rating decide what is saved."""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app.content.model import Card, Entry
+from app.coverage.checker import Coverage, check, check_follow_up, follow_up_targets
+from app.coverage.measured import MEASURED
+from app.practice.models import Attempt, AttemptCoverage
+
+ANSWER_KINDS = ("basics", "solid")
+
+
+def _checked(card: Card, attempt: Attempt) -> Coverage | None:
+    """What the checker suggests for the attempt; None for a reveal, a quiz or an empty answer."""
+    if attempt.revealed or not (attempt.text or "").strip():
+        return None
+    if attempt.kind in ANSWER_KINDS:
+        return check(card, attempt.text or "")
+    if attempt.kind == "follow-up" and attempt.follow_up is not None:
+        return check_follow_up(card, index=attempt.follow_up, text=attempt.text or "")
+    return None
+
+
+def _span(evidence: Any) -> dict[str, int | None]:
+    if evidence is None:
+        return {"start": None, "end": None}
+    return {"start": evidence.start, "end": evidence.end}
+
+
+def add(session: Session, *, card: Card, attempt: Attempt) -> AttemptCoverage | None:
+    """Compute and store the suggestion for a just-recorded attempt (flushed, so it has an id).
+    Part of the caller's unit of work."""
+    coverage = _checked(card, attempt)
+    if coverage is None:
+        return None
+    session.flush()
+    row = AttemptCoverage(
+        attempt_id=attempt.id,
+        method=coverage.method,
+        points=[
+            {"id": hit.id, "covered": hit.covered, "score": hit.score} | _span(hit.evidence)
+            for hit in coverage.points
+        ],
+        pitfalls=[{"id": hit.id} | _span(hit.evidence) for hit in coverage.pitfalls],
+    )
+    session.add(row)
+    if attempt.rating is not None:  # rated as it was sent (the API): assessed already
+        compare(row, attempt)
+    return row
+
+
+def compare(row: AttemptCoverage, attempt: Attempt) -> None:
+    """Of the suggestion's points, on how many the person's ticks say the same. Only a basics or
+    solid answer has ticks to compare. Part of the caller's unit of work."""
+    if attempt.kind not in ANSWER_KINDS:
+        return
+    ticked = set(attempt.points)
+    row.compared = len(row.points)
+    row.agreed = sum((point["id"] in ticked) == bool(point["covered"]) for point in row.points)
+
+
+def stored(session: Session, attempt: Attempt) -> AttemptCoverage | None:
+    return session.get(AttemptCoverage, attempt.id)
+
+
+def assessed(session: Session, attempt: Attempt) -> None:
+    """The person has (re-)assessed the attempt: the agreement follows their latest ticks. Part of
+    the caller's unit of work."""
+    row = stored(session, attempt)
+    if row is not None:
+        compare(row, attempt)
+
+
+@dataclass(frozen=True)
+class Stretch:
+    text: str
+    marked: bool
+
+
+@dataclass(frozen=True)
+class PointShown:
+    html: str  # the answer point's own markup, or a follow-up sentence (plain text, escaped when shown)
+    is_markup: bool
+    covered: bool
+    evidence: str | None
+
+
+@dataclass(frozen=True)
+class PitfallShown:
+    number: int  # its position on the card, from 1
+    entry: Entry
+    evidence: str
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    stretches: tuple[Stretch, ...]  # the answer, its evidence marked
+    points: tuple[PointShown, ...]
+    pitfalls: tuple[PitfallShown, ...]
+    covered: frozenset[str]  # the point ids it suggests ticking
+    follow_up: bool
+    measured: str
+
+
+def _evidence(text: str, item: dict[str, Any]) -> tuple[int, int] | None:
+    """The stored stretch when it still lies inside the text (a row from a file may not)."""
+    start, end = item.get("start"), item.get("end")
+    if isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text):
+        return start, end
+    return None
+
+
+def marked(text: str, spans: Iterable[tuple[int, int]]) -> tuple[Stretch, ...]:
+    """The text cut into stretches, the spans (merged where they overlap or touch) marked."""
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    stretches, at = [], 0
+    for start, end in merged:
+        if start > at:
+            stretches.append(Stretch(text[at:start], False))
+        stretches.append(Stretch(text[start:end], True))
+        at = end
+    if at < len(text):
+        stretches.append(Stretch(text[at:], False))
+    return tuple(stretches)
+
+
+def _targets(card: Card, attempt: Attempt) -> dict[str, tuple[str, bool]]:
+    """Each point id the card still has: its text, and whether that text is markup."""
+    if attempt.kind == "follow-up":
+        if attempt.follow_up is None or attempt.follow_up >= len(card.follow_ups):
+            return {}
+        return {t.id: (t.references[0], False) for t in follow_up_targets(card, attempt.follow_up)}
+    return {point.key: (point.html, True) for point in card.points}
+
+
+def shown(session: Session, *, card: Card, attempt: Attempt) -> Suggestion | None:
+    """The stored suggestion as the pages show it; None when the attempt has none (older history)."""
+    row = stored(session, attempt)
+    if row is None or not attempt.text:
+        return None
+    text, targets = attempt.text, _targets(card, attempt)
+    spans: list[tuple[int, int]] = []
+    points = []
+    for item in row.points:
+        if item.get("id") not in targets:
+            continue  # a point the card no longer has
+        html, is_markup = targets[item["id"]]
+        span = _evidence(text, item) if item.get("covered") else None
+        spans += [span] if span else []
+        points.append(
+            PointShown(html, is_markup, bool(item.get("covered")), text[span[0] : span[1]] if span else None)
+        )
+    numbers = {entry.key: (n, entry) for n, entry in enumerate(card.pitfalls, start=1)}
+    pitfalls = []
+    for item in row.pitfalls:
+        span = _evidence(text, item)
+        if item.get("id") in numbers and span:
+            spans.append(span)
+            number, entry = numbers[item["id"]]
+            pitfalls.append(PitfallShown(number, entry, text[span[0] : span[1]]))
+    return Suggestion(
+        stretches=marked(text, spans),
+        points=tuple(points),
+        pitfalls=tuple(pitfalls),
+        covered=frozenset(
+            item["id"] for item in row.points if item.get("covered") and item.get("id") in targets
+        ),
+        follow_up=attempt.kind == "follow-up",
+        measured=MEASURED.sentence(),
+    )
+
+
+def ticked(attempt: Attempt, suggestion: Suggestion | None) -> set[str]:
+    """The points the checklist starts ticked: the suggestion's until the person has assessed,
+    their own from then on."""
+    if attempt.rating is None and suggestion is not None:
+        return set(suggestion.covered)
+    return set(attempt.points)
+
+
+@dataclass(frozen=True)
+class CardAgreement:
+    agreed: int
+    compared: int
+
+
+def agreement_by_card(session: Session, *, user_id: int) -> dict[str, CardAgreement]:
+    """Per card, on how many points the person's ticks and the checker's suggestions agreed."""
+    query = (
+        select(Attempt.card_id, func.sum(AttemptCoverage.agreed), func.sum(AttemptCoverage.compared))
+        .join(AttemptCoverage, AttemptCoverage.attempt_id == Attempt.id)
+        .where(Attempt.user_id == user_id, AttemptCoverage.compared.is_not(None))
+        .group_by(Attempt.card_id)
+    )
+    return {
+        card_id: CardAgreement(int(agreed or 0), int(compared))
+        for card_id, agreed, compared in session.execute(query)
+        if compared
+    }
