@@ -116,6 +116,16 @@ def test_the_checklist_starts_with_the_suggestion_and_saves_the_persons_own_tick
     assert row is not None and (row.agreed, row.compared) == (len(CARD.points), len(CARD.points))
 
 
+def test_an_assessment_refused_for_want_of_a_rating_keeps_the_persons_ticks(client: TestClient) -> None:
+    soup = answer(client)
+    suggested = set(check(CARD, ANSWER).covered)
+    form = one(soup, "form.assessment")
+    mine = set(sorted(suggested)[1:])
+    refused = client.post(str(form["action"]), data={"points": sorted(mine)}, headers=HTMX)
+    assert refused.status_code == 422
+    assert ticked(soup_of(refused, status=422)) == mine
+
+
 def test_an_answer_rated_as_it_is_sent_is_compared_at_once(app: FastAPI, client: TestClient) -> None:
     payload = attempt_payload(text=ANSWER, points=[], rating="good")
     assert client.post(f"/api/cards/{OWNER_CARD}/attempts", json=payload).status_code == 201

@@ -245,7 +245,7 @@ def assess_attempt(
             status_code=422,
             errors=rating_messages(error, RATING_CHOICE),
             attempt=attempt,
-            suggestion=suggestions.shown(session, card=card, attempt=attempt),
+            kept_ticks=[str(point) for point in form.getlist("points")],  # theirs, not the suggestion's
             card=card,
             ratings=RATINGS,
         )
