@@ -36,7 +36,10 @@ def test_notes_leave_the_point_its_text_and_key_and_are_read_into_it() -> None:
 def test_a_point_knows_the_line_it_starts_on() -> None:
     text = _with_notes(f"Explanation: {EXPLANATION}")
     card = parse_source(text, Path("card.md"))
-    assert [point.line for point in card.points] == [line_of(text, POINT), line_of(text, "2. The second point")]
+    assert [point.line for point in card.points] == [
+        line_of(text, POINT),
+        line_of(text, "2. The second point"),
+    ]
 
 
 def test_other_indented_lines_still_continue_the_point() -> None:
