@@ -134,10 +134,11 @@ def team_agreement(session: Session, card: Card) -> TeamAgreement:
     for suggested, ticked in rows:
         person = set(ticked or ())
         for hit in suggested or ():
-            tally = counts.get(hit.get("id")) if isinstance(hit, dict) else None
+            key = str(hit.get("id")) if isinstance(hit, dict) else ""
+            tally = counts.get(key)
             if tally is None:
                 continue  # a point the card no longer has
-            checker, mine = bool(hit.get("covered")), hit["id"] in person
+            checker, mine = bool(hit.get("covered")), key in person
             tally[0] += 1
             tally[1] += checker == mine
             tally[2] += checker and not mine
