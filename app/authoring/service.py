@@ -23,6 +23,7 @@ from app.content.serializers import card_for_tier, card_summary
 from app.content.tiers import TIERS, Tier, go_deeper_tiers, sees
 from app.content.uncovered import uncovered_point
 from app.coverage.checker import check
+from app.coverage.methods import sentences
 from app.exceptions import TooMany
 from app.practice.models import Attempt, AttemptCoverage
 from app.practice.quiz import QuizItem, quiz_items
@@ -38,6 +39,9 @@ CHECK_WINDOW = timedelta(minutes=1)
 # The team's agreement with the checker reads this many of a card's most recent assessed answers:
 # what the checker does now, at a cost that does not grow with the card's history.
 AGREEMENT_ANSWERS = 500
+# The checker's work grows with points times model-answer sentences (a real card has under 100
+# pairs): past this the preview leaves its view out rather than hold a worker for seconds.
+MAX_CHECKED_PAIRS = 20_000
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,9 @@ class Preview:
     depths: tuple[Depth, ...]
     # The file a served card with the same id comes from: saving over it changes that card.
     served_from: str | None
-    coverage: tuple[PointCheck, ...] = ()
+    # None when the card is too large for the checker's view (MAX_CHECKED_PAIRS).
+    coverage: tuple[PointCheck, ...] | None = ()
+    answer_sentences: int = 0
 
 
 def scaffold() -> str:
@@ -104,13 +110,15 @@ def preview(text: str, served: Mapping[str, Card]) -> Preview:
         return Preview(tuple(error.problems), None, (), None)
     known = served.get(card.id)
     depths = tuple(_depth(card, tier=tier, seed=seed) for seed, tier in enumerate(TIERS))
-    return Preview((), card, depths, known.path.name if known else None, model_answer_coverage(card))
-
-
-def model_answer_coverage(card: Card) -> tuple[PointCheck, ...]:
-    """Each point as the checker reads the card's own Basics and Solid answer, the text
-    app.coverage.checker.uncovered_by_model_answer checks."""
     answer = f"{card.basics.plain}\n{card.solid.plain}"
+    said = len(sentences(answer))
+    coverage = model_answer_coverage(card, answer) if len(card.points) * said <= MAX_CHECKED_PAIRS else None
+    return Preview((), card, depths, known.path.name if known else None, coverage, said)
+
+
+def model_answer_coverage(card: Card, answer: str) -> tuple[PointCheck, ...]:
+    """Each point as the checker reads `answer`, the card's own Basics and Solid answer as
+    app.coverage.checker.uncovered_by_model_answer joins them."""
     hits = check(card, answer).points
     return tuple(
         PointCheck(point, answer[hit.evidence.start : hit.evidence.end], None)

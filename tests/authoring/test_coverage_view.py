@@ -147,3 +147,16 @@ def test_a_served_card_nobody_has_assessed_says_so(author: TestClient) -> None:
     section = one(preview_of(author, card_text(SERVED, "A served question?")), "[data-section=coverage]")
     assert section.select_one(".coverage-agreement") is None
     assert "No one has assessed an answer to this card yet" in " ".join(section.get_text().split())
+
+
+def test_a_card_too_large_for_the_checker_is_previewed_without_its_view(
+    author: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checker's work grows with points times model-answer sentences: past the bound the
+    preview still shows the card, and says why the checker's view is left out."""
+    monkeypatch.setattr(service, "MAX_CHECKED_PAIRS", 3)
+    preview = preview_of(author, card_text(**MODEL_ANSWER))
+    section = one(preview, "[data-section=coverage]")
+    assert section.select("li[data-point]") == []
+    assert "too large for the checker's view: 2 points by 3 sentences" in " ".join(section.get_text().split())
+    assert preview.select_one(".author-depth") is not None
