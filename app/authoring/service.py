@@ -11,16 +11,21 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts import audit
 from app.accounts.service import lock_person
-from app.content.model import Card, Problem
+from app.content.model import Card, Point, Problem
 from app.content.parser import ID_PATTERN, CardParseError, parse_source
 from app.content.scaffold import new_card
 from app.content.serializers import card_for_tier, card_summary
 from app.content.tiers import TIERS, Tier, go_deeper_tiers, sees
+from app.content.uncovered import uncovered_point
+from app.coverage.checker import check
+from app.coverage.methods import sentences
 from app.exceptions import TooMany
+from app.practice.models import Attempt, AttemptCoverage
 from app.practice.quiz import QuizItem, quiz_items
 from app.storage.base import utcnow
 
@@ -31,6 +36,12 @@ SCAFFOLD_ID = "new-card"
 _ID_LINE = re.compile(r"^id:[ \t]*[\"']?([^\"'\s#]*)", re.MULTILINE)
 CHECK_KIND = "author_check"
 CHECK_WINDOW = timedelta(minutes=1)
+# The team's agreement with the checker reads this many of a card's most recent assessed answers:
+# what the checker does now, at a cost that does not grow with the card's history.
+AGREEMENT_ANSWERS = 500
+# The checker's work grows with points times model-answer sentences (a real card has under 100
+# pairs): past this the preview leaves its view out rather than hold a worker for seconds.
+MAX_CHECKED_PAIRS = 20_000
 
 
 @dataclass(frozen=True)
@@ -46,12 +57,43 @@ class Depth:
 
 
 @dataclass(frozen=True)
+class PointCheck:
+    """What the coverage checker makes of the card's model answer for one point: the sentence of
+    the Basics or Solid answer that covers it (as written), or the warning the CLI gives."""
+
+    point: Point
+    evidence: str | None
+    warning: Problem | None
+
+
+@dataclass(frozen=True)
+class PointAgreement:
+    """Over `answers` assessed answers: on how many the person's final tick for the point matched
+    the checker's suggestion, and on how many it differed each way."""
+
+    point: Point
+    answers: int
+    agreed: int
+    checker_only: int  # the checker ticked it, the person did not
+    person_only: int  # the person ticked it, the checker did not
+
+
+@dataclass(frozen=True)
+class TeamAgreement:
+    answers: int  # the assessed answers read, at most AGREEMENT_ANSWERS
+    points: tuple[PointAgreement, ...]
+
+
+@dataclass(frozen=True)
 class Preview:
     problems: tuple[Problem, ...]
     card: Card | None
     depths: tuple[Depth, ...]
     # The file a served card with the same id comes from: saving over it changes that card.
     served_from: str | None
+    # None when the card is too large for the checker's view (MAX_CHECKED_PAIRS).
+    coverage: tuple[PointCheck, ...] | None = ()
+    answer_sentences: int = 0
 
 
 def scaffold() -> str:
@@ -68,7 +110,48 @@ def preview(text: str, served: Mapping[str, Card]) -> Preview:
         return Preview(tuple(error.problems), None, (), None)
     known = served.get(card.id)
     depths = tuple(_depth(card, tier=tier, seed=seed) for seed, tier in enumerate(TIERS))
-    return Preview((), card, depths, known.path.name if known else None)
+    answer = f"{card.basics.plain}\n{card.solid.plain}"
+    said = len(sentences(answer))
+    coverage = model_answer_coverage(card, answer) if len(card.points) * said <= MAX_CHECKED_PAIRS else None
+    return Preview((), card, depths, known.path.name if known else None, coverage, said)
+
+
+def model_answer_coverage(card: Card, answer: str) -> tuple[PointCheck, ...]:
+    """Each point as the checker reads `answer`, the card's own Basics and Solid answer as
+    app.coverage.checker.uncovered_by_model_answer joins them."""
+    hits = check(card, answer).points
+    return tuple(
+        PointCheck(point, answer[hit.evidence.start : hit.evidence.end], None)
+        if hit.covered and hit.evidence
+        else PointCheck(point, None, uncovered_point(card, position))
+        for position, (point, hit) in enumerate(zip(card.points, hits, strict=True))
+    )
+
+
+def team_agreement(session: Session, card: Card) -> TeamAgreement:
+    """Per point of `card`, how the checker's suggestions compare with the person's final ticks,
+    over the AGREEMENT_ANSWERS most recent assessed answers to the card."""
+    rows = session.execute(
+        select(AttemptCoverage.points, Attempt.points)
+        .join(Attempt, Attempt.id == AttemptCoverage.attempt_id)
+        .where(Attempt.card_id == card.id, AttemptCoverage.compared.is_not(None))
+        .order_by(Attempt.created_at.desc(), Attempt.id.desc())
+        .limit(AGREEMENT_ANSWERS)
+    ).all()
+    counts = {point.key: [0, 0, 0, 0] for point in card.points}  # answers, agreed, checker, person
+    for suggested, ticked in rows:
+        person = set(ticked or ())
+        for hit in suggested or ():
+            key = str(hit.get("id")) if isinstance(hit, dict) else ""
+            tally = counts.get(key)
+            if tally is None:
+                continue  # a point the card no longer has
+            checker, mine = bool(hit.get("covered")), key in person
+            tally[0] += 1
+            tally[1] += checker == mine
+            tally[2] += checker and not mine
+            tally[3] += mine and not checker
+    return TeamAgreement(len(rows), tuple(PointAgreement(point, *counts[point.key]) for point in card.points))
 
 
 def _depth(card: Card, *, tier: Tier, seed: int) -> Depth:

@@ -17,18 +17,32 @@ def content_check(
     ] = None,
 ) -> None:
     """Validate cards; exit 1 with one `path:line: message` per problem. Edits since git's HEAD that
-    would orphan recorded answers are warned about the same way, without failing."""
+    would orphan recorded answers, and answer points a card's own model answer does not cover as
+    the coverage checker reads them, are warned about the same way, without failing."""
     from app.content.catalogue import load
     from app.content.history_check import orphaning_edits
+    from app.content.uncovered import uncovered_point
+    from app.coverage.checker import uncovered_by_model_answer
 
     snapshot = load(path or get_settings().content_dir)
     warnings = orphaning_edits(snapshot.cards.values())
-    for line in [*snapshot.problems, *warnings]:
+    uncovered = [
+        uncovered_point(card, position)
+        for card in snapshot.cards.values()
+        for position in uncovered_by_model_answer(card)
+    ]
+    for line in [*snapshot.problems, *warnings, *uncovered]:
         typer.echo(str(line))
     if warnings:
         guide = '"Editing a published card" in content/README.md'
         typer.echo(
             f"{len(warnings)} warning(s): the history of those items starts over (see {guide})", err=True
+        )
+    if uncovered:
+        guide = '"Helping the coverage checker" in content/README.md'
+        typer.echo(
+            f"{len(uncovered)} coverage warning(s): the checker would not suggest those points (see {guide})",
+            err=True,
         )
     if snapshot.problems:
         files = len(snapshot.broken)

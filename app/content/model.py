@@ -63,6 +63,8 @@ class Point(Text):
 
     explanation: str = ""
     phrasings: tuple[str, ...] = ()
+    # Where the point starts in its file, for messages about it; not part of what the point is.
+    line: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True)

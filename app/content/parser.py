@@ -306,6 +306,7 @@ class _CardParser:
                     inline=True,
                     explanation=" ".join(notes.get("Explanation", [])),
                     phrasings=tuple(notes.get("Said as", [])),
+                    line=line,
                 ),
             )
             for line, parts, notes in items

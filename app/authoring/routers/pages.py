@@ -13,7 +13,10 @@ from app.authoring.schemas import CardSource
 from app.content.catalogue import Catalogue
 from app.content.dependencies import CatalogueDep
 from app.content.tiers import TIERS, Tier, parse_tier
+from app.coverage.measured import MEASURED
 from app.exceptions import Invalid
+from app.storage.database import Database
+from app.storage.dependencies import DatabaseDep
 from app.web.dependencies import FormDep
 from app.web.messages import form_messages
 from app.web.templating import render
@@ -42,6 +45,7 @@ def _page(
     request: Request,
     catalogue: Catalogue,
     *,
+    db: Database,
     text: str,
     tier: str | None = None,
     status_code: int = 200,
@@ -49,6 +53,10 @@ def _page(
 ) -> HTMLResponse:
     shown = None if errors else service.preview(text, catalogue.snapshot().cards)
     level: Tier = shown.card.level if shown and shown.card else "middle"
+    agreement = None
+    if shown and shown.card and shown.served_from:
+        with db.read_sessions() as session:
+            agreement = service.team_agreement(session, shown.card)
     return render(
         request,
         "author.html",
@@ -56,6 +64,8 @@ def _page(
         status_code=status_code,
         text=text,
         preview=shown,
+        agreement=agreement,
+        measured=MEASURED.sentence(),
         errors=errors,
         tiers=TIERS,
         # The depth shown first: the one the author picked, else the card's own level.
@@ -64,18 +74,22 @@ def _page(
 
 
 @router.get("/author", response_class=HTMLResponse)
-def author_page(request: Request, _author: AuthorDep, catalogue: CatalogueDep) -> HTMLResponse:
-    return _page(request, catalogue, text=service.scaffold())
+def author_page(
+    request: Request, _author: AuthorDep, catalogue: CatalogueDep, db: DatabaseDep
+) -> HTMLResponse:
+    return _page(request, catalogue, db=db, text=service.scaffold())
 
 
 @router.post("/author", response_class=HTMLResponse)
-def check_page(request: Request, _author: AuthorDep, form: FormDep, catalogue: CatalogueDep) -> HTMLResponse:
+def check_page(
+    request: Request, _author: AuthorDep, form: FormDep, catalogue: CatalogueDep, db: DatabaseDep
+) -> HTMLResponse:
     """The preview of the posted text: a fragment for the live update, the page without scripts."""
     tier = str(form.get("tier") or "")
     source = _source(form)
     if isinstance(source, list):
-        return _page(request, catalogue, text=_typed(form), tier=tier, status_code=422, errors=source)
-    return _page(request, catalogue, text=source, tier=tier)
+        return _page(request, catalogue, db=db, text=_typed(form), tier=tier, status_code=422, errors=source)
+    return _page(request, catalogue, db=db, text=source, tier=tier)
 
 
 @router.post("/author/download")
