@@ -298,7 +298,7 @@ class Scored:
     answer: dict[str, Any]
     card: Card
     points: np.ndarray  # variant, point, expansion k: the score of the point's best allowed sentence
-    pitfalls: np.ndarray  # pitfall variant, pitfall: the score of the pitfall's best allowed sentence
+    pitfalls: np.ndarray  # pitfall variant, expansion k, pitfall: the score of its best allowed sentence
     seconds: float  # on the clock
     cpu_seconds: float  # this process's, which other work on a shared machine does not inflate
 
@@ -333,17 +333,24 @@ def score(encoder: Encoder, prepared: Prepared, answer: dict[str, Any]) -> Score
             for variant in VARIANTS
         ]
     )
-    closest_point = by_point[:, :, -1].max(axis=1)[:, None]
+    # A pitfall's margin is over the closest point as scored at the same expansion the points use.
+    closest_point = by_point.max(axis=1)  # unit, k
     denial = np.array([denies(unit) for unit in units])[:, None] & ~np.array(
         [denies(pitfall) for pitfall in prepared.pitfalls]
     )
     pitfalls = np.stack(
         [
-            np.where(
-                ~(denial & variant.skip_denials) & (against_pitfalls - closest_point >= variant.margin),
-                against_pitfalls,
-                -np.inf,
-            ).max(axis=0)
+            np.stack(
+                [
+                    np.where(
+                        ~(denial & variant.skip_denials)
+                        & (against_pitfalls - closest_point[:, k, None] >= variant.margin),
+                        against_pitfalls,
+                        -np.inf,
+                    ).max(axis=0)
+                    for k in range(width)
+                ]
+            )
             for variant in PITFALL_VARIANTS
         ]
     )
@@ -377,8 +384,8 @@ def point_arrays(scored: list[Scored], *, variant: int, k: int) -> tuple[np.ndar
     return values, labels
 
 
-def pitfall_arrays(scored: list[Scored], variant: int) -> tuple[np.ndarray, np.ndarray]:
-    values = np.concatenate([s.pitfalls[variant] for s in scored])
+def pitfall_arrays(scored: list[Scored], *, variant: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    values = np.concatenate([s.pitfalls[variant, k] for s in scored])
     labels = np.array([e.key in s.answer["asserts"] for s in scored for e in s.card.pitfalls])
     return values, labels
 
@@ -432,11 +439,12 @@ def tune_points(scored: list[Scored], *, precise: bool) -> Setting:
     return best[1]
 
 
-def tune_pitfalls(scored: list[Scored]) -> tuple[int, float]:
-    """The pitfall variant and threshold with the best F1 on the tuning answers."""
+def tune_pitfalls(scored: list[Scored], k: int) -> tuple[int, float]:
+    """The pitfall variant and threshold with the best F1 on the tuning answers, the points
+    expanded by k sentences."""
     best: tuple[float, int, float] = (-1.0, 0, math.inf)
     for variant in range(len(PITFALL_VARIANTS)):
-        values, labels = pitfall_arrays(scored, variant)
+        values, labels = pitfall_arrays(scored, variant=variant, k=k)
         for threshold in thresholds(values):
             best = max(best, (figures(values >= threshold, labels).f1, variant, float(threshold)))
     return best[1], best[2]
@@ -476,14 +484,14 @@ def main() -> None:
         baseline_ms = baseline_ms or ms
         wall_ms = statistics.median(s.seconds for s in held) * 1000
         longest = max(held, key=lambda s: len(s.answer["text"].split()))
-        pitfall_variant, pitfall_threshold = tune_pitfalls(runs["tuning"])
-        values, labels = pitfall_arrays(held, pitfall_variant)
-        pitfalls = figures(values >= pitfall_threshold, labels)
-        pitfall_rules.append(
-            f"{name}: {PITFALL_VARIANTS[pitfall_variant]}, threshold {pitfall_threshold:.3f}"
-        )
         for label, precise in (("best F1", False), ("P, stuffed", True)):
             setting = tune_points(runs["tuning"], precise=precise)
+            pitfall_variant, pitfall_threshold = tune_pitfalls(runs["tuning"], setting.k)
+            values, labels = pitfall_arrays(held, variant=pitfall_variant, k=setting.k)
+            pitfalls = figures(values >= pitfall_threshold, labels)
+            pitfall_rules.append(
+                f"{name} {label}: {PITFALL_VARIANTS[pitfall_variant]}, threshold {pitfall_threshold:.3f}"
+            )
             if name == "lexical" and not precise:
                 tuned = (
                     f"lexical, best F1, as app.coverage.checker.Tuning has it: expansion={setting.k}, "

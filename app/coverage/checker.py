@@ -22,11 +22,11 @@ class Tuning:
     it and `pitfall_margin` more than on the closest point, and (`skip_denials`) does not deny
     what it says unless the pitfall's own heading is a denial."""
 
-    expansion: int = 1
-    threshold: float = 0.172
+    expansion: int = 0
+    threshold: float = 0.171
     margin: float = 0.10
-    pitfall_threshold: float = 0.257
-    pitfall_margin: float = 0.05
+    pitfall_threshold: float = 0.318
+    pitfall_margin: float = 0.0
     skip_denials: bool = False
 
 
