@@ -24,5 +24,5 @@ class Agreement:
 
 
 MEASURED = Agreement(
-    answers=54, cards=2, precision=0.89, recall=0.85, pitfall_precision=0.87, pitfall_recall=0.83
+    answers=54, cards=2, precision=0.87, recall=0.85, pitfall_precision=0.79, pitfall_recall=0.79
 )

@@ -6,8 +6,9 @@ from tests.factories import DECK, OWNER_CARD
 
 # Two points in its words, one of the card's pitfalls asserted, and markup that must stay text.
 ANSWER = (
-    "Prefetch overlaps the input pipeline with the training step: one background thread fills a buffer. "
-    "Use AUTOTUNE for the buffer size. <b>bold</b> & done"
+    "Prefetch overlaps producing the next batch with the training step consuming this one. "
+    "One background thread fills a buffer, not a pool of workers. "
+    "It also parallelizes map and the file reads. <b>bold</b> & done"
 )
 
 
