@@ -1,7 +1,9 @@
 """Accounts: people, their passwords, sign-in sessions, API tokens and invites.
 
-Secrets (session cookies, API tokens, invite links) are random 256-bit values handed out once;
-only their SHA-256 is stored, so the database alone opens nothing.
+Secrets (session cookies, API tokens, invite links) are 256-bit values of which only the SHA-256
+is stored, so the database alone opens nothing. Cookies and tokens are random and handed out once;
+an invite's token is an HMAC under SECRET_KEY of a random key stored with it, so an admin can be
+shown a pending invite's link again.
 """
 
 import base64

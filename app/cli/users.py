@@ -81,8 +81,8 @@ def users_invite(
         ),
     ] = None,
 ) -> None:
-    """Print a one-time invite link, its role and when it expires: whoever opens it chooses a name
-    and a password."""
+    """Print a one-time invite link (on stdout), its role and when it expires (on stderr): whoever
+    opens it chooses a name and a password."""
     from app.accounts import service
 
     settings = get_settings()
@@ -104,10 +104,12 @@ def users_invite(
         )
     elif port:
         typer.echo(f"warning: --port is not used: the link is on PUBLIC_URL ({base}).", err=True)
+    # The link alone on stdout, for scripts; what it grants beside it, for the person.
     typer.echo(service.invite_url(base, made.token))
     typer.echo(
         f"role: {made.role.label} ({made.role.description}); "
-        f"expires {made.expires_at.strftime('%Y-%m-%d %H:%M UTC')}, in {expires_days:g} days; works once."
+        f"expires {made.expires_at.strftime('%Y-%m-%d %H:%M UTC')}, in {expires_days:g} days; works once.",
+        err=True,
     )
 
 
