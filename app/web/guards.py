@@ -147,13 +147,14 @@ class RequestGuard:
         if name is None:
             await _page(
                 send,
-                400,
-                "Bad Host header",
-                "The Host header must be a host name or address, with an optional :port.",
+                status=400,
+                title="Bad Host header",
+                text="The Host header must be a host name or address, with an optional :port.",
             )
             return
         if not self.any_host and name not in self.allowed_hosts:
-            await _page(send, 400, "Unknown host name", _unknown_host_text(name, https_only=self.https_only))
+            text = _unknown_host_text(name, https_only=self.https_only)
+            await _page(send, status=400, title="Unknown host name", text=text)
             return
         exempt = _is_loopback_peer(scope) and not proxied_scheme
         if self.https_only and scope["scheme"] != "https" and not exempt:
@@ -223,7 +224,7 @@ def _unknown_host_text(name: str, *, https_only: bool) -> str:
     return text
 
 
-async def _page(send: Send, status: int, title: str, text: str) -> None:
+async def _page(send: Send, *, status: int, title: str, text: str) -> None:
     """A refusal a person reads in their browser, before the app (and its templates) ran."""
     body = (
         "<!doctype html><html lang='en'><meta charset='utf-8'>"
