@@ -274,3 +274,25 @@ def test_an_invite_link_from_the_page_is_built_on_public_url(tmp_path: Path) -> 
         assert next(iter(pending(root))).startswith("https://cards.example.org/invite/")
     finally:
         app.state.db.dispose()
+
+
+def test_an_invite_made_before_links_were_kept_is_listed_without_a_link_and_can_be_revoked(
+    signed_in: Callable[[str], TestClient], team_app: FastAPI
+) -> None:
+    with team_app.state.db.write_sessions() as session:
+        now = utcnow()
+        session.add(
+            Invite(
+                token_hash=secrets.token_hex(32),
+                role="author",
+                created_at=now,
+                expires_at=now + timedelta(days=1),
+            )
+        )
+        session.commit()
+    root = signed_in("root")
+    (row,) = soup_of(root.get("/admin/users")).select("#pending-invites tbody tr")
+    assert "Author" in row.get_text(" ") and row.select("input[readonly], button[data-copy]") == []
+    assert "invite again" in row.get_text(" ")
+    assert root.post(revoke_action(row)).status_code == 200
+    assert invite_state(team_app) == [("author", False, True)]
