@@ -21,6 +21,7 @@ KINDS = (
     "password_changed",
     "invite_created",
     "invite_used",
+    "invite_revoked",
     "token_created",
     "token_revoked",
     "import",

@@ -109,6 +109,12 @@ class Invite(Base):
     expires_at: Mapped[datetime]
     used_at: Mapped[datetime | None]
     used_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    # Revoked by an admin: it opens nothing, and upkeep forgets it once it would have expired.
+    revoked_at: Mapped[datetime | None]
+    # The link's token is derived from this and SECRET_KEY (service.invite_token), so /admin/users
+    # can offer a pending invite's link again while the database alone opens nothing. None:
+    # made before links were derived.
+    link_key: Mapped[str | None] = mapped_column(String(32))
 
 
 class AuditEvent(Base):

@@ -1,14 +1,18 @@
 """Accounts: people, their passwords, sign-in sessions, API tokens and invites.
 
-Secrets (session cookies, API tokens, invite links) are random 256-bit values handed out once;
-only their SHA-256 is stored, so the database alone opens nothing.
+Secrets (session cookies, API tokens, invite links) are 256-bit values of which only the SHA-256
+is stored, so the database alone opens nothing. Cookies and tokens are random and handed out once;
+an invite's token is an HMAC under SECRET_KEY of a random key stored with it, so an admin can be
+shown a pending invite's link again.
 """
 
+import base64
 import hashlib
+import hmac
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
@@ -546,29 +550,113 @@ def oidc_sign_in(
 # --- invites ------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class NewInvite:
+    """An invite just made: the token of its link (/invite/{token}), its role and its end."""
+
+    token: str
+    role: Role
+    expires_at: datetime
+
+
+@dataclass(frozen=True)
+class PendingInvite:
+    """An invite nobody used, revoked or let expire. `id` names it to the admin's revoke form (the
+    SHA-256 of its token, which opens nothing); `token` is None when its link cannot be made again
+    (made before links were derived, or under another SECRET_KEY)."""
+
+    id: str
+    role: Role
+    created_at: datetime
+    expires_at: datetime
+    token: str | None
+
+
+# What an invite's id looks like (service.digest): anything else names no invite.
+INVITE_ID = re.compile(r"[0-9a-f]{64}")
+
+
+def invite_token(secret: str, link_key: str) -> str:
+    """The token of an invite's link: an HMAC of its stored key under SECRET_KEY, so its link can
+    be shown again, while the database alone still opens nothing."""
+    mac = hmac.new(secret.encode(), f"invite:{link_key}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac).rstrip(b"=").decode()
+
+
+def invite_url(base: str, token: str) -> str:
+    return f"{base.rstrip('/')}/invite/{token}"
+
+
 def create_invite(
-    session: Session, *, role: str, days: float, actor_id: int | None = None, address: str | None = None
-) -> str:
-    """A one-time invite; returns its token (the link is /invite/{token})."""
+    session: Session,
+    *,
+    role: str,
+    days: float,
+    secret: str,
+    actor_id: int | None = None,
+    address: str | None = None,
+) -> NewInvite:
+    """A one-time invite, its link's token derived from `secret` (SECRET_KEY)."""
     chosen = role_or_invalid(role)
     if not 0 < days <= 90:
         raise Invalid("expires_days", "an invite lasts more than 0 and at most 90 days")
-    token, token_hash = new_secret()
+    link_key = secrets.token_hex(16)
+    token = invite_token(secret, link_key)
     now = utcnow()
-    session.add(
-        Invite(
-            token_hash=token_hash,
-            role=chosen.name,
-            created_by=actor_id,
-            created_at=now,
-            expires_at=now + timedelta(days=days),
-        )
+    invite = Invite(
+        token_hash=digest(token),
+        link_key=link_key,
+        role=chosen.name,
+        created_by=actor_id,
+        created_at=now,
+        expires_at=now + timedelta(days=days),
     )
+    session.add(invite)
     audit.record(
         session, kind="invite_created", actor_id=actor_id, address=address, role=chosen.name, days=days
     )
     session.commit()
-    return token
+    return NewInvite(token, chosen, invite.expires_at)
+
+
+def pending_invites(session: Session, *, secret: str) -> list[PendingInvite]:
+    """Invites that still sign someone up, the soonest to expire first."""
+    query = select(Invite).where(
+        Invite.used_at.is_(None), Invite.revoked_at.is_(None), Invite.expires_at > utcnow()
+    )
+    found = []
+    for invite in session.scalars(query.order_by(Invite.expires_at)):
+        token = invite_token(secret, invite.link_key) if invite.link_key else None
+        found.append(
+            PendingInvite(
+                id=invite.token_hash,
+                role=ROLES[invite.role],
+                created_at=invite.created_at,
+                expires_at=invite.expires_at,
+                token=token if token is not None and digest(token) == invite.token_hash else None,
+            )
+        )
+    return found
+
+
+def revoke_invite(session: Session, *, invite_id: str, actor_id: int, address: str | None) -> Role:
+    """An admin's end to a pending invite: its link opens nothing from now on. Refused, changing
+    nothing, for an invite that is not pending; returns the revoked invite's role."""
+    invite = session.get(Invite, invite_id, with_for_update=True) if INVITE_ID.fullmatch(invite_id) else None
+    if invite is None:
+        raise NotFound(
+            "no invite with that id: it never existed, or it ended long enough ago to be forgotten"
+        )
+    if invite.used_at is not None:
+        raise Conflict("that invite was used already: disable the person it signed up instead")
+    if invite.revoked_at is not None:
+        raise Conflict("that invite was revoked already")
+    if invite.expires_at <= utcnow():
+        raise Conflict("that invite has expired already")
+    invite.revoked_at = utcnow()
+    audit.record(session, kind="invite_revoked", actor_id=actor_id, address=address, role=invite.role)
+    session.commit()
+    return ROLES[invite.role]
 
 
 def open_invite(session: Session, *, token: str, lock: bool = False) -> Invite:
@@ -576,6 +664,8 @@ def open_invite(session: Session, *, token: str, lock: bool = False) -> Invite:
     the invite's row until commit, so that on Postgres a second redemption waits and then finds it
     used (SQLite's one writer already does this)."""
     invite = session.get(Invite, digest(token), with_for_update=lock) if len(token) <= 128 else None
+    if invite is not None and invite.revoked_at is not None:
+        raise NotFound("this invite link was revoked by an admin: ask them for a new one")
     if invite is None or invite.used_at is not None or invite.expires_at <= utcnow():
         raise NotFound("this invite link is not valid: it was used, it expired, or it never existed")
     return invite

@@ -15,11 +15,13 @@ from app.settings import get_settings
 # requests wait over a second (p99 1.1 s, wrk timeouts) while asyncio kept p99 under 100 ms at
 # the same throughput (bench/answer_writes.py; the same held for a bare Starlette endpoint).
 SERVER_LOOP = "asyncio"
+# Where `tiercards serve` listens unless told: also the port `users invite` guesses.
+DEFAULT_PORT = 8000
 
 
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = DEFAULT_PORT,
     no_worker: Annotated[bool, typer.Option("--no-worker", help="Do not start a demo worker.")] = False,
     workers: Annotated[
         int,

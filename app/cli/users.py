@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from app.cli.serve import DEFAULT_PORT
 from app.settings import get_settings
 
 users_cli = typer.Typer(help="People, roles and invites (AUTH_MODE=accounts or proxy).", no_args_is_help=True)
@@ -70,14 +71,46 @@ def users_add(
 def users_invite(
     role: Annotated[str, typer.Option(help=_role_help())] = "member",
     expires_days: Annotated[float, typer.Option(help="Days the link works (at most 90).")] = 7,
+    port: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=65535,
+            help=f"The port `tiercards serve` listens on, for the link when PUBLIC_URL is unset "
+            f"(default {DEFAULT_PORT}, serve's own).",
+        ),
+    ] = None,
 ) -> None:
-    """Print a one-time invite link: whoever opens it chooses a name and a password."""
+    """Print a one-time invite link (on stdout), its role and when it expires (on stderr): whoever
+    opens it chooses a name and a password."""
     from app.accounts import service
 
+    settings = get_settings()
     with _users_change() as session:
-        token = service.create_invite(session, role=role, days=expires_days)
-    base = get_settings().public_url.rstrip("/") or "http://127.0.0.1:8000"
-    typer.echo(f"{base}/invite/{token}")
+        made = service.create_invite(session, role=role, days=expires_days, secret=settings.secret_key)
+    base = settings.public_url
+    if not base:
+        base = f"http://127.0.0.1:{port or DEFAULT_PORT}"
+        # Never a silently wrong address: say what was guessed and how to say where it really is.
+        guessed = (
+            "the port given"
+            if port
+            else "tiercards serve's default port; pass --port if it listens on another"
+        )
+        typer.echo(
+            f"warning: PUBLIC_URL is unset, so this link is on {base} ({guessed}), which opens only on "
+            "this machine; set PUBLIC_URL to the address people open.",
+            err=True,
+        )
+    elif port:
+        typer.echo(f"warning: --port is not used: the link is on PUBLIC_URL ({base}).", err=True)
+    # The link alone on stdout, for scripts; what it grants beside it, for the person.
+    typer.echo(service.invite_url(base, made.token))
+    typer.echo(
+        f"role: {made.role.label} ({made.role.description}); "
+        f"expires {made.expires_at.strftime('%Y-%m-%d %H:%M UTC')}, in {expires_days:g} days; works once.",
+        err=True,
+    )
 
 
 @users_cli.command("list")

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.settings import IPNetwork, Settings
+from app.settings import LOOPBACK_HOSTS, IPNetwork, Settings
 from app.web.security import SAFE_METHODS
 
 # Paths that take an export file, which may be larger than any other body.
@@ -145,11 +145,16 @@ class RequestGuard:
         host = (_header(scope, b"host") or "").lower()
         name = _host_name(host)
         if name is None:
-            await _plain(send, 400, "the Host header must be a host name or address, with an optional :port")
+            await _page(
+                send,
+                status=400,
+                title="Bad Host header",
+                text="The Host header must be a host name or address, with an optional :port.",
+            )
             return
         if not self.any_host and name not in self.allowed_hosts:
-            message = f"this server does not answer to the host name '{host}': add it to ALLOWED_HOSTS"
-            await _plain(send, 400, message)
+            text = _unknown_host_text(name, https_only=self.https_only)
+            await _page(send, status=400, title="Unknown host name", text=text)
             return
         exempt = _is_loopback_peer(scope) and not proxied_scheme
         if self.https_only and scope["scheme"] != "https" and not exempt:
@@ -204,5 +209,25 @@ async def _json(send: Send, status: int, detail: str) -> None:
     await _respond(send, status, json.dumps({"detail": detail}).encode(), b"application/json")
 
 
-async def _plain(send: Send, status: int, text: str) -> None:
-    await _respond(send, status, text.encode(), b"text/plain; charset=utf-8")
+def _unknown_host_text(name: str, *, https_only: bool) -> str:
+    """What to set when the server is opened under a name it does not answer to. `name` passed
+    the Host pattern, so it holds nothing to escape."""
+    text = (
+        f"This tiercards server does not answer to the host name '{name}'. To open it under this "
+        f"name, add it to ALLOWED_HOSTS (comma-separated), e.g. ALLOWED_HOSTS={name}, and restart it."
+    )
+    if https_only and name in LOOPBACK_HOSTS:
+        text += (
+            " To try it on this machine over plain http, leave ENVIRONMENT unset (development) and "
+            "ALLOWED_HOSTS unset: the loopback names are then answered, and cookies work without HTTPS."
+        )
+    return text
+
+
+async def _page(send: Send, *, status: int, title: str, text: str) -> None:
+    """A refusal a person reads in their browser, before the app (and its templates) ran."""
+    body = (
+        "<!doctype html><html lang='en'><meta charset='utf-8'>"
+        f"<title>{title} · tiercards</title><main><h1>{title}</h1><p>{text}</p></main></html>"
+    )
+    await _respond(send, status, body.encode(), b"text/html; charset=utf-8")

@@ -55,6 +55,7 @@ def alices(signed_in: Callable[[str], TestClient], team_app: FastAPI) -> dict[st
         "token_id": token_id + 1,
         "name": "alice",
         "token": "not-an-invite",
+        "invite_id": "0" * 64,
         "assignment_id": 1,
         "note_key": "00000000",
         "recording_id": recording["id"],

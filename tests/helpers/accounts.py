@@ -73,13 +73,16 @@ def sign_in(client: Client, name: str, password: str | None = None) -> Client:
     return with_csrf(client, "/account")
 
 
-def users_cli(settings: Settings, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    """`tiercards users ARGS…` run as an operator would, on the server's database."""
-    env = {**data_env(settings.data_dir), "AUTH_MODE": "accounts", "SECRET_KEY": settings.secret_key}
+def users_cli(
+    settings: Settings, *args: str, stdin: str = "", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`tiercards users ARGS…` run as an operator would, on the server's database; `env` adds
+    settings of the operator's (PUBLIC_URL, say)."""
+    server = {**data_env(settings.data_dir), "AUTH_MODE": "accounts", "SECRET_KEY": settings.secret_key}
     return subprocess.run(
         [sys.executable, "-m", "app.cli", "users", *args],
         cwd=PROJECT_ROOT,
-        env={**os.environ, **env},
+        env={**os.environ, **server, **(env or {})},
         input=stdin,
         capture_output=True,
         text=True,

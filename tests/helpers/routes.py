@@ -24,6 +24,7 @@ ROUTES: dict[tuple[str, str], str] = {
     ("GET", "/admin/users"): "admin",
     ("POST", "/admin/users/{name}"): "admin",
     ("POST", "/admin/invites"): "admin",
+    ("POST", "/admin/invites/{invite_id}/revoke"): "admin",
     ("GET", "/api/me"): "own",
     ("GET", "/api/cards"): "shared",
     ("GET", "/api/cards/{card_id}"): "shared",

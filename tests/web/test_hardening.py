@@ -330,6 +330,30 @@ def test_production_over_plain_http_from_the_network_says_https_is_required(sett
     assert BeautifulSoup(response.text, "html.parser").h1.text == "HTTPS is required"
 
 
+@pytest.mark.parametrize("host", ["127.0.0.1:8000", "localhost:8000"])
+def test_the_production_recipe_opened_on_a_laptop_answers_a_page_saying_what_to_set(
+    settings: Settings, host: str
+) -> None:
+    app = _production(settings, allowed_hosts=["cards.example.org"])
+    with TestClient(app, base_url=f"http://{host}", client=("127.0.0.1", 5000)) as client:
+        response = client.get("/login")
+    assert response.status_code == 400
+    assert response.headers["content-type"].startswith("text/html")
+    page = BeautifulSoup(response.text, "html.parser")
+    said = page.main.get_text(" ") if page.main else ""
+    name = host.split(":")[0]
+    assert f"ALLOWED_HOSTS={name}" in said and "ENVIRONMENT" in said
+
+
+def test_a_host_not_served_gets_a_page_naming_the_setting_and_never_the_hosts_served(
+    client: TestClient,
+) -> None:
+    response = client.get("/login", headers={"Host": "attacker.example"})
+    assert response.status_code == 400 and response.headers["content-type"].startswith("text/html")
+    said = BeautifulSoup(response.text, "html.parser").main.get_text(" ")
+    assert "ALLOWED_HOSTS=attacker.example" in said and "testserver" not in said
+
+
 def test_production_believes_x_forwarded_proto_only_from_a_trusted_proxy(settings: Settings) -> None:
     app = _production(settings, trusted_proxies=["192.0.2.1/32"])
     with TestClient(app, client=("192.0.2.1", 5000)) as proxy:

@@ -10,7 +10,7 @@ from app.accounts import service
 from app.accounts.dependencies import AdminDep, BrowserAdminDep, Visitor, VisitorDep, forget_signed_in
 from app.accounts.routers.sign_in import accounts_only
 from app.exceptions import DomainError, NotFound
-from app.roles import ROLES
+from app.roles import ROLES, role_named
 from app.settings import Settings
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep, SettingsDep
@@ -20,16 +20,25 @@ from app.web.templating import render
 router = APIRouter(tags=["accounts"])
 
 
+def _link_base(request: Request, settings: Settings) -> str:
+    """The address people open, which the invite links this page hands out are built on."""
+    return settings.public_url or str(request.base_url)
+
+
 def _users_page(
     request: Request, session: Session, *, settings: Settings, status_code: int = 200, **extra: Any
 ) -> HTMLResponse:
+    accounts = settings.auth_mode == "accounts"
+    base = _link_base(request, settings)
+    pending = service.pending_invites(session, secret=settings.secret_key) if accounts else []
     return render(
         request,
         "admin_users.html",
         status_code=status_code,
         users=service.all_users(session),
         roles=list(ROLES.values()),
-        accounts=settings.auth_mode == "accounts",
+        accounts=accounts,
+        pending=[(invite, invite.token and service.invite_url(base, invite.token)) for invite in pending],
         **extra,
     )
 
@@ -73,12 +82,16 @@ def invite(
     form: FormDep, session: WriteSessionDep, admin: BrowserAdminDep, visitor: VisitorDep
 ) -> HTMLResponse:
     accounts_only(visitor.settings)
+    role, days_text = str(form.get("role") or "member"), str(form.get("expires_days") or "7")
+    # The form shows what was sent, made or refused, rather than jumping back to its defaults.
+    known = role_named(role)
+    chosen: dict[str, Any] = {"invite_role": known.name if known else "member", "invite_days": days_text}
     try:
-        days = float(str(form.get("expires_days") or "7"))
-        token = service.create_invite(
+        made = service.create_invite(
             session,
-            role=str(form.get("role") or "member"),
-            days=days,
+            role=role,
+            days=float(days_text),
+            secret=visitor.settings.secret_key,
             actor_id=admin.id,
             address=visitor.address,
         )
@@ -86,5 +99,21 @@ def invite(
         message = (
             refused.message if isinstance(refused, DomainError) else "expires_days must be a number of days"
         )
-        return _answer(visitor, session, status_code=422, errors=[message])
-    return _answer(visitor, session, invite_url=f"{visitor.request.base_url}invite/{token}")
+        return _answer(visitor, session, status_code=422, errors=[message], **chosen)
+    link = service.invite_url(_link_base(visitor.request, visitor.settings), made.token)
+    return _answer(visitor, session, invite_url=link, **chosen)
+
+
+@router.post("/admin/invites/{invite_id}/revoke", response_class=HTMLResponse)
+def revoke_invite(
+    invite_id: str, session: WriteSessionDep, admin: BrowserAdminDep, visitor: VisitorDep
+) -> HTMLResponse:
+    """End a pending invite: its link signs nobody up from now on."""
+    accounts_only(visitor.settings)
+    try:
+        role = service.revoke_invite(session, invite_id=invite_id, actor_id=admin.id, address=visitor.address)
+    except NotFound:
+        raise
+    except DomainError as refused:
+        return _answer(visitor, session, status_code=status_of(refused), errors=[refused.message])
+    return _answer(visitor, session, saved=f"Revoked the {role.label} invite: its link opens nothing now.")
