@@ -17,4 +17,6 @@ TUNING_CARDS: tuple[str, ...] = (
 HELD_OUT_CARDS: tuple[str, ...] = (
     "keras-steps-per-execution",
     "tf-data-from-generator",
+    "tf-data-interleave-reads",
+    "tf-function-retracing",
 )
