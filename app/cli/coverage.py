@@ -33,7 +33,8 @@ def coverage_text(doc: CoverageOut, card: Card) -> str:
         lines += [f"{'asserted':<{LABEL}}{pitfalls[pitfall.id]}", f"{'':<{LABEL}}“{pitfall.evidence}”"]
     if not doc.pitfalls:
         lines.append(f"{'':<{LABEL}}no pitfall asserted")
-    return "\n".join([*lines, "", "Suggestions only: your own ticks decide.", doc.measured.sentence])
+    trust = [doc.measured.sentence] + ([doc.measured.pitfall_sentence] if doc.pitfalls else [])
+    return "\n".join([*lines, "", "Suggestions only: your own ticks decide.", *trust])
 
 
 def coverage(

@@ -52,6 +52,7 @@ class MeasuredOut(BaseModel):
     pitfall_precision: float
     pitfall_recall: float
     sentence: str = Field(description="what the figures mean, to state beside any suggestion")
+    pitfall_sentence: str = Field(description="what the pitfall figures mean, beside any pitfall listed")
 
 
 class CoverageOut(BaseModel):

@@ -30,5 +30,7 @@ def coverage_document(card: Card, text: str) -> CoverageOut:
         ],
         pitfalls=[PitfallOut(id=hit.id, evidence=_written(text, hit.evidence)) for hit in found.pitfalls],
         method=found.method,
-        measured=MeasuredOut(**asdict(MEASURED), sentence=MEASURED.sentence()),
+        measured=MeasuredOut(
+            **asdict(MEASURED), sentence=MEASURED.sentence(), pitfall_sentence=MEASURED.pitfall_sentence()
+        ),
     )

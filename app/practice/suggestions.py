@@ -108,6 +108,7 @@ class Suggestion:
     covered: frozenset[str]  # the point ids it suggests ticking
     follow_up: bool
     measured: str
+    pitfalls_measured: str
 
 
 def _evidence(text: str, item: dict[str, Any]) -> tuple[int, int] | None:
@@ -180,6 +181,7 @@ def shown(session: Session, *, card: Card, attempt: Attempt) -> Suggestion | Non
         ),
         follow_up=attempt.kind == "follow-up",
         measured=MEASURED.sentence(),
+        pitfalls_measured=MEASURED.pitfall_sentence(),
     )
 
 

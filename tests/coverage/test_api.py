@@ -76,6 +76,11 @@ def test_the_measured_figures_stand_beside_the_suggestions(client: TestClient) -
     assert measured["sentence"] == MEASURED.sentence()
     assert (measured["answers"], measured["cards"]) == (MEASURED.answers, MEASURED.cards)
     assert (measured["precision"], measured["recall"]) == (MEASURED.precision, MEASURED.recall)
+    assert measured["pitfall_sentence"] == MEASURED.pitfall_sentence()
+    assert (measured["pitfall_precision"], measured["pitfall_recall"]) == (
+        MEASURED.pitfall_precision,
+        MEASURED.pitfall_recall,
+    )
 
 
 def test_an_answer_covering_nothing_lists_every_point_uncovered(client: TestClient) -> None:

@@ -38,7 +38,7 @@ def test_each_point_is_said_covered_or_not_with_its_evidence() -> None:
         assert f"not covered  {point.plain}" in lines
     assert f"asserted     {CARD.pitfalls[0].title.plain}" in lines
     assert "“I think prefetch parallelizes map across many threads.”" in [line.strip() for line in lines]
-    assert lines[-1] == MEASURED.sentence()
+    assert lines[-2:] == [MEASURED.sentence(), MEASURED.pitfall_sentence()]
 
 
 def test_json_is_the_apis_document(client: TestClient) -> None:

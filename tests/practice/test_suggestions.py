@@ -88,6 +88,7 @@ def test_the_card_page_marks_the_evidence_and_says_what_each_point_and_pitfall_i
             f"You said “{said}”: pitfall {number}, “{entry.title.plain}”"
         )
         assert entry.body.plain.split()[0] in text_of(item, ".why")
+    assert MEASURED.pitfall_sentence() in text_of(soup, ".suggestions")
     note = text_of(soup, ".suggestions .note")
     assert MEASURED.sentence() in note and "a suggestion: your own ticks and rating decide" in note
 
