@@ -70,7 +70,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from app.content.model import Card
-from app.coverage.methods import Lexical, claims_nothing, denies, names, sentences
+from app.coverage.methods import Lexical, claims_nothing, denies, names, sentences, stems
 from tests.coverage.split import HELD_OUT_CARDS, LABELLED, TUNING_CARDS
 from tests.factories import DECK
 
@@ -267,12 +267,18 @@ class Variant:
 
     claims_only: bool
     margin: float
+    min_shared: int = 1  # distinct stemmed words a sentence shares with the reference it matches
 
     def __str__(self) -> str:
-        return f"claims, margin {self.margin:+.2f}" if self.claims_only else "any sentence"
+        shared = f", {self.min_shared} words" if self.min_shared > 1 else ""
+        return (f"claims, margin {self.margin:+.2f}" if self.claims_only else "any sentence") + shared
 
 
-VARIANTS = (Variant(False, -math.inf), *(Variant(True, m) for m in (-math.inf, 0.0, 0.05, 0.1, 0.15)))
+VARIANTS = (
+    Variant(False, -math.inf),
+    *(Variant(True, m, shared) for shared in (1, 2) for m in (-math.inf, 0.0, 0.05, 0.1, 0.15)),
+)
+SHARED = sorted({variant.min_shared for variant in VARIANTS})
 
 
 @dataclass(frozen=True)
@@ -309,25 +315,44 @@ def score(encoder: Encoder, prepared: Prepared, answer: dict[str, Any]) -> Score
     references = [ref for refs in prepared.points for ref in refs] + prepared.pitfalls
     width, count = MAX_EXPANSION + 1, len(prepared.points)
     matrix = encoder.similarity(units, references)
-    # Expanding by k sentences scores a point by its best reference among the first k + 1.
-    by_point = np.maximum.accumulate(matrix[:, : count * width].reshape(len(units), count, width), axis=2)
-    # An author's explanation and phrasings count at every expansion.
     flat = [note for notes in prepared.notes for note in notes]
-    if flat:
-        against_notes, at = encoder.similarity(units, flat), 0
+    against_notes = encoder.similarity(units, flat) if flat else np.zeros((len(units), 0))
+    words_of = [set(stems(unit)) for unit in units]
+
+    def shared(texts: Sequence[str]) -> np.ndarray:
+        return np.array([[len(said & set(stems(text))) for text in texts] for said in words_of]).reshape(
+            len(units), len(texts)
+        )
+
+    point_refs = references[: count * width]
+    shared_refs, shared_notes = shared(point_refs), shared(flat)
+
+    def points_at(least: int) -> np.ndarray:
+        """Per unit, point and expansion k: its best score among the references it shares at least
+        `least` words with."""
+        kept = np.where(shared_refs >= least, matrix[:, : count * width], 0.0)
+        # Expanding by k sentences scores a point by its best reference among the first k + 1.
+        found = np.maximum.accumulate(kept.reshape(len(units), count, width), axis=2)
+        notes_kept, at = np.where(shared_notes >= least, against_notes, 0.0), 0
+        # An author's explanation and phrasings count at every expansion.
         for point, notes in enumerate(prepared.notes):
             if notes:
-                best = against_notes[:, at : at + len(notes)].max(axis=1)
-                by_point[:, point, :] = np.maximum(by_point[:, point, :], best[:, None])
+                best = notes_kept[:, at : at + len(notes)].max(axis=1)
+                found[:, point, :] = np.maximum(found[:, point, :], best[:, None])
             at += len(notes)
+        return found
+
+    by_shared = {least: points_at(least) for least in SHARED}
+    by_point = by_shared[1]
     against_pitfalls = matrix[:, count * width :]
     closest_pitfall = against_pitfalls.max(axis=1)[:, None, None]
     claims = np.array([not claims_nothing(unit) for unit in units])[:, None, None]
     points = np.stack(
         [
             np.where(
-                (claims | ~variant.claims_only) & (by_point - closest_pitfall >= variant.margin),
-                by_point,
+                (claims | ~variant.claims_only)
+                & (by_shared[variant.min_shared] - closest_pitfall >= variant.margin),
+                by_shared[variant.min_shared],
                 -np.inf,
             ).max(axis=0)
             for variant in VARIANTS
@@ -496,6 +521,7 @@ def main() -> None:
                 tuned = (
                     f"lexical, best F1, as app.coverage.checker.Tuning has it: expansion={setting.k}, "
                     f"threshold={setting.threshold:.3f}, margin={VARIANTS[setting.variant].margin:.2f}, "
+                    f"min_shared={VARIANTS[setting.variant].min_shared}, "
                     f"pitfall_threshold={pitfall_threshold:.3f}, "
                     f"pitfall_margin={PITFALL_VARIANTS[pitfall_variant].margin:.2f}, "
                     f"skip_denials={PITFALL_VARIANTS[pitfall_variant].skip_denials}"
@@ -504,7 +530,7 @@ def main() -> None:
             found = figures(values >= setting.threshold, labels)
             stuffed = stuffed_scores(held, variant=setting.variant, k=setting.k) >= setting.threshold
             rows.append(
-                f"{name:<8} {label:<10} {VARIANTS[setting.variant]!s:<19} {setting.k:>1} "
+                f"{name:<8} {label:<10} {VARIANTS[setting.variant]!s:<28} {setting.k:>1} "
                 f"{setting.threshold:>6.3f} {found.precision:>5.2f} {found.recall:>5.2f} {found.f1:>5.2f} "
                 f"{pitfalls.precision:>5.2f} {pitfalls.recall:>5.2f} "
                 f"{stuffed.sum():>2}/{stuffed.size:<2}{100 * stuffed.mean():>4.0f}% "
@@ -521,7 +547,7 @@ def main() -> None:
         f"answer ({max(len(a['text'].split()) for _, a in answers)} words)."
     )
     print(
-        f"{'method':<8} {'tuned for':<10} {'sentences that count':<19} {'k':>1} {'thresh':>6} {'P':>5} "
+        f"{'method':<8} {'tuned for':<10} {'sentences that count':<28} {'k':>1} {'thresh':>6} {'P':>5} "
         f"{'R':>5} {'F1':>5} {'pitP':>5} {'pitR':>5} {'stuffed':>9} {'cpu ms':>7} {'ratio':>6} {'wall ms':>7} {'longest':>7}"
     )
     print("\n".join(rows))

@@ -22,7 +22,7 @@ from app.content.scaffold import new_card
 from app.content.serializers import card_for_tier, card_summary
 from app.content.tiers import TIERS, Tier, go_deeper_tiers, sees
 from app.content.uncovered import uncovered_point
-from app.coverage.checker import check
+from app.coverage.checker import check_model_answer, model_answer
 from app.coverage.methods import sentences
 from app.exceptions import TooMany
 from app.practice.models import Attempt, AttemptCoverage
@@ -110,16 +110,15 @@ def preview(text: str, served: Mapping[str, Card]) -> Preview:
         return Preview(tuple(error.problems), None, (), None)
     known = served.get(card.id)
     depths = tuple(_depth(card, tier=tier, seed=seed) for seed, tier in enumerate(TIERS))
-    answer = f"{card.basics.plain}\n{card.solid.plain}"
-    said = len(sentences(answer))
-    coverage = model_answer_coverage(card, answer) if len(card.points) * said <= MAX_CHECKED_PAIRS else None
+    said = len(sentences(model_answer(card)))
+    coverage = model_answer_coverage(card) if len(card.points) * said <= MAX_CHECKED_PAIRS else None
     return Preview((), card, depths, known.path.name if known else None, coverage, said)
 
 
-def model_answer_coverage(card: Card, answer: str) -> tuple[PointCheck, ...]:
-    """Each point as the checker reads `answer`, the card's own Basics and Solid answer as
-    app.coverage.checker.uncovered_by_model_answer joins them."""
-    hits = check(card, answer).points
+def model_answer_coverage(card: Card) -> tuple[PointCheck, ...]:
+    """Each point as the checker reads the card's own Basics and Solid answer, as `tiercards
+    content check` does."""
+    answer, hits = model_answer(card), check_model_answer(card).points
     return tuple(
         PointCheck(point, answer[hit.evidence.start : hit.evidence.end], None)
         if hit.covered and hit.evidence

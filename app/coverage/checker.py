@@ -8,7 +8,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 
 from app.content.model import Card, item_key
-from app.coverage.methods import Lexical, Unit, claims_nothing, denies, sentences, units
+from app.coverage.methods import Lexical, Unit, claims_nothing, denies, sentences, units, whole_sentences
 
 METHOD = "lexical"
 
@@ -23,9 +23,9 @@ class Tuning:
     what it says unless the pitfall's own heading is a denial."""
 
     expansion: int = 0
-    threshold: float = 0.171
+    threshold: float = 0.169
     margin: float = 0.10
-    pitfall_threshold: float = 0.318
+    pitfall_threshold: float = 0.317
     pitfall_margin: float = 0.0
     skip_denials: bool = False
 
@@ -145,8 +145,9 @@ def point_targets(card: Card, tuning: Tuning = TUNED) -> list[Target]:
 
 
 def follow_up_targets(card: Card, index: int) -> list[Target]:
-    """A follow-up has no points: each sentence of its answer is one, by the key of its words."""
-    said = sentences(card.follow_ups[index].body.plain)
+    """A follow-up has no points: each sentence of its answer is one (whole, however long), by the
+    key of its words."""
+    said = whole_sentences(card.follow_ups[index].body.plain)
     return [Target(item_key(sentence), (sentence,)) for sentence in dict.fromkeys(said)]
 
 
@@ -181,10 +182,21 @@ def check_follow_up(card: Card, *, index: int, text: str) -> Coverage:
     return _checker(card, index).check(text)
 
 
-def uncovered_by_model_answer(card: Card) -> list[int]:
-    """The positions of the points the card's own basics and solid answer do not cover, as the
-    checker reads them: a content bug, or a point the checker cannot recognise without help."""
+def model_answer(card: Card) -> str:
+    """The card's own Basics and Solid answer, read as one answer."""
+    return f"{card.basics.plain}\n{card.solid.plain}"
+
+
+def check_model_answer(card: Card) -> Coverage:
+    """What the checker makes of the card's own model answer (its evidence stands in
+    `model_answer(card)`): a point it does not find is a content bug, or a point the checker
+    cannot recognise without help. Not kept: a card being written is checked once per keystroke."""
     # Its own sentences are no reference here: every point would match the answer it was joined to.
     targets = point_targets(card, replace(TUNED, expansion=0))
-    covered = set(Checker(card, targets).check(f"{card.basics.plain}\n{card.solid.plain}").covered)
+    return Checker(card, targets).check(model_answer(card))
+
+
+def uncovered_by_model_answer(card: Card) -> list[int]:
+    """The positions of the points the card's own model answer does not cover."""
+    covered = set(check_model_answer(card).covered)
     return [i for i, point in enumerate(card.points) if point.key not in covered]

@@ -88,6 +88,12 @@ def sentences(text: str) -> list[str]:
     return [unit.text for unit in units(text)]
 
 
+def whole_sentences(text: str) -> list[str]:
+    """The text's sentences as written, a long one uncut (what a reader calls a sentence)."""
+    said = (" ".join(part.replace("`", "").split()) for part in SENTENCE_END.split(text))
+    return [sentence for sentence in said if sentence]
+
+
 def claims_nothing(unit: str) -> bool:
     """A label before a colon ("reshuffle_each_iteration and seed:") or a run of terms between
     commas ("deterministic, decode, epoch 2"): it names, it does not claim."""

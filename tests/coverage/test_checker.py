@@ -91,3 +91,12 @@ def test_a_model_answer_that_says_none_of_its_points_covers_none() -> None:
         CARD, basics=replace(CARD.basics, markdown="Use it."), solid=replace(CARD.solid, markdown="Yes.")
     )
     assert uncovered_by_model_answer(bare) == list(range(len(KEYS)))
+
+
+def test_a_follow_ups_points_are_its_answers_sentences_whole_however_long() -> None:
+    card = DECK["tf-data-cache-placement"]
+    body = card.follow_ups[0].body.plain
+    said = [target.references[0] for target in follow_up_targets(card, 0)]
+    assert any(len(sentence.split()) > 24 for sentence in said)  # a long one is not cut into windows
+    assert all(sentence.rstrip().endswith((".", "?", "!", ":", ";")) for sentence in said)
+    assert " ".join(said).replace(" ", "") == " ".join(body.replace("`", "").split()).replace(" ", "")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from app.coverage.checker import check
+from app.coverage.checker import TUNED, check
 from app.coverage.measured import MEASURED
 from app.coverage.methods import names
 from tests.coverage.split import HELD_OUT_CARDS, LABELLED
@@ -79,3 +79,19 @@ def test_the_figures_the_pages_state_are_the_ones_measured(held_out: Evaluation)
     stated = (MEASURED.precision, MEASURED.recall, MEASURED.pitfall_precision, MEASURED.pitfall_recall)
     measured = (held_out.precision, held_out.recall, held_out.pitfall_precision, held_out.pitfall_recall)
     assert stated == tuple(round(figure, 2) for figure in measured)
+
+
+def test_the_shipped_settings_are_the_ones_tuned_on_the_tuning_cards() -> None:
+    """Editing a tuning card or its labels moves the tuned settings; the checker must follow."""
+    from bench import coverage_methods as bench
+
+    tuning = bench.run(bench.LexicalMethod())["tuning"]
+    setting = bench.tune_points(tuning, precise=False)
+    variant = bench.VARIANTS[setting.variant]
+    pitfall_variant, pitfall_threshold = bench.tune_pitfalls(tuning, setting.k)
+    pitfall = bench.PITFALL_VARIANTS[pitfall_variant]
+    assert variant.claims_only and variant.min_shared == 1, "the checker has no rule for this variant"
+    tuned = (setting.k, round(setting.threshold, 3), variant.margin)
+    assert tuned == (TUNED.expansion, TUNED.threshold, TUNED.margin)
+    tuned_pitfalls = (round(pitfall_threshold, 3), pitfall.margin, pitfall.skip_denials)
+    assert tuned_pitfalls == (TUNED.pitfall_threshold, TUNED.pitfall_margin, TUNED.skip_denials)
