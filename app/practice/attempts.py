@@ -42,6 +42,12 @@ def check_against_card(card: Card, data: AttemptIn | Assessment) -> None:
 def record(session: Session, *, card: Card, user_id: int, data: AttemptIn, now: datetime) -> Attempt:
     """Store the attempt as made at `now` and feed it to the card's schedule."""
     check_against_card(card, data)
+    # Checked before the lock: on SQLite the lock is the one writer's turn, which others wait for.
+    coverage = (
+        None
+        if data.revealed
+        else suggestions.checked(card, kind=data.kind, follow_up=data.follow_up, text=data.text)
+    )
     # First, before anything is written: the schedule this attempt feeds is the person's own.
     lock_person(session, user_id)
     spoken = _spoken(session, card=card, user_id=user_id, data=data) if data.recording_id is not None else {}
@@ -63,7 +69,8 @@ def record(session: Session, *, card: Card, user_id: int, data: AttemptIn, now: 
     )
     session.add(attempt)
     scheduling.review_attempt(session, attempt)  # a rated answer or a quiz feeds the card's schedule
-    suggestions.add(session, card=card, attempt=attempt)
+    if coverage is not None:
+        suggestions.add(session, attempt=attempt, coverage=coverage)
     session.commit()
     answer_recorded(attempt.kind)
     return attempt

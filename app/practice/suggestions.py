@@ -18,14 +18,14 @@ from app.practice.models import Attempt, AttemptCoverage
 ANSWER_KINDS = ("basics", "solid")
 
 
-def _checked(card: Card, attempt: Attempt) -> Coverage | None:
-    """What the checker suggests for the attempt; None for a reveal, a quiz or an empty answer."""
-    if attempt.revealed or not (attempt.text or "").strip():
+def checked(card: Card, *, kind: str, follow_up: int | None, text: str | None) -> Coverage | None:
+    """What the checker suggests for an answer of this kind; None for a quiz or an empty answer."""
+    if not (text or "").strip():
         return None
-    if attempt.kind in ANSWER_KINDS:
-        return check(card, attempt.text or "")
-    if attempt.kind == "follow-up" and attempt.follow_up is not None:
-        return check_follow_up(card, index=attempt.follow_up, text=attempt.text or "")
+    if kind in ANSWER_KINDS:
+        return check(card, text or "")
+    if kind == "follow-up" and follow_up is not None:
+        return check_follow_up(card, index=follow_up, text=text or "")
     return None
 
 
@@ -35,12 +35,9 @@ def _span(evidence: Any) -> dict[str, int | None]:
     return {"start": evidence.start, "end": evidence.end}
 
 
-def add(session: Session, *, card: Card, attempt: Attempt) -> AttemptCoverage | None:
-    """Compute and store the suggestion for a just-recorded attempt (flushed, so it has an id).
-    Part of the caller's unit of work."""
-    coverage = _checked(card, attempt)
-    if coverage is None:
-        return None
+def add(session: Session, *, attempt: Attempt, coverage: Coverage) -> AttemptCoverage:
+    """Store the suggestion for a just-recorded attempt (flushed, so it has an id). Part of the
+    caller's unit of work."""
     session.flush()
     row = AttemptCoverage(
         attempt_id=attempt.id,

@@ -164,6 +164,9 @@ def test_practice_shows_the_suggestion_and_pre_ticks_it(app: FastAPI, client: Te
     assert ticked(soup) == suggested
     form = {i["name"]: i.get("value", "") for i in soup.select(".practice-rate input[type=hidden]")}
     mine = sorted(suggested)[1:]
+    # Sent without a rating, the form comes back with the person's ticks, not the suggestion's.
+    refused = client.post("/practice/rate", headers=HTMX, data=form | {"points": mine})
+    assert ticked(soup_of(refused, status=422)) == set(mine)
     client.post("/practice/rate", headers=HTMX, data=form | {"rating": "good", "points": mine})
     [(attempt, row)] = coverage_rows(app)
     assert attempt.points == [p.key for p in CARD.points if p.key in mine]

@@ -233,8 +233,15 @@ def rate(
         )
         context |= _revealed(session, user_id=user_id, submitted=submitted, now=now, attempt=attempt)
         errors = rating_messages(error, RATING_CHOICE)
+        kept = [str(point) for point in form.getlist("points")]  # theirs, not the suggestion's
         return render(
-            request, "practice.html", "_practice_card.html", status_code=422, **context, errors=errors
+            request,
+            "practice.html",
+            "_practice_card.html",
+            status_code=422,
+            **context,
+            errors=errors,
+            kept_ticks=kept,
         )
     # A second submit of the same card (double click, reload) counted once already.
     flash = f"Rated {chosen}." if counted else "That card was already rated; it counted once."
