@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts import audit
+from app.accounts.models import User
 from app.accounts.service import lock_person
 from app.content.model import Card, Point, Problem
 from app.content.parser import ID_PATTERN, CardParseError, parse_source
@@ -129,11 +130,17 @@ def model_answer_coverage(card: Card) -> tuple[PointCheck, ...]:
 
 def team_agreement(session: Session, card: Card) -> TeamAgreement:
     """Per point of `card`, how the checker's suggestions compare with the person's final ticks,
-    over the AGREEMENT_ANSWERS most recent assessed answers to the card."""
+    over the AGREEMENT_ANSWERS most recent assessed answers to the card. The checker's side is read
+    from answer texts, so the answers of people who hide theirs from leads are left out."""
     rows = session.execute(
         select(AttemptCoverage.points, Attempt.points)
         .join(Attempt, Attempt.id == AttemptCoverage.attempt_id)
-        .where(Attempt.card_id == card.id, AttemptCoverage.compared.is_not(None))
+        .join(User, User.id == Attempt.user_id)
+        .where(
+            Attempt.card_id == card.id,
+            AttemptCoverage.compared.is_not(None),
+            User.hide_answers.is_(False),
+        )
         .order_by(Attempt.created_at.desc(), Attempt.id.desc())
         .limit(AGREEMENT_ANSWERS)
     ).all()

@@ -121,4 +121,4 @@ def team_answers(session: Session, *, team: list[User], snapshot: Snapshot, now:
             title = stats.plain_title(card)
             cards.append(CardAnswers(card_id, title, rated[card_id], points, read[card_id], pitfalls))
     cards.sort(key=lambda c: (-max(t.count for t in c.missed + c.asserted), c.card_id))
-    return TeamAnswers(cards[:CARDS], MEASURED.sentence())
+    return TeamAnswers(cards[:CARDS], MEASURED.pitfall_sentence())

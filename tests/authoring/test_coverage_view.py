@@ -10,7 +10,9 @@ import pytest
 from bs4 import Tag
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from sqlalchemy import update
 
+from app.accounts.models import User
 from app.accounts.names import SOLO_NAME
 from app.authoring import service
 from app.content.model import item_key
@@ -129,7 +131,7 @@ def test_a_served_card_shows_the_teams_agreement_per_point_without_answers_or_na
         "The second point": {"answers": "3", "agreed": "1", "checker-only": "1", "person-only": "1"},
     }
     page = " ".join(preview.get_text().split())
-    assert "over the 3 most recent assessed answers to this card" in page
+    assert "over the 3 most recent assessed answers to this card from people who share their answers" in page
     assert SECRET not in page and SOLO_NAME not in page
 
 
@@ -143,10 +145,23 @@ def test_the_agreement_reads_only_the_most_recent_assessed_answers(
     assert shown[FIRST] == {"answers": "2", "agreed": "1", "checker-only": "1", "person-only": "0"}
 
 
+def test_the_answers_of_someone_who_hides_theirs_are_not_counted(
+    author_app: FastAPI, author: TestClient
+) -> None:
+    first = item_key(FIRST)
+    _answered(author_app, (SERVED, [first], [first], True))
+    assert _agreement(preview_of(author, card_text(SERVED, "A served question?")))[FIRST]["answers"] == "1"
+    with author_app.state.db.write_sessions() as session:
+        session.execute(update(User).values(hide_answers=True))
+        session.commit()
+    section = one(preview_of(author, card_text(SERVED, "A served question?")), "[data-section=coverage]")
+    assert section.select_one(".coverage-agreement") is None
+
+
 def test_a_served_card_nobody_has_assessed_says_so(author: TestClient) -> None:
     section = one(preview_of(author, card_text(SERVED, "A served question?")), "[data-section=coverage]")
     assert section.select_one(".coverage-agreement") is None
-    assert "No one has assessed an answer to this card yet" in " ".join(section.get_text().split())
+    assert "No one who shares their answers has assessed one to this card yet" in " ".join(section.get_text().split())
 
 
 def test_a_card_too_large_for_the_checker_is_previewed_without_its_view(

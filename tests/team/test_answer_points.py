@@ -96,7 +96,7 @@ def test_pitfalls_asserted_most_count_only_readable_answers(
     assert list(shown) == [CARD.pitfalls[1].key, CARD.pitfalls[3].key]
     assert shown[CARD.pitfalls[1].key] == "asserted in 2 of 3 answers, as the checker reads them"
     assert shown[CARD.pitfalls[3].key] == "asserted in 1 of 3 answers, as the checker reads them"
-    assert MEASURED.sentence() in text_of(soup_of(lena.get("/team")), ".team-answers-section")
+    assert MEASURED.pitfall_sentence() in text_of(soup_of(lena.get("/team")), ".team-answers-section")
 
 
 def test_no_answer_text_and_no_name_is_shown(team_app: FastAPI, lena: TestClient) -> None:
