@@ -161,7 +161,9 @@ def test_the_answers_of_someone_who_hides_theirs_are_not_counted(
 def test_a_served_card_nobody_has_assessed_says_so(author: TestClient) -> None:
     section = one(preview_of(author, card_text(SERVED, "A served question?")), "[data-section=coverage]")
     assert section.select_one(".coverage-agreement") is None
-    assert "No one who shares their answers has assessed one to this card yet" in " ".join(section.get_text().split())
+    assert "No one who shares their answers has assessed one to this card yet" in " ".join(
+        section.get_text().split()
+    )
 
 
 def test_a_card_too_large_for_the_checker_is_previewed_without_its_view(

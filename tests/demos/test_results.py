@@ -295,6 +295,21 @@ def test_a_difference_inside_a_noisy_run_s_own_spread_is_no_finding() -> None:
     assert "within this run's noise" in doc["reading"]
 
 
+def test_on_a_busy_run_a_steady_variant_is_held_to_the_runs_noise_as_the_page_says() -> None:
+    """The page says differences under the run's largest scatter are noise; no row below it may
+    call a smaller difference a finding, even on a variant whose own steps held steady."""
+    params = validate_params("placement", params={})
+    durations = {name: _at_model("placement", name, params) for name in get_preset("placement").variant_names}
+    durations["no-prefetch"] = _scattered("placement", "no-prefetch", params, 1.0)
+    durations["prefetch-last-autotune"] = _at_model("placement", "prefetch-last-autotune", params, 1.15)
+    doc = json.loads(json.dumps(_result("placement", durations).to_doc()))
+    largest = max(doc["noise"]["variants"].values())
+    assert doc["noise"]["busy"] is True and largest > 15
+    steady = {row.name: row for row in comparisons(doc)}["prefetch-last-autotune"]
+    assert steady.verdict == "noise" and not steady.verdict_text.startswith("finding")
+    assert "Finding:" not in doc["reading"]
+
+
 def test_a_steady_run_with_a_real_difference_declares_it() -> None:
     doc = _placement_with("prefetch-last-autotune", factor=1.15, scattered=False)
     rows = {row.name: row for row in comparisons(doc)}

@@ -60,7 +60,7 @@ def _judged(measured: float, *, model: float | None, noise_pct: float) -> dict[s
 
 
 def _noise_of(noise: Noise | None, variant: VariantResult) -> float:
-    return noise.by_variant.get(variant.name, 0.0) if noise is not None else 0.0
+    return noise.margin_pct(variant.name) if noise is not None else 0.0
 
 
 def comparisons(result: dict[str, Any]) -> list[Comparison]:
