@@ -282,18 +282,23 @@ class _CardParser:
 
     def answer_points(self, section: _Section | None) -> tuple[Point, ...]:
         """The top-level numbered list; an item's indented lines continue it, except its notes for
-        the coverage checker (`- Explanation: ...`, at most one, and `- Said as: ...`)."""
+        the coverage checker (`- Explanation: ...`, at most one, and `- Said as: ...`); an indented
+        line after a note continues that note, never the point (which would change its key)."""
         if section is None:
             return ()
         items: list[tuple[int, list[str], dict[str, list[str]]]] = []  # (file line, lines, notes)
+        noted: list[str] | None = None  # the note the item's last line was part of
         for index, line in enumerate(_outside_fences(section.lines)):
             if line is None:
                 continue
             if match := _NUMBERED_ITEM.match(line):
                 items.append((section.first_body_line + index, [match.group(1).strip()], {}))
+                noted = None
             elif items and line[:1] in (" ", "\t") and line.strip():
                 if note := _POINT_NOTE.match(line.strip()):
-                    self.point_note(section.first_body_line + index, note=note, notes=items[-1][2])
+                    noted = self.point_note(section.first_body_line + index, note=note, notes=items[-1][2])
+                elif noted:
+                    noted[-1] = f"{noted[-1]} {' '.join(line.split())}"
                 else:
                     items[-1][1].append(line.strip())
         if not items:
@@ -314,7 +319,8 @@ class _CardParser:
         self.unique_keys("answer point", points)
         return tuple(point for _, point in points)
 
-    def point_note(self, line: int, *, note: re.Match[str], notes: dict[str, list[str]]) -> None:
+    def point_note(self, line: int, *, note: re.Match[str], notes: dict[str, list[str]]) -> list[str] | None:
+        """Add the note; the list it went into, for the lines that continue it."""
         label, text = note.group(1), " ".join(note.group(2).split())
         if not text:
             self.problem(line, f"'{label}:' under an answer point needs text after it")
@@ -322,6 +328,8 @@ class _CardParser:
             self.problem(line, "an answer point has one 'Explanation:'; join the sentences into one")
         else:
             notes.setdefault(label, []).append(text)
+            return notes[label]
+        return None
 
     def unique_keys(self, noun: str, items: Sequence[tuple[int, Text]]) -> None:
         """Attempts store an item by its key, so two items with one key would share their history."""

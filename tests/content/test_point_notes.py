@@ -42,8 +42,8 @@ def test_a_point_knows_the_line_it_starts_on() -> None:
     ]
 
 
-def test_other_indented_lines_still_continue_the_point() -> None:
-    text = card_text(**{POINT: f"{POINT}\n   - Said as: it opens the answer\n   and keeps going"})
+def test_other_indented_lines_before_its_notes_still_continue_the_point() -> None:
+    text = card_text(**{POINT: f"{POINT}\n   and keeps going\n   - Said as: it opens the answer"})
     point = parse_source(text, Path("card.md")).points[0]
     assert point.markdown == "The first point a good answer makes and keeps going"
     assert point.phrasings == ("it opens the answer",)
@@ -63,3 +63,18 @@ def test_a_second_explanation_is_a_problem_on_its_line() -> None:
         f"card.md:{line_of(text, 'Another sentence.')}: an answer point has one 'Explanation:'; "
         "join the sentences into one"
     ]
+
+
+def test_a_note_wrapped_onto_the_next_line_goes_on_and_leaves_the_point_as_it_was() -> None:
+    wrapped = (
+        f"{POINT}\n"
+        "   - Explanation: the first half of the explanation,\n"
+        "     and its second half on the next line.\n"
+        "   - Said as: one phrasing\n"
+        "     said over two lines"
+    )
+    point = parse_source(card_text(**{POINT: wrapped}), Path("card.md")).points[0]
+    assert point.markdown == POINT.removeprefix("1. ")
+    assert point.key == parse_source(card_text(), Path("card.md")).points[0].key
+    assert point.explanation == "the first half of the explanation, and its second half on the next line."
+    assert point.phrasings == ("one phrasing said over two lines",)
