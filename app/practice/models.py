@@ -14,7 +14,11 @@ class Attempt(Base):
     a basics/solid answer revealed without answering (`revealed`: no text, scheduled as a miss)."""
 
     __tablename__ = "attempts"
-    __table_args__ = (Index("ix_attempts_user_card_created", "user_id", "card_id", "created_at"),)
+    __table_args__ = (
+        Index("ix_attempts_user_card_created", "user_id", "card_id", "created_at"),
+        # A card's recent answers across everyone (the author preview's agreement with the checker).
+        Index("ix_attempts_card_created", "card_id", "created_at"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
