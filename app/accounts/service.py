@@ -567,7 +567,6 @@ class PendingInvite:
 
     id: str
     role: Role
-    created_at: datetime
     expires_at: datetime
     token: str | None
 
@@ -631,7 +630,6 @@ def pending_invites(session: Session, *, secret: str) -> list[PendingInvite]:
             PendingInvite(
                 id=invite.token_hash,
                 role=ROLES[invite.role],
-                created_at=invite.created_at,
                 expires_at=invite.expires_at,
                 token=token if token is not None and digest(token) == invite.token_hash else None,
             )
