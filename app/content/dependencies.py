@@ -33,9 +33,21 @@ async def get_served_card(catalogue: CatalogueDep, card_id: Annotated[str, Path(
 CardDep = Annotated[Card, Depends(get_served_card)]
 
 
-# The API's tier parameter. The schema lists the four names; chosen_tier checks them, so a wrong
-# one is refused with a message that names them all.
-TierQuery = Annotated[str | None, Query(json_schema_extra={"enum": list(TIERS)})]
+# The four names in any case ("Principal" is principal), as the schema says and the API takes.
+TIER_PATTERN = "^(" + "|".join("".join(f"[{c}{c.upper()}]" for c in tier) for tier in TIERS) + ")$"
+
+
+def _tier_query(
+    tier: Annotated[str | None, Query(json_schema_extra={"pattern": TIER_PATTERN})] = None,
+) -> str | None:
+    """The API's tier parameter: one of the four names, in any case (an empty one is no name),
+    else refused with a message that names them all."""
+    if tier is not None and tier.lower() not in TIERS:
+        raise Invalid("tier", f"tier must be {in_words(TIERS)}", location="query")
+    return tier
+
+
+TierQuery = Annotated[str | None, Depends(_tier_query)]
 
 
 def chosen_tier(value: str | None, default: Tier, label: str = "tier") -> Tier:

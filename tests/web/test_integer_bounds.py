@@ -37,6 +37,7 @@ def _examples(root: TestClient) -> dict[tuple[str, str], list[Any]]:
         ("POST", "/api/import"): [export],
         ("POST", "/api/demos"): [{"preset": "placement", "card_id": OWNER_CARD, "params": {"steps": 6}}],
         ("POST", "/api/author/check"): [{"text": "no integer here"}],
+        ("POST", "/api/cards/{card_id}/coverage"): [{"tier": "middle", "text": "no integer here"}],
     }
 
 

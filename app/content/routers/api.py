@@ -21,5 +21,5 @@ def list_cards(catalogue: CatalogueDep) -> dict[str, Any]:
 
 
 @router.get("/api/cards/{card_id}")
-def get_card(card: CardDep, tier: TierQuery = None) -> dict[str, Any]:
+def get_card(card: CardDep, tier: TierQuery) -> dict[str, Any]:
     return card_for_tier(card, chosen_tier(tier, card.level))

@@ -68,7 +68,7 @@ def api_due(
     user_id: UserIdDep,
     catalogue: CatalogueDep,
     now: NowDep,
-    tier: TierQuery = None,
+    tier: TierQuery,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> DueOut:
     """Cards due now at the person's target tier (or `tier`), most overdue first, then new ones."""
@@ -131,7 +131,7 @@ def api_schedule(
     user_id: UserIdDep,
     catalogue: CatalogueDep,
     now: NowDep,
-    tier: TierQuery = None,
+    tier: TierQuery,
 ) -> ScheduleOut:
     """The card's FSRS schedule at `tier` (default: the target tier), and at every tier in `tiers`.
 
