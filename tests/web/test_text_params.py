@@ -13,7 +13,8 @@ def test_a_card_id_with_a_nul_byte_is_refused(client: TestClient, path: str) -> 
 
 
 @pytest.mark.parametrize(
-    "path", ["/api/practice/due", "/api/cards/tf-data-prefetch-last", "/api/cards/tf-data-prefetch-last/schedule"]
+    "path",
+    ["/api/practice/due", "/api/cards/tf-data-prefetch-last", "/api/cards/tf-data-prefetch-last/schedule"],
 )
 @pytest.mark.parametrize("tier", ["", " ", " senior", "wizard"])
 def test_a_tier_the_schema_does_not_list_is_refused_naming_the_four(
