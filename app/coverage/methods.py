@@ -13,6 +13,7 @@ from app.content.model import Card
 
 # Words a window holds when an answer has no sentence marks (a transcript) or a sentence runs on.
 WINDOW = 12
+SHOWN_WHOLE = 40
 SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+|\n+")
 WORD = re.compile(r"\S+")
 STOPWORDS = frozenset(
@@ -65,7 +66,8 @@ class Unit:
 def units(text: str) -> list[Unit]:
     """The answer's sentences, a long one (or a transcript, which has no marks) as overlapping
     windows of WINDOW words, half a window apart, so a claim across one window's edge is whole in
-    the next."""
+    the next. A window of a sentence a reader takes in at once (SHOWN_WHOLE words) stands for the
+    whole sentence as evidence; in a longer one, for its own words."""
     found: list[Unit] = []
     bounds = [0, *(at for match in SENTENCE_END.finditer(text) for at in match.span()), len(text)]
     for begin, end in zip(bounds[::2], bounds[1::2], strict=True):
@@ -80,7 +82,8 @@ def units(text: str) -> list[Unit]:
                 (said[first][0], said[min(first + WINDOW, len(said)) - 1][1])
                 for first in range(0, len(said) - step, step)
             ]
-        found += [Unit(" ".join(text[a:b].replace("`", "").split()), a, b) for a, b in spans]
+        sentence = (said[0][0], said[-1][1]) if len(said) <= SHOWN_WHOLE else None
+        found += [Unit(" ".join(text[a:b].replace("`", "").split()), *(sentence or (a, b))) for a, b in spans]
     return found
 
 

@@ -100,3 +100,22 @@ def test_a_follow_ups_points_are_its_answers_sentences_whole_however_long() -> N
     assert any(len(sentence.split()) > 24 for sentence in said)  # a long one is not cut into windows
     assert all(sentence.rstrip().endswith((".", "?", "!", ":", ";")) for sentence in said)
     assert " ".join(said).replace(" ", "") == " ".join(body.replace("`", "").split()).replace(" ", "")
+
+
+def test_the_evidence_is_the_whole_sentence_unless_it_runs_on_past_what_a_reader_takes_in() -> None:
+    sentence = (
+        "Prefetch overlaps producing the next batch with the training step consuming this one, so a step "
+        "costs the max of input and compute rather than their sum."
+    )
+    assert 2 * 12 < len(sentence.split()) <= 40  # scored in windows, shown whole
+    hit = {h.id: h for h in check(CARD, sentence).points}[KEYS[0]]
+    assert hit.covered and hit.evidence is not None
+    assert sentence[hit.evidence.start : hit.evidence.end] == sentence
+    said = (
+        "um so "
+        + " ".join(["and then the model trains"] * 10)
+        + " and prefetch overlaps producing with consuming"
+    )
+    hit = {h.id: h for h in check(CARD, said).points}[KEYS[0]]
+    assert hit.covered and hit.evidence is not None
+    assert len(said[hit.evidence.start : hit.evidence.end].split()) <= 12
