@@ -25,7 +25,7 @@ class Agreement:
     def pitfall_sentence(self) -> str:
         return (
             f"Of the pitfalls it says an answer asserts, {self.pitfall_precision:.0%} were asserted, and it "
-            f"finds {self.pitfall_recall:.0%} of those that were: check each one against what you meant."
+            f"finds {self.pitfall_recall:.0%} of those that were."
         )
 
 
