@@ -5,17 +5,12 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from app.content.tiers import Tier
-from app.schemas import Storable
-
-# An answer's own cap (MAX_ANSWER_CHARS in app/practice/schemas.py, which coverage may not
-# import): any answer a person can submit can be checked first. tests/coverage/test_api.py holds
-# the two equal.
-MAX_TEXT_CHARS = 20_000
+from app.schemas import MAX_ANSWER_CHARS, Storable
 
 # The pattern says in the schema what stripping then `min_length` refuses: text of spaces only.
 AnswerText = Annotated[
     str,
-    StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TEXT_CHARS, pattern=r"\S"),
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_ANSWER_CHARS, pattern=r"\S"),
     Storable,
 ]
 

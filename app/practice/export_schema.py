@@ -26,8 +26,8 @@ from app.content.tiers import Tier
 from app.exceptions import field_messages
 from app.practice import scheduling
 from app.practice.preferences import PracticeSettings
-from app.practice.schemas import MAX_ANSWER_CHARS, MAX_SECONDS, AttemptIn, Kind, Rating
-from app.schemas import WholeNumber
+from app.practice.schemas import MAX_SECONDS, AttemptIn, Kind, Rating
+from app.schemas import MAX_ANSWER_CHARS, WholeNumber
 from app.speech.delivery import MAX_WORDS_PER_MINUTE
 
 MAX_ROWS = 500_000

@@ -7,10 +7,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from app.content.tiers import Tier
-from app.schemas import Storable, WholeNumber
+from app.schemas import MAX_ANSWER_CHARS, Storable, WholeNumber
 from app.speech.schemas import RecordingId, SpokenKind
 
-MAX_ANSWER_CHARS = 20_000
 MAX_SECONDS = 24 * 3600
 
 # The answers said (or typed) in words, and the pitfall quiz.

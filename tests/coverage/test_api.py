@@ -22,7 +22,7 @@ from app.coverage import checker
 from app.coverage.checker import Target
 from app.coverage.measured import MEASURED
 from app.practice.models import Attempt, AttemptCoverage
-from app.practice.schemas import MAX_ANSWER_CHARS
+from app.schemas import MAX_ANSWER_CHARS
 from tests.factories import DECK, OWNER_CARD
 
 CARD = DECK[OWNER_CARD]

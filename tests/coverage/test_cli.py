@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from app.cli import cli
 from app.coverage.measured import MEASURED
-from app.practice.schemas import MAX_ANSWER_CHARS
+from app.schemas import MAX_ANSWER_CHARS
 from tests.factories import DECK, OWNER_CARD
 
 CARD = DECK[OWNER_CARD]
