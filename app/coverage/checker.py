@@ -98,12 +98,12 @@ class Checker:
         self, found: list[Unit], *, by_target: list[list[float]], against_pitfalls: list[list[float]]
     ) -> tuple[PointHit, ...]:
         hits = []
+        claims = [not claims_nothing(unit.text) for unit in found]
+        closest_pitfall = [max(pitfalls, default=0.0) for pitfalls in against_pitfalls]
         for column, target in enumerate(self._targets):
             best: tuple[float, Unit | None] = (0.0, None)
-            for unit, scores, pitfalls in zip(found, by_target, against_pitfalls, strict=True):
-                allowed = not claims_nothing(unit.text) and (
-                    scores[column] - max(pitfalls, default=0.0) >= self._tuning.margin
-                )
+            for unit, scores, claim, pitfall in zip(found, by_target, claims, closest_pitfall, strict=True):
+                allowed = claim and scores[column] - pitfall >= self._tuning.margin
                 if allowed and scores[column] > best[0]:
                     best = (scores[column], unit)
             score, evidence = best
@@ -115,13 +115,17 @@ class Checker:
         self, found: list[Unit], *, by_target: list[list[float]], against_pitfalls: list[list[float]]
     ) -> tuple[PitfallHit, ...]:
         hits = []
+        denying = [denies(unit.text) for unit in found]
+        closest_point = [max(scores, default=0.0) for scores in by_target]
         for column, (key, _) in enumerate(self._pitfalls):
             best: tuple[float, Unit | None] = (self._tuning.pitfall_threshold, None)
-            for unit, scores, pitfalls in zip(found, by_target, against_pitfalls, strict=True):
+            for unit, pitfalls, denial, point in zip(
+                found, against_pitfalls, denying, closest_point, strict=True
+            ):
                 score = pitfalls[column]
-                if self._denying[column] and denies(unit.text):
+                if self._denying[column] and denial:
                     continue
-                if score - max(scores, default=0.0) >= self._tuning.pitfall_margin and score >= best[0]:
+                if score - point >= self._tuning.pitfall_margin and score >= best[0]:
                     best = (score, unit)
             if best[1] is not None:
                 hits.append(PitfallHit(key, best[1]))
@@ -132,12 +136,13 @@ def point_targets(card: Card, tuning: Tuning = TUNED) -> list[Target]:
     """Per point: its own words; the point joined with each of the `expansion` sentences of the
     basics and solid answer closest to it; the point with its author's explanation; and each of
     the phrasings its author accepts."""
-    lexical = Lexical(card)
-    explaining = sentences(card.basics.plain) + sentences(card.solid.plain)
-    closeness = lexical.similarity([point.plain for point in card.points], explaining)
+    explaining = sentences(card.basics.plain) + sentences(card.solid.plain) if tuning.expansion else []
+    # Scoring the points against the model answer is only worth it when some of it joins them.
+    closeness = Lexical(card).similarity([p.plain for p in card.points], explaining) if explaining else None
     targets = []
-    for point, row in zip(card.points, closeness, strict=True):
-        closest = sorted(range(len(explaining)), key=lambda i: -row[i])[: tuning.expansion]
+    for position, point in enumerate(card.points):
+        row = closeness[position] if closeness else []
+        closest = sorted(range(len(row)), key=lambda i: -row[i])[: tuning.expansion]
         references = [point.plain, *(f"{point.plain}. {explaining[i]}" for i in closest)]
         references += [f"{point.plain}. {point.explanation}"] if point.explanation else []
         targets.append(Target(point.key, tuple(references + list(point.phrasings))))
