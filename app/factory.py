@@ -36,6 +36,7 @@ from app.speech import filters as speech_filters
 from app.speech.routers import api as speech_api
 from app.speech.routers import pages as speech_pages
 from app.storage.database import Database
+from app.team import assignments as team_assignments
 from app.team import router as team
 from app.web import docs
 from app.web.errors import install_error_pages
@@ -106,6 +107,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.db = Database(settings)
     app.state.catalogue = Catalogue(settings.content_dir, settings.content_poll_seconds)
     app.state.panels = Panels(PANELS)
+    app.state.assigned_cards = team_assignments.assigned_card_ids
     for register in FILTERS:
         register(templates.env)
     # The last added runs first: the request's id, access line and metrics around everything,

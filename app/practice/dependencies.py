@@ -1,5 +1,6 @@
 """Loading a person's own attempt; the one "now" a response is computed from; the key
-quiz deals sign their items with; the merge an import (API or upload) runs."""
+quiz deals sign their items with; the merge an import (API or upload) runs; the cards a person
+has been assigned."""
 
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -13,6 +14,7 @@ from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CatalogueDep
 from app.exceptions import NotFound
 from app.practice import import_merge
+from app.practice.assigned import AssignedCards, none_assigned
 from app.practice.import_file import ImportFile
 from app.practice.import_merge import ImportResult
 from app.practice.models import Attempt
@@ -90,3 +92,11 @@ async def _merger(
 
 
 MergeDep = Annotated[Merge, Depends(_merger)]
+
+
+def assigned_cards(request: Request) -> AssignedCards:
+    found: AssignedCards = getattr(request.app.state, "assigned_cards", none_assigned)
+    return found
+
+
+AssignedCardsDep = Annotated[AssignedCards, Depends(assigned_cards)]

@@ -200,3 +200,12 @@ def open_for(session: Session, *, user_id: int, snapshot: Snapshot, now: datetim
             )
         )
     return rows
+
+
+def assigned_card_ids(session: Session, *, user_id: int, snapshot: Snapshot, now: datetime) -> list[str]:
+    """The cards the person's unfinished assignments still ask of them, soonest due first, each
+    once: what /practice serves before other new cards (app/factory.py hands it to practice)."""
+    seen: dict[str, None] = {}
+    for assignment in open_for(session, user_id=user_id, snapshot=snapshot, now=now):
+        seen.update(dict.fromkeys(card_id for card_id, _title in assignment.remaining))
+    return list(seen)
