@@ -438,11 +438,15 @@ def served_queue(
     cards: Iterable[Card],
     settings: preferences.PracticeSettings,
     now: datetime,
+    first: Sequence[str] = (),
 ) -> PracticeQueue:
-    """The practice queue over the cards served now, new ones in their introduction order."""
-    return practice_queue(
-        session, user_id=user_id, settings=settings, cards=introduction_order(cards), now=now
-    )
+    """The practice queue over the cards served now, new ones in their introduction order but
+    those in `first` (the person's assigned cards) before the others; due reviews stay ahead."""
+    order = introduction_order(cards)
+    served = set(order)
+    ahead = [card_id for card_id in first if card_id in served]
+    ordered = list(dict.fromkeys([*ahead, *order]))
+    return practice_queue(session, user_id=user_id, settings=settings, cards=ordered, now=now)
 
 
 def states_for(session: Session, *, user_id: int, card_ids: Iterable[str] | None = None) -> list[ReviewState]:

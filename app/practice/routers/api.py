@@ -17,7 +17,7 @@ from app.content.tiers import TIERS
 from app.exceptions import InvalidFile, NotFound, NotThisFormat
 from app.practice import attempts, export, import_file, import_merge, preferences, scheduling, stats
 from app.practice import export_csv as csv_tables
-from app.practice.dependencies import MergeDep, NowDep
+from app.practice.dependencies import AssignedCardsDep, MergeDep, NowDep
 from app.practice.export_csv import CsvTable
 from app.practice.export_schema import ExportDoc
 from app.practice.import_merge import ImportResult
@@ -69,14 +69,17 @@ def api_due(
     catalogue: CatalogueDep,
     now: NowDep,
     tier: TierQuery,
+    assigned: AssignedCardsDep,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> DueOut:
-    """Cards due now at the person's target tier (or `tier`), most overdue first, then new ones."""
+    """Cards due now at the person's target tier (or `tier`), most overdue first, then new ones
+    (the person's assigned cards before the others)."""
     settings = preferences.load(session, user_id)
     settings = settings.model_copy(update={"target_tier": chosen_tier(tier, settings.target_tier)})
-    cards = catalogue.snapshot().cards
+    snapshot = catalogue.snapshot()
+    first = assigned(session=session, user_id=user_id, snapshot=snapshot, now=now)
     queue = scheduling.served_queue(
-        session, user_id=user_id, cards=cards.values(), settings=settings, now=now
+        session, user_id=user_id, cards=snapshot.cards.values(), settings=settings, now=now, first=first
     )
     shown = [d.card_id for d in queue.due[:limit]]
     states = {
@@ -88,7 +91,7 @@ def api_due(
     def item(card_id: str, row: ReviewState | None) -> QueueItem:
         return QueueItem(
             card_id=card_id,
-            title=cards[card_id].title.markdown,
+            title=snapshot.cards[card_id].title.markdown,
             tier=queue.tier,
             state=scheduling.state_name(row),
             due=row.due if row else None,

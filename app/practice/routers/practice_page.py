@@ -16,7 +16,8 @@ from app.content.model import Card
 from app.content.tiers import TIERS, Tier, default_answer_kind, sees
 from app.exceptions import Invalid
 from app.practice import attempts, preferences, rating, scheduling, suggestions
-from app.practice.dependencies import NowDep, form_attempt
+from app.practice.assigned import AssignedCards, none_assigned
+from app.practice.dependencies import AssignedCardsDep, NowDep, form_attempt
 from app.practice.models import Attempt, ReviewState
 from app.practice.preferences import PracticeSettings
 from app.practice.routers.forms import ANSWER_LABELS, ANSWER_UNREADABLE, RATING_CHOICES, rating_messages
@@ -25,7 +26,7 @@ from app.practice.stats import plain_title
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep
 from app.web.messages import form_messages, sentence
-from app.web.panels import PanelsDep
+from app.web.panels import Panel, Panels, PanelsDep
 from app.web.templating import is_htmx, render
 from app.web.timefmt import until
 
@@ -55,12 +56,17 @@ def _page(
     now: datetime,
     settings: PracticeSettings | None = None,
     next_card: bool = True,
+    assigned: AssignedCards = none_assigned,
 ) -> dict[str, Any]:
     """Everything practice.html needs, with the next card of the queue as the current card unless
-    `next_card` is false (the caller shows a card of its own)."""
+    `next_card` is false (the caller shows a card of its own); `assigned` only orders new cards,
+    so a caller showing its own card need not pass it."""
     settings = settings or preferences.load(session, user_id)
-    cards = catalogue.snapshot().cards.values()
-    due = scheduling.served_queue(session, user_id=user_id, cards=cards, settings=settings, now=now)
+    snapshot = catalogue.snapshot()
+    first = assigned(session=session, user_id=user_id, snapshot=snapshot, now=now) if next_card else []
+    due = scheduling.served_queue(
+        session, user_id=user_id, cards=snapshot.cards.values(), settings=settings, now=now, first=first
+    )
     context: dict[str, Any] = {
         "settings": settings,
         "form": settings.model_dump(),
@@ -78,6 +84,10 @@ def _page(
             row = scheduling.get_state(session, user_id=user_id, card_id=card.id, tier=tier)
             context |= _card_context(card, tier=tier, row=row)
     return context
+
+
+def _panels(extras: Panels, session: Session, *, user_id: int, catalogue: Catalogue, now: datetime) -> list[Panel]:
+    return extras.fill("practice", session=session, user_id=user_id, snapshot=catalogue.snapshot(), now=now)
 
 
 RATING_CHOICE = f"Choose how well you recalled it: {RATING_CHOICES}"
@@ -98,9 +108,10 @@ def practice_page(
     catalogue: CatalogueDep,
     now: NowDep,
     extras: PanelsDep,
+    assigned: AssignedCardsDep,
 ) -> HTMLResponse:
-    panels = extras.fill("practice", session=session, user_id=user_id, snapshot=catalogue.snapshot(), now=now)
-    context = _page(session, user_id=user_id, catalogue=catalogue, now=now)
+    panels = _panels(extras, session, user_id=user_id, catalogue=catalogue, now=now)
+    context = _page(session, user_id=user_id, catalogue=catalogue, now=now, assigned=assigned)
     return render(request, "practice.html", **context, panels=panels)
 
 
@@ -208,6 +219,8 @@ def rate(
     user_id: UserIdDep,
     catalogue: CatalogueDep,
     now: NowDep,
+    extras: PanelsDep,
+    assigned: AssignedCardsDep,
 ) -> HTMLResponse:
     """Rate the card just revealed and move on to the next one."""
     submitted = _submitted(form, session=session, user_id=user_id, catalogue=catalogue)
@@ -248,9 +261,12 @@ def rate(
     row = scheduling.get_state(session, user_id=user_id, card_id=card.id, tier=tier)
     if row is not None:
         flash += f" “{plain_title(card)}” is due again {until(row.due, now)}."
-    context = _page(session, user_id=user_id, catalogue=catalogue, now=now, settings=settings)
+    context = _page(session, user_id=user_id, catalogue=catalogue, now=now, settings=settings, assigned=assigned)
+    # The "Assigned to you" box counts this rating too, swapped in beside the next card.
+    context["panels"] = _panels(extras, session, user_id=user_id, catalogue=catalogue, now=now)
+    oob = is_htmx(request)
     return render(
-        request, "practice.html", "_practice_card.html", **context, flash=flash, summary_oob=is_htmx(request)
+        request, "practice.html", "_practice_card.html", **context, flash=flash, summary_oob=oob, panels_oob=oob
     )
 
 
@@ -263,12 +279,13 @@ def save_settings(
     user_id: UserIdDep,
     catalogue: CatalogueDep,
     now: NowDep,
+    assigned: AssignedCardsDep,
 ) -> HTMLResponse:
     submitted = {key: str(form.get(key) or "") for key in ("target_tier", "desired_retention", "new_per_day")}
     try:
         settings = PracticeSettings.model_validate(submitted, strict=False)
     except ValidationError as error:
-        context = _page(session, user_id=user_id, catalogue=catalogue, now=now)
+        context = _page(session, user_id=user_id, catalogue=catalogue, now=now, assigned=assigned)
         return render(
             request,
             "practice.html",
@@ -278,7 +295,7 @@ def save_settings(
             settings_errors=form_messages(error, SETTINGS_LABELS, SETTINGS_UNREADABLE),
         )
     preferences.save(session, user_id=user_id, settings=settings)
-    context = _page(session, user_id=user_id, catalogue=catalogue, now=now, settings=settings)
+    context = _page(session, user_id=user_id, catalogue=catalogue, now=now, settings=settings, assigned=assigned)
     oob = is_htmx(request)
     return render(
         request,
