@@ -29,9 +29,12 @@ def assign_to(app: FastAPI, name: str, card_ids: list[str]) -> None:
 
 def reveal_and_rate(client: TestClient, card_id: str) -> BeautifulSoup:
     revealed = client.post(
-        "/practice/reveal", headers=HTMX, data={"card_id": card_id, "tier": "middle", "seconds": "20", "text": ""}
+        "/practice/reveal",
+        headers=HTMX,
+        data={"card_id": card_id, "tier": "middle", "seconds": "20", "text": ""},
     )
-    form = {i["name"]: i.get("value", "") for i in soup_of(revealed).select(".practice-rate input[type=hidden]")}
+    fields = soup_of(revealed).select(".practice-rate input[type=hidden]")
+    form = {field["name"]: field.get("value", "") for field in fields}
     return soup_of(client.post("/practice/rate", headers=HTMX, data=form | {"rating": "good"}))
 
 
@@ -47,7 +50,8 @@ def test_assigned_cards_come_before_other_new_cards_and_the_box_counts_each_rati
     soup = soup_of(alice.get("/practice"))
     assert current_card(soup) == SECOND_LAST
     assert "0 of 2 reviewed" in text_of(soup, "ul.assigned > li")
-    assert [item["card_id"] for item in alice.get("/api/practice/due").json()["new"][:2]] == [SECOND_LAST, LAST]
+    new = [item["card_id"] for item in alice.get("/api/practice/due").json()["new"]]
+    assert new[:2] == [SECOND_LAST, LAST]
     assert current_card(soup_of(bob.get("/practice"))) not in (SECOND_LAST, LAST)  # not bob's assignment
 
     rated = reveal_and_rate(alice, SECOND_LAST)

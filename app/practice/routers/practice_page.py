@@ -86,7 +86,9 @@ def _page(
     return context
 
 
-def _panels(extras: Panels, session: Session, *, user_id: int, catalogue: Catalogue, now: datetime) -> list[Panel]:
+def _panels(
+    extras: Panels, session: Session, *, user_id: int, catalogue: Catalogue, now: datetime
+) -> list[Panel]:
     return extras.fill("practice", session=session, user_id=user_id, snapshot=catalogue.snapshot(), now=now)
 
 
@@ -261,12 +263,20 @@ def rate(
     row = scheduling.get_state(session, user_id=user_id, card_id=card.id, tier=tier)
     if row is not None:
         flash += f" “{plain_title(card)}” is due again {until(row.due, now)}."
-    context = _page(session, user_id=user_id, catalogue=catalogue, now=now, settings=settings, assigned=assigned)
+    context = _page(
+        session, user_id=user_id, catalogue=catalogue, now=now, settings=settings, assigned=assigned
+    )
     # The "Assigned to you" box counts this rating too, swapped in beside the next card.
     context["panels"] = _panels(extras, session, user_id=user_id, catalogue=catalogue, now=now)
     oob = is_htmx(request)
     return render(
-        request, "practice.html", "_practice_card.html", **context, flash=flash, summary_oob=oob, panels_oob=oob
+        request,
+        "practice.html",
+        "_practice_card.html",
+        **context,
+        flash=flash,
+        summary_oob=oob,
+        panels_oob=oob,
     )
 
 
@@ -295,7 +305,9 @@ def save_settings(
             settings_errors=form_messages(error, SETTINGS_LABELS, SETTINGS_UNREADABLE),
         )
     preferences.save(session, user_id=user_id, settings=settings)
-    context = _page(session, user_id=user_id, catalogue=catalogue, now=now, settings=settings, assigned=assigned)
+    context = _page(
+        session, user_id=user_id, catalogue=catalogue, now=now, settings=settings, assigned=assigned
+    )
     oob = is_htmx(request)
     return render(
         request,
