@@ -80,8 +80,9 @@ FILTERS = (
     demo_filters.register,
     speech_filters.register,
 )
-# Which area's boxes stand on which page: /practice shows the person's open assignments on top.
-PANELS = {"practice": (team.assigned_panel,)}
+# Which area's boxes stand on which page: /practice shows the person's open assignments on top,
+# /interview the mock interviews assigned to them.
+PANELS = {"practice": (team.assigned_panel,), "interview": (team.assigned_interviews_panel,)}
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

@@ -1,8 +1,9 @@
 """Assignments: the rules for making one, and when it is done.
 
 A member has done an assignment when every assigned card has a review at its depth on or after
-the assignment was made. Cards the catalogue no longer serves cannot be reviewed, so they are
-not asked for. "Everyone" is every team member but the person who assigned it.
+the assignment was made, whether it was assigned card by card or as a mock interview. Cards the
+catalogue no longer serves cannot be reviewed, so they are not asked for. "Everyone" is every
+team member but the person who assigned it.
 """
 
 from dataclasses import dataclass
@@ -18,9 +19,11 @@ from app.practice.models import ReviewLog
 from app.practice.stats import plain_title
 from app.team.members import name_of, team_members
 from app.team.models import Assignment
-from app.team.schemas import AssignmentIn
+from app.team.schemas import AssignmentIn, AssignmentKind
 
 EVERYONE = "everyone"
+# How many names the dashboard lists on each side of an assignment; the rest are counted.
+NAMES_SHOWN = 12
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,7 @@ def create(session: Session, *, snapshot: Snapshot, data: AssignmentIn, by: int,
         created_by=by,
         user_id=user_id,
         tier=data.tier,
+        kind=data.kind,
         topic=data.topic or None,
         card_ids=card_ids,
         due=data.due,
@@ -110,17 +114,35 @@ def _audience(assignment: Assignment, members: list[User]) -> list[User]:
 
 
 @dataclass(frozen=True)
+class Names:
+    """The first few of some people's names, and how many people there are in all."""
+
+    shown: list[str]
+    count: int
+
+    @property
+    def more(self) -> int:
+        return self.count - len(self.shown)
+
+
+def _names(people: list[User]) -> Names:
+    return Names([person.name for person in people[:NAMES_SHOWN]], len(people))
+
+
+@dataclass(frozen=True)
 class Status:
-    """One assignment on the dashboard: who has done it."""
+    """One assignment on the dashboard: who has done it and who has not."""
 
     id: int
+    kind: str
     topic: str | None
     titles: list[str]
     tier: str
     due: date
     assignee: str  # a name, or EVERYONE
     by: str | None
-    done: list[str]  # the names of those who have done it
+    done: Names
+    waiting: Names  # those who have not done it yet
     total: int
     overdue: bool  # past its date and not everyone is done
 
@@ -131,10 +153,12 @@ def statuses(session: Session, *, snapshot: Snapshot, members: list[User], now: 
         audience = _audience(assignment, members)
         required = set(_required(assignment, snapshot))
         reviewed = _reviewed(session, assignment=assignment, user_ids=[m.id for m in audience])
-        done = [m.name for m in audience if required <= reviewed[m.id]]
+        done = [m for m in audience if required <= reviewed[m.id]]
+        waiting = [m for m in audience if not required <= reviewed[m.id]]
         rows.append(
             Status(
                 id=assignment.id,
+                kind=assignment.kind,
                 topic=assignment.topic,
                 titles=[
                     plain_title(snapshot.cards[c]) if c in snapshot.cards else c for c in assignment.card_ids
@@ -143,9 +167,10 @@ def statuses(session: Session, *, snapshot: Snapshot, members: list[User], now: 
                 due=assignment.due,
                 assignee=name_of(session, assignment.user_id) or EVERYONE,
                 by=name_of(session, assignment.created_by),
-                done=done,
+                done=_names(done),
+                waiting=_names(waiting),
                 total=len(audience),
-                overdue=now.date() > assignment.due and len(done) < len(audience),
+                overdue=now.date() > assignment.due and bool(waiting),
             )
         )
     return rows
@@ -163,19 +188,24 @@ class Open:
     by: str | None
     done: int
     total: int
+    cards: list[str]  # the ids of every card it asks for that is served
     remaining: list[tuple[str, str]]  # (card id, title as HTML)
 
 
-def open_for(session: Session, *, user_id: int, snapshot: Snapshot, now: datetime) -> list[Open]:
-    """The person's unfinished assignments, the soonest due first (what /practice shows on top)."""
+def open_for(
+    session: Session, *, user_id: int, snapshot: Snapshot, now: datetime, kind: AssignmentKind
+) -> list[Open]:
+    """The person's unfinished assignments of `kind`, the soonest due first (what /practice, or
+    /interview for mock interviews, shows on top)."""
     query = (
         select(Assignment)
         .where(
+            Assignment.kind == kind,
             or_(
                 Assignment.user_id == user_id,
                 Assignment.user_id.is_(None)
                 & or_(Assignment.created_by.is_(None), Assignment.created_by != user_id),
-            )
+            ),
         )
         .order_by(Assignment.due, Assignment.id)
     )
@@ -196,6 +226,7 @@ def open_for(session: Session, *, user_id: int, snapshot: Snapshot, now: datetim
                 by=name_of(session, assignment.created_by),
                 done=len(required) - len(remaining),
                 total=len(required),
+                cards=required,
                 remaining=[(card_id, snapshot.cards[card_id].title.html) for card_id in remaining],
             )
         )
@@ -204,8 +235,9 @@ def open_for(session: Session, *, user_id: int, snapshot: Snapshot, now: datetim
 
 def assigned_card_ids(session: Session, *, user_id: int, snapshot: Snapshot, now: datetime) -> list[str]:
     """The cards the person's unfinished assignments still ask of them, soonest due first, each
-    once: what /practice serves before other new cards (app/factory.py hands it to practice)."""
+    once: what /practice serves before other new cards (app/factory.py hands it to practice).
+    Mock interviews are left out: they are taken whole on /interview."""
     seen: dict[str, None] = {}
-    for assignment in open_for(session, user_id=user_id, snapshot=snapshot, now=now):
+    for assignment in open_for(session, user_id=user_id, snapshot=snapshot, now=now, kind="review"):
         seen.update(dict.fromkeys(card_id for card_id, _title in assignment.remaining))
     return list(seen)

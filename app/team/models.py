@@ -13,7 +13,8 @@ class Assignment(Base):
     """Cards to review at one depth by `due`, for one person or (user_id None) for everyone.
 
     A topic is resolved to its cards when assigned, so what counts as done does not change when
-    cards are added to the topic later; `topic` is kept to say where the cards came from.
+    cards are added to the topic later; `topic` is kept to say where the cards came from. `kind`
+    says how it is taken (app.team.schemas.KINDS): card by card, or as one mock interview.
     """
 
     __tablename__ = "assignments"
@@ -24,6 +25,7 @@ class Assignment(Base):
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     tier: Mapped[str] = mapped_column(String(16))
+    kind: Mapped[str] = mapped_column(String(16), default="review", server_default="review")
     topic: Mapped[str | None] = mapped_column(String(80))
     card_ids: Mapped[list[Any]]
     due: Mapped[date]

@@ -21,7 +21,7 @@ from app.schemas import Id
 from app.storage.base import utcnow
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.team import assignments, audit_log, members, service
-from app.team.schemas import AssignmentIn
+from app.team.schemas import KINDS, AssignmentIn
 from app.web.dependencies import FormDep
 from app.web.errors import error_messages
 from app.web.panels import Panel
@@ -32,8 +32,17 @@ router = APIRouter(tags=["team"])
 
 def assigned_panel(*, session: Session, user_id: int, snapshot: Snapshot, now: datetime) -> Panel | None:
     """The "Assigned to you" box /practice shows on top (app/factory.py hooks it in)."""
-    assigned = assignments.open_for(session, user_id=user_id, snapshot=snapshot, now=now)
+    assigned = assignments.open_for(session, user_id=user_id, snapshot=snapshot, now=now, kind="review")
     return Panel("_assigned_panel.html", {"assignments": assigned}) if assigned else None
+
+
+def assigned_interviews_panel(
+    *, session: Session, user_id: int, snapshot: Snapshot, now: datetime
+) -> Panel | None:
+    """The mock interviews a lead assigned the person, each a form that starts it, on /interview
+    (app/factory.py hooks it in)."""
+    assigned = assignments.open_for(session, user_id=user_id, snapshot=snapshot, now=now, kind="interview")
+    return Panel("_assigned_interviews.html", {"interviews": assigned}) if assigned else None
 
 
 def _dashboard(
@@ -49,6 +58,7 @@ def _dashboard(
         dashboard=service.dashboard(session, snapshot=snapshot, team=team, now=now),
         choices=assignments.choices(snapshot),
         tiers=TIERS,
+        kinds=KINDS,
         team=[member.name for member in team],
         now=now,
         **extra,
@@ -64,7 +74,9 @@ def team_page(request: Request, session: SessionDep, catalogue: CatalogueDep, _l
 def assign(
     request: Request, form: FormDep, session: WriteSessionDep, catalogue: CatalogueDep, lead: LeadDep
 ) -> Response:
-    submitted = {key: str(form.get(key) or "") for key in ("topic", "tier", "due", "member")}
+    # A field not sent takes its default (an older form has no kind); one sent empty is checked.
+    fields = ("topic", "tier", "kind", "due", "member")
+    submitted = {key: str(form.get(key) or "") for key in fields if key in form}
     submitted_cards = [str(card_id) for card_id in form.getlist("card_ids")]
     try:
         data = AssignmentIn.model_validate(submitted | {"card_ids": submitted_cards}, strict=False)

@@ -1,7 +1,7 @@
 """What the assignment form must contain."""
 
 from datetime import date
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
@@ -9,9 +9,15 @@ from app.content.tiers import Tier
 
 CardId = Annotated[str, StringConstraints(max_length=120)]
 
+# How a member takes an assignment: card by card (on /practice and the card pages) or as one mock
+# interview (on /interview). The form's choices, its validation and the pages' words come from here.
+AssignmentKind = Literal["review", "interview"]
+KINDS: dict[AssignmentKind, str] = {"review": "as cards to review", "interview": "as a mock interview"}
+
 
 class AssignmentIn(BaseModel):
-    """Cards, a topic or both, at a depth, by a date; for one member (by name) or "" for everyone.
+    """Cards, a topic or both, at a depth, by a date, to review or as a mock interview; for one
+    member (by name) or "" for everyone.
 
     Validated with strict=False: it comes from a form, which sends only text."""
 
@@ -20,5 +26,6 @@ class AssignmentIn(BaseModel):
     card_ids: list[CardId] = Field(default_factory=list, max_length=200)
     topic: Annotated[str, StringConstraints(strip_whitespace=True, max_length=80)] = ""
     tier: Tier
+    kind: AssignmentKind = "review"
     due: date
     member: Annotated[str, StringConstraints(strip_whitespace=True, max_length=80)] = ""

@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app import PROJECT_ROOT
+from tests.helpers.browser import axe_violations, described
 from tests.servers import data_env, start_server
 
 CARD = "tf-data-prefetch-last"
@@ -111,3 +112,34 @@ def test_members_see_only_their_own_answers_and_the_lead_sees_the_team(
     expect(lena.locator("tr.attempt")).to_have_count(1)
     lena.locator("tr.attempt summary").click()
     expect(lena.locator(".their-answer")).to_have_text(MARKER)
+
+
+def test_the_lead_finds_cards_by_typing_and_ticks_them_by_keyboard_on_a_phone(
+    signed_in: Callable[[str], Page], team_url: str
+) -> None:
+    lena = signed_in("lena")
+    lena.set_viewport_size({"width": 390, "height": 844})
+    lena.goto(f"{team_url}/team")
+    picker = lena.locator("[data-card-picker]")
+    cards = picker.locator(".picker-list li")
+    every = cards.count()
+    search = picker.get_by_label("Find a card")
+    expect(search).to_be_visible()
+    search.fill("prefetch last")
+    expect(cards.locator("visible=true")).to_have_count(1)
+    expect(picker.locator(".picker-count")).to_contain_text(f"1 of {every} cards shown")
+    lena.keyboard.press("Enter")  # does not send the form half filled in
+    expect(lena).to_have_url(f"{team_url}/team")
+    lena.keyboard.press("Tab")
+    lena.keyboard.press("Space")
+    expect(picker.locator(f'input[value="{CARD}"]')).to_be_checked()
+    expect(picker.locator(".picker-count")).to_contain_text("1 chosen")
+    search.fill("")
+    expect(cards.locator("visible=true")).to_have_count(every)
+    assert lena.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert [v for v in axe_violations(lena) if v["impact"] in ("serious", "critical")] == [], described(
+        axe_violations(lena)
+    )
+    lena.fill("input[name=due]", "2099-01-01")
+    lena.click(".assign-form button[type=submit]")
+    expect(lena.locator("tr.assignment .done-count")).to_have_text("0 of 2")

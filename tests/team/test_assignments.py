@@ -4,12 +4,16 @@ counts who is done; deleting removes it."""
 from collections.abc import Callable
 from datetime import date, timedelta
 
+import pytest
 from bs4 import BeautifulSoup, Tag
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.storage.base import utcnow
+from app.team import assignments
 from app.team.models import Assignment
+from app.team.schemas import KINDS
+from app.web.templating import templates
 from tests.factories import OWNER_CARD
 from tests.helpers.accounts import user_id
 from tests.helpers.html import text_of
@@ -34,6 +38,24 @@ def dashboard_rows(lead: TestClient) -> dict[str, Tag]:
 
 def done(row: Tag) -> str:
     return text_of(row, ".done-count")
+
+
+def names(row: Tag, side: str) -> list[str]:
+    return [name.get_text(strip=True) for name in row.select(f'[data-names="{side}"] .name')]
+
+
+def interview_panel(app: FastAPI, name: str) -> BeautifulSoup | None:
+    """The box /interview shows `name` of the mock interviews assigned to them, as rendered there."""
+    with app.state.db.read_sessions() as session:
+        snapshot = app.state.catalogue.snapshot()
+        panels = app.state.panels.fill(
+            "interview", session=session, user_id=user_id(app, name), snapshot=snapshot, now=utcnow()
+        )
+    if not panels:
+        return None
+    (panel,) = panels
+    html = templates.env.get_template(panel.template).render(p=panel.context, csrf_token="the-token")
+    return BeautifulSoup(html, "html.parser")
 
 
 def open_on_practice(client: TestClient) -> list[str]:
@@ -91,8 +113,57 @@ def test_refusals_keep_the_form(lena: TestClient) -> None:
         ({"card_ids": [OWNER_CARD], "member": "nobody"}, "no active member named"),
         ({"card_ids": [OWNER_CARD], "due": date(2000, 1, 1).isoformat()}, "the due date has passed"),
         ({"card_ids": [OWNER_CARD], "tier": "wizard"}, "tier"),
+        ({"card_ids": [OWNER_CARD], "kind": "exam"}, "interview"),
     ):
         response = lena.post("/team/assignments", data={"tier": "middle", "due": in_days(2)} | form)
         assert response.status_code == 422, form
         assert message in response.text, form
     assert dashboard_rows(lena) == {}
+
+
+def test_the_dashboard_names_who_is_done_and_who_is_not_a_few_at_a_time(
+    signed_in: Callable[[str], TestClient], lena: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice = signed_in("alice")
+    assign(lena, card_ids=[OWNER_CARD])  # everyone on the team but lena
+    post_attempt(alice, OWNER_CARD, tier="middle")
+    (row,) = dashboard_rows(lena).values()
+    assert done(row) == "1 of 3"
+    assert names(row, "done") == ["alice"] and names(row, "waiting") == ["bob", "root"]
+    monkeypatch.setattr(assignments, "NAMES_SHOWN", 1)  # a big team: the first few, then a count
+    (row,) = dashboard_rows(lena).values()
+    assert names(row, "waiting") == ["bob"] and "and 1 more" in text_of(row, '[data-names="waiting"]')
+    assert names(row, "done") == ["alice"] and "more" not in text_of(row, '[data-names="done"]')
+
+
+def test_a_mock_interview_is_assigned_started_from_its_box_and_done_like_cards(
+    team_app: FastAPI, signed_in: Callable[[str], TestClient], lena: TestClient
+) -> None:
+    alice = signed_in("alice")
+    page = BeautifulSoup(lena.get("/team").text, "html.parser")
+    choices = page.select('.assign-form input[name="kind"]')
+    assert [box["value"] for box in choices] == list(KINDS)
+    assert [text_of(box.find_parent("label"), "span") for box in choices] == list(KINDS.values())
+    assign(lena, card_ids=[OWNER_CARD, CACHE], member="alice", tier="senior", kind="interview")
+    (row,) = dashboard_rows(lena).values()
+    assert KINDS["interview"] in row.get_text(" ", strip=True) and done(row) == "0 of 1"
+    assert open_on_practice(alice) == []  # taken on /interview, not card by card on /practice
+    assert interview_panel(team_app, "bob") is None
+
+    panel = interview_panel(team_app, "alice")
+    assert panel is not None
+    (form,) = panel.select("form")
+    assert (form["method"], form["action"]) == ("post", "/interview")
+    fields = [(str(field["name"]), str(field["value"])) for field in form.select("input[type=hidden]")]
+    assert [value for name, value in fields if name == "card"] == [OWNER_CARD, CACHE]
+    assert {("source", "cards"), ("tier", "senior"), ("csrf_token", "the-token")} <= set(fields)
+    assert "0 of 2" in form.get_text(" ", strip=True)
+
+    # Done as a card assignment is: each card answered at that depth since it was assigned.
+    post_attempt(alice, OWNER_CARD, tier="middle")
+    post_attempt(alice, OWNER_CARD, tier="senior")
+    panel = interview_panel(team_app, "alice")
+    assert panel is not None and "1 of 2" in panel.get_text(" ", strip=True)
+    post_attempt(alice, CACHE, tier="senior", kind="solid", rating="good")
+    assert interview_panel(team_app, "alice") is None
+    assert done(dashboard_rows(lena)[str(row["data-assignment-id"])]) == "1 of 1"
