@@ -85,7 +85,9 @@ def test_no_shipped_quiz_statement_opens_like_a_misconception() -> None:
         "*Assuming* `prefetch` overlaps the step",
     ],
 )
-def test_content_check_fails_a_true_statement_worded_like_a_misconception(tmp_path: Path, heading: str) -> None:
+def test_content_check_fails_a_true_statement_worded_like_a_misconception(
+    tmp_path: Path, heading: str
+) -> None:
     old = "### A true statement that sounds like it could be a pitfall"
     text = card_text(**{old: f"### {heading}"})
     path = write_card(tmp_path, "card.md", text)
@@ -98,7 +100,9 @@ def test_content_check_fails_a_true_statement_worded_like_a_misconception(tmp_pa
 
 def test_a_pitfall_may_state_the_belief_it_is_about(tmp_path: Path) -> None:
     old = "### A wrong belief a candidate might state"
-    card = parse_card(write_card(tmp_path, "card.md", card_text(**{old: "### Believing prefetch adds threads"})))
+    card = parse_card(
+        write_card(tmp_path, "card.md", card_text(**{old: "### Believing prefetch adds threads"}))
+    )
     assert [entry.title.plain for entry in card.pitfalls] == ["Believing prefetch adds threads"]
 
 
