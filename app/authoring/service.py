@@ -3,6 +3,7 @@ depth would show of the card it makes. Nothing of a card is written anywhere: pu
 CLI's. The API's checks are counted (in the audit log, so every replica sees the same count) to
 hold each person to AUTHOR_CHECKS_PER_MINUTE."""
 
+import contextlib
 import math
 import re
 from collections.abc import Mapping
@@ -25,7 +26,7 @@ from app.content.tiers import TIERS, Tier, go_deeper_tiers, sees
 from app.content.uncovered import uncovered_point
 from app.coverage.checker import check_model_answer, model_answer
 from app.coverage.methods import sentences
-from app.exceptions import TooMany
+from app.exceptions import NotFound, TooMany
 from app.practice.models import Attempt, AttemptCoverage
 from app.practice.quiz import QuizItem, quiz_items
 from app.storage.base import utcnow
@@ -100,6 +101,17 @@ class Preview:
 def scaffold() -> str:
     """What `tiercards content new` writes, for an author to start from."""
     return new_card(SCAFFOLD_ID, title="A new question?")
+
+
+def served_text(served: Mapping[str, Card], card_id: str) -> str:
+    """The markdown of the served card `card_id`, read from its file now: what an edit starts from
+    is the file as it stands, even in the second before the catalogue reloads it."""
+    card = served.get(card_id)
+    if card is not None:
+        # A file removed or broken since the last reload is a card no longer served.
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            return as_typed(card.path.read_text(encoding="utf-8"))
+    raise NotFound(f"no card with the id '{card_id[:80]}' is served")
 
 
 def preview(text: str, served: Mapping[str, Card]) -> Preview:

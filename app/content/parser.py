@@ -38,6 +38,9 @@ ENTRY_WORDS = {
 }
 # The same words for every section made of ### subsections, the notes included (they are not
 # quiz or follow-up entries, so ENTRY_WORDS leaves them out).
+# The words a misconception is told by ("Thinking prefetch adds threads"): a true statement that
+# opens with one reads as the wrong belief, and a quiz taker who trusts the words marks it.
+MISCONCEPTION_OPENERS = ("Thinking", "Believing", "Expecting", "Assuming")
 _SUBSECTION_WORDS = {**ENTRY_WORDS, "Version notes": ("version note", "quote", "note")}
 NOTE_FIELDS = ("Checked", "Source", "Relies on", "Demo", "Parameters")
 _NOTE_FIELD = re.compile(r"^(?:[-*][ \t]+)?([A-Za-z][A-Za-z ]*?):[ \t]*(.*)$")
@@ -389,8 +392,20 @@ class _CardParser:
             elif not body:
                 self.problem(line, f"empty {noun} {body_name}: write it below '### {title}'")
             else:
-                entries.append(Entry(Text(title, inline=True), Text(body), line))
+                entry = Entry(Text(title, inline=True), Text(body), line)
+                if section.title == "True statements":
+                    self.plain_claim(entry)
+                entries.append(entry)
         return tuple(entries)
+
+    def plain_claim(self, entry: Entry) -> None:
+        opener = entry.title.plain.split(maxsplit=1)[0].capitalize()
+        if opener in MISCONCEPTION_OPENERS:
+            self.problem(
+                entry.line,
+                f"true statement opens like a misconception ('{opener} …'): state the claim itself "
+                "as a plain sentence, so its words do not answer the quiz",
+            )
 
     def version_notes(self, section: _Section | None, prose: list[Text]) -> tuple[VersionNote, ...]:
         """Each `### quote` entry: its fields (`Checked:`, `Source:`, …), then the note itself."""

@@ -12,8 +12,11 @@
                     note: form.querySelector("[data-draft-note]") } : null;
   }
 
+  // A served card opened from its page keeps a draft of its own: opening it never brings back
+  // the text of another card, nor loses the new card being written.
   function storageKey(form) {
-    return PREFIX + (form.dataset.owner || "");
+    var card = form.dataset.card ? ":" + form.dataset.card : "";
+    return PREFIX + (form.dataset.owner || "") + card;
   }
 
   function keep(page) {

@@ -3,9 +3,12 @@ without submitting and without the text box losing focus; fixed, they go and the
 the depth picked; a problem's line can be jumped to; the download is the text typed; and the text
 survives a reload in this browser (never on the server)."""
 
+import re
 from pathlib import Path
 
 from playwright.sync_api import Page, expect
+
+from tests.factories import OWNER_CARD
 
 BOX = "#card-source"
 LEVEL_PROBLEM = "line 4: unknown level 'expert' (one of junior, middle, senior, principal)"
@@ -120,6 +123,23 @@ def test_the_text_survives_a_reload_until_started_over(page: Page, base_url: str
     page.reload()
     expect(page.locator(BOX)).to_have_value(blank)
     expect(page.locator("[data-draft-note]")).to_be_hidden()
+
+
+def test_a_card_opened_from_its_page_shows_its_file_whatever_draft_is_kept(page: Page, base_url: str) -> None:
+    page.goto(f"{base_url}/author")
+    _select(page, "level: middle")
+    page.keyboard.type("level: expert")
+    expect(page.locator(".author-problems li")).to_have_count(1)
+    page.goto(f"{base_url}/cards/{OWNER_CARD}")
+    page.get_by_role("link", name="Edit in the preview").click()
+    expect(page.locator(BOX)).to_have_value(re.compile(f"^---\nid: {OWNER_CARD}\n"))
+    expect(page.locator("[data-draft-note]")).to_be_hidden()
+    _select(page, "level: middle")
+    page.keyboard.type("level: senior")
+    page.reload()
+    expect(page.locator(BOX)).to_have_value(re.compile("level: senior"))
+    page.goto(f"{base_url}/author")
+    expect(page.locator(BOX)).to_have_value(re.compile("level: expert"))
 
 
 NOTE = """

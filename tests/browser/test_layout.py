@@ -10,7 +10,10 @@ from playwright.sync_api import Browser, Page, ViewportSize
 from app.factory import create_app
 from app.settings import Settings
 from app.web.openapi import route_table
-from tests.helpers.browser import SITE_PAGES, Site, SitePage, site_page
+from tests.factories import OWNER_CARD
+from tests.helpers.browser import SITE_PAGES, Site, SitePage, open_page, site_page
+from tests.helpers.clients import csrf_client
+from tests.helpers.payloads import demo_run_payload
 
 # GET routes that answer JSON or text for programs, not pages for people.
 NOT_PAGES = ("/healthz", "/readyz", "/metrics")
@@ -58,3 +61,31 @@ def test_no_page_scrolls_sideways_on_a_phone(
     with site_page(browser, site, entry, viewport) as page:
         measured = _overflow(page)
         assert measured["scroll"] <= measured["window"], f"{entry.name} is wider than the phone: {measured}"
+
+
+@pytest.mark.parametrize("viewport", [390], indirect=True, ids=lambda w: f"{w}px")
+def test_a_demo_page_with_history_scrolls_its_table_in_its_own_box(
+    browser: Browser, base_url: str, viewport: ViewportSize
+) -> None:
+    """Three runs waiting for a worker (this server has none), of the presets with the most
+    parameters: a history table wider than the phone, which must scroll inside its box."""
+    client = csrf_client(base_url, page="/")
+    runs = [
+        client.post("/api/demos", json=demo_run_payload(preset=preset, params={}, card_id=OWNER_CARD))
+        for preset in ("jitter", "deficit", "placement")
+    ]
+    try:
+        assert [run.status_code for run in runs] == [202] * 3, runs[-1].text
+        with open_page(browser, viewport) as page:
+            page.goto(f"{base_url}/demos/{runs[-1].json()['run_id']}")
+            page.wait_for_load_state("networkidle")
+            assert page.locator("#demo-history tr.demo-history-row").count() == 3
+            box = page.locator("#demo-history .table-wrap")
+            scrolls = box.evaluate("el => [el.scrollWidth, el.clientWidth, el.getBoundingClientRect().right]")
+            measured = _overflow(page)
+    finally:  # the queue holds three of a person's runs at most; the other browser tests share it
+        for run in runs:
+            if run.status_code == 202:
+                client.post(f"/api/demos/{run.json()['run_id']}/cancel")
+    assert scrolls[0] > scrolls[1] and scrolls[2] <= viewport["width"], f"the table's box: {scrolls}"
+    assert measured["scroll"] <= measured["window"], f"the demo page is wider than the phone: {measured}"

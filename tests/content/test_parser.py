@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from app import PROJECT_ROOT
 from app.cli import cli
 from app.content.catalogue import load
-from app.content.parser import CardParseError, parse_card
+from app.content.parser import MISCONCEPTION_OPENERS, CardParseError, parse_card
 from tests.factories import OWNER_CARD, card_text, line_of, write_card
 
 
@@ -60,6 +60,50 @@ def test_every_shipped_card_is_valid() -> None:
     snapshot = load(PROJECT_ROOT / "content")
     assert snapshot.problems == []
     assert len(snapshot.cards) >= 3
+
+
+def test_no_shipped_quiz_statement_opens_like_a_misconception() -> None:
+    """True statements may not open so; a pitfall that did would be the only one that does, and
+    its wording alone would answer the quiz."""
+    snapshot = load(PROJECT_ROOT / "content")
+    openers = {word.lower() for word in MISCONCEPTION_OPENERS}
+    worded = [
+        f"{card.id}: {entry.title.plain}"
+        for card in snapshot.cards.values()
+        for entry in card.pitfalls + card.truths
+        if entry.title.plain.split()[0].lower() in openers
+    ]
+    assert worded == []
+
+
+@pytest.mark.parametrize(
+    "heading",
+    [
+        "Thinking a pipeline may prefetch twice",
+        "Believing AUTOTUNE sizes the buffer as it runs",
+        "expecting the buffer to hold whole batches",
+        "*Assuming* `prefetch` overlaps the step",
+    ],
+)
+def test_content_check_fails_a_true_statement_worded_like_a_misconception(
+    tmp_path: Path, heading: str
+) -> None:
+    old = "### A true statement that sounds like it could be a pitfall"
+    text = card_text(**{old: f"### {heading}"})
+    path = write_card(tmp_path, "card.md", text)
+    result = CliRunner().invoke(cli, ["content", "check", str(path)])
+    assert result.exit_code == 1
+    opener = heading.replace("*", "").split()[0].capitalize()
+    expected = f"{path}:{line_of(text, heading)}: true statement opens like a misconception ('{opener} …')"
+    assert expected in result.stdout, result.stdout
+
+
+def test_a_pitfall_may_state_the_belief_it_is_about(tmp_path: Path) -> None:
+    old = "### A wrong belief a candidate might state"
+    card = parse_card(
+        write_card(tmp_path, "card.md", card_text(**{old: "### Believing prefetch adds threads"}))
+    )
+    assert [entry.title.plain for entry in card.pitfalls] == ["Believing prefetch adds threads"]
 
 
 def test_scaffold_for_new_cards_is_itself_valid(tmp_path: Path) -> None:

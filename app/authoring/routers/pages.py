@@ -2,7 +2,9 @@
 check` would report and the card at each depth, and the file to download. Nothing is stored: the
 CLI publishes cards. The same check as JSON is app/authoring/routers/api.py."""
 
-from fastapi import APIRouter, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
 from pydantic import ValidationError
 from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse, Response
@@ -47,6 +49,7 @@ def _page(
     *,
     db: Database,
     text: str,
+    opened: str | None = None,
     tier: str | None = None,
     status_code: int = 200,
     errors: list[str] | None = None,
@@ -63,6 +66,7 @@ def _page(
         "_author_preview.html",
         status_code=status_code,
         text=text,
+        opened=opened,
         preview=shown,
         agreement=agreement,
         measured=MEASURED.sentence(),
@@ -75,9 +79,17 @@ def _page(
 
 @router.get("/author", response_class=HTMLResponse)
 def author_page(
-    request: Request, _author: AuthorDep, catalogue: CatalogueDep, db: DatabaseDep
+    request: Request,
+    _author: AuthorDep,
+    catalogue: CatalogueDep,
+    db: DatabaseDep,
+    card: Annotated[str | None, Query(description="a served card to open: its file's markdown")] = None,
 ) -> HTMLResponse:
-    return _page(request, catalogue, db=db, text=service.scaffold())
+    """A new card from the scaffold, or with `card` the served card's file, to edit and preview."""
+    if card is None:
+        return _page(request, catalogue, db=db, text=service.scaffold())
+    text = service.served_text(catalogue.snapshot().cards, card)
+    return _page(request, catalogue, db=db, text=text, opened=card)
 
 
 @router.post("/author", response_class=HTMLResponse)
