@@ -283,9 +283,17 @@ def _reveal(page: Page) -> None:
     expect(page.locator(".model-answer").first).to_be_visible()
 
 
+def unfold_the_long_answer(page: Page) -> None:
+    """On a phone the long answer comes in folded: open it, as a reader there does."""
+    long_answer = page.locator(".model-answer details.long-answer").first
+    if long_answer.get_attribute("open") is None:
+        long_answer.locator("> summary").click()
+
+
 def _open_a_note(page: Page) -> None:
     """Reveal the answer and open the note beside its first claim: its figures load."""
     _reveal(page)
+    unfold_the_long_answer(page)
     note = page.locator("details.version-note").first
     note.locator("summary").click()
     expect(note.locator(".evidence .figure")).to_be_visible()
