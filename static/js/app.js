@@ -137,6 +137,19 @@
     });
   }
 
+  // Whether a key pressed in `el` types into it: the pages' single-key shortcuts stay out of its way.
+  function typing(el) {
+    if (!el || !el.tagName) return false;
+    if (el.isContentEditable) return true;
+    var tag = el.tagName;
+    if (tag === "TEXTAREA" || tag === "SELECT") return true;
+    if (tag !== "INPUT") return false;
+    return !/^(checkbox|radio|button|submit|reset|range|color|file)$/i.test(el.type);
+  }
+
+  window.tiercards = window.tiercards || {};
+  window.tiercards.keys = { typing: typing };
+
   document.addEventListener("DOMContentLoaded", function () {
     scrollables(document);
     document.body.addEventListener("htmx:afterSettle", function () { scrollables(document); });

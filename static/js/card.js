@@ -7,10 +7,12 @@
 // - a reveal without answering sends the time taken, and the attempt is over.
 // Forms opt in with data-draft="<card>:<tier>:<question>"; their clock is [data-answer-timer],
 // run with clock.js, which also sends its seconds with the form.
+// Also here: what gives the answer away waits until it is in, and the page's keys.
 (function () {
   "use strict";
 
   var clockKit = window.tiercards.clock;
+  var typing = window.tiercards.keys.typing;
 
   var PREFIX = "tiercards:draft:";
   var SAVE_EVERY_MS = 1000;
@@ -198,6 +200,79 @@
     event.returnValue = "";  // older browsers show their own question only when this is set
   });
 
+  // The follow-ups' answers and the quiz's statements (#spoilers) open once the answer is given or
+  // revealed (the answer panel then says so), when the person's history shows they answered this
+  // card before, or by "Show anyway", which takes focus to what opened.
+  var ANSWERED_BEFORE = 'tr.attempt[data-kind="basics"], tr.attempt[data-kind="solid"]';
+
+  function openSpoilers(root) {
+    var spoilers = document.getElementById("spoilers");
+    if (!spoilers || spoilers.open) return;
+    var says = function (selector) { return root.matches(selector) || root.querySelector(selector); };
+    if (says('[data-spoilers="open"]') || (root.id === "history" && says(ANSWERED_BEFORE))) spoilers.open = true;
+  }
+
+  document.addEventListener("click", function (event) {
+    var target = event.target instanceof Element ? event.target : null;
+    var show = target && target.closest("#spoilers > summary");
+    if (show && !show.parentElement.open) {
+      event.preventDefault();
+      show.parentElement.open = true;
+      var heading = show.parentElement.querySelector("h2");
+      if (heading) heading.focus();
+      return;
+    }
+    if (target && target.closest("[data-answer-shortcut]") && goToAnswer()) event.preventDefault();
+  });
+
+  // Keys, as on /practice: "a" goes to the answer box (or, once answered, to the answer), Ctrl+Enter
+  // or Cmd+Enter sends an answer from its box, 1-4 rate once a rating is on the page. Out
+  // of the way while typing: in a box the keys type, and Esc leaves the box.
+  function goToAnswer() {
+    var place = document.getElementById("answer-text") || document.getElementById("answer-heading");
+    if (place) place.focus();
+    return !!place;
+  }
+
+  function onScreen(el) {
+    var box = el.getBoundingClientRect();
+    return box.width > 0 && box.bottom > 0 && box.top < window.innerHeight;
+  }
+
+  // The rating in view (a follow-up's, once scrolled to it), else the answer's, as on /practice.
+  function ratingButton(digit) {
+    var bars = Array.prototype.filter.call(document.querySelectorAll(".assessment .rating"), onScreen);
+    var bar = bars[0] || document.querySelector("#answer-panel .assessment .rating");
+    return bar ? bar.querySelectorAll('button[name="rating"]')[digit - 1] : null;
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.defaultPrevented || event.repeat || event.altKey) return;
+    var target = event.target;
+    var form = target.closest ? target.closest("form[data-draft]") : null;
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      if (form && target.tagName === "TEXTAREA") {
+        event.preventDefault();
+        form.requestSubmit();
+      }
+      return;
+    }
+    if (event.ctrlKey || event.metaKey) return;
+    if (typing(target)) {
+      if (event.key === "Escape" && form) target.blur();
+      return;
+    }
+    if (event.key === "a" || event.key === "A") {
+      if (goToAnswer()) event.preventDefault();
+      return;
+    }
+    var button = /^[1-4]$/.test(event.key) ? ratingButton(Number(event.key)) : null;
+    if (button && !button.disabled) {
+      event.preventDefault();
+      button.click();
+    }
+  });
+
   document.addEventListener("DOMContentLoaded", function () {
     forms(document).forEach(setUp);
     learnOwner();
@@ -205,6 +280,7 @@
       if (event.detail.elt === document.body) return;
       forms(event.detail.elt).forEach(setUp);
       learnOwner();
+      if (event.detail.elt instanceof Element) openSpoilers(event.detail.elt);
     });
   });
 })();

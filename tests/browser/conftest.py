@@ -21,6 +21,15 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     process.wait(timeout=15)
 
 
+@pytest.fixture
+def fresh_url(tmp_path: Path) -> Iterator[str]:
+    """A server with an empty database of its own: every card is new, nobody has answered one."""
+    process, url = start_server(tmp_path, "--no-worker")
+    yield url
+    process.terminate()
+    process.wait(timeout=15)
+
+
 @pytest.fixture(scope="session")
 def playwright() -> Iterator[Playwright]:
     """One driver for every chromium a test launches (a second one in the same thread is refused)."""

@@ -9,17 +9,18 @@ to reach the rating buttons after submitting an answer.
 
 from dataclasses import dataclass, field
 
+import httpx
 from playwright.sync_api import Page, expect
 
 from tests.factories import OWNER_CARD
 from tests.helpers.browser import is_pitfall
 
 # Keys that move or act (Tab, Enter, Space), not the characters of the answers typed. Measured at
-# the middle depth: 68 for the whole flow (55 of them Tab; the quiz's ten statements take 15), and
-# 27 from the top of the page to the rating buttons, the skip link's Tab and Enter included; the
-# "Answer aloud" button after each answer box is one stop of each (63 and 26 without them).
-MOST_KEYS = 72
-MOST_KEYS_TO_RATING = 29
+# the middle depth: 59 for the whole flow (47 of them Tab; the quiz's ten statements take 15), and
+# 18 from the top of the page to the rating buttons, the "Answer this card" link's Tab and Enter
+# included (68 and 27 when the first stop was "Skip to content", nine Tabs short of the box).
+MOST_KEYS = 63
+MOST_KEYS_TO_RATING = 20
 # No step after an update may need more than this many Tabs: a longer walk means focus was lost.
 MOST_TABS_A_STEP = 14
 
@@ -117,3 +118,70 @@ def test_the_card_flow_from_the_keyboard_alone(page: Page, base_url: str) -> Non
         f"{to_rating} keys to the rating: {' '.join(keys.presses[:to_rating])}"
     )
     assert count <= MOST_KEYS, f"{count} keys: {' '.join(keys.presses)}"
+
+
+def test_the_answer_box_is_one_tab_away_and_keys_submit_and_rate(page: Page, fresh_url: str) -> None:
+    page.goto(f"{fresh_url}/cards/{OWNER_CARD}?tier=middle")
+    keys = Keyboard(page)
+    keys.press("Tab")
+    expect(page.locator(":focus")).to_have_text("Answer this card")
+    keys.press("Enter")
+    expect(page.locator("#answer-text")).to_be_focused()
+    assert keys.presses == ["Tab", "Enter"]
+
+    # "a" outside a text field goes back to the box; in the box it is only a letter.
+    page.locator("#answer-heading").focus()
+    page.keyboard.press("a")
+    expect(page.locator("#answer-text")).to_be_focused()
+    expect(page.locator("#answer-text")).to_have_value("")
+    keys.type("Prefetch overlaps the next batch's input with this step's compute. 3")
+    expect(page.locator("#answer-panel .model-answer")).to_have_count(0)  # the digit was typed
+    keys.press("Control+Enter")
+    expect(page.locator("#answer-panel .model-answer")).to_be_visible()
+    expect(page.locator("#answer-heading")).to_be_focused()
+
+    # 1-4 rate the answer once its rating is on screen and focus is out of the text fields.
+    keys.press("3")
+    expect(page.locator("#answer-panel .saved")).to_contain_text("rated good")
+
+    # Cmd+Enter sends a follow-up's answer from its box, as Ctrl+Enter does.
+    box = page.locator("#follow-up-0 textarea")
+    box.fill("Measure it with a synthetic input.")
+    box.press("Meta+Enter")
+    expect(page.locator("#follow-up-0 .model-answer")).to_be_visible()
+    stored = {a["kind"]: a for a in httpx.get(f"{fresh_url}/api/attempts").json()}
+    assert sorted(stored) == ["follow-up", "solid"] and stored["solid"]["rating"] == "good"
+    assert stored["solid"]["text"].endswith("compute. 3")
+
+
+def test_follow_ups_and_the_quiz_wait_for_the_answer(page: Page, fresh_url: str) -> None:
+    url = f"{fresh_url}/cards/{OWNER_CARD}?tier=middle"
+    page.goto(url)
+    expect(page.locator("#quiz input[name=choices]").first).to_be_attached()
+    show = page.locator("#spoilers > summary")
+    expect(show).to_contain_text(
+        "They give the answer away: they open once you have answered or revealed it."
+    )
+    expect(page.locator("#follow-up-0")).to_be_hidden()
+    expect(page.locator("#quiz input[name=choices]").first).to_be_hidden()
+
+    # "Show anyway", from the keyboard: they open, and focus goes to what opened.
+    show.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#follow-up-0")).to_be_visible()
+    expect(page.locator("#quiz input[name=choices]").first).to_be_visible()
+    expect(page.locator("#follow-ups-heading")).to_be_focused()
+
+    # Closed again on the next visit; submitting the answer opens them in place.
+    page.goto(url)
+    expect(page.locator("#follow-up-0")).to_be_hidden()
+    page.fill("#answer-text", "Prefetch overlaps input with compute.")
+    page.get_by_role("button", name="Submit answer").click()
+    expect(page.locator("#follow-up-0")).to_be_visible()
+    expect(page.locator("#answer-heading")).to_be_focused()
+
+    # Having answered it once, the person finds them open on every later visit.
+    page.goto(url)
+    expect(page.locator("#history tr.attempt")).to_have_count(1)
+    expect(page.locator("#follow-up-0")).to_be_visible()
+    expect(show).to_be_hidden()

@@ -1,22 +1,7 @@
 """/practice driven from the keyboard alone: Space reveals, 1-4 rate, typing is left alone."""
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import httpx
-import pytest
 from playwright.sync_api import Page, expect
-
-from tests.servers import start_server
-
-
-@pytest.fixture
-def fresh_url(tmp_path: Path) -> Iterator[str]:
-    """A server with an empty database, so every card is new."""
-    process, url = start_server(tmp_path, "--no-worker")
-    yield url
-    process.terminate()
-    process.wait(timeout=15)
 
 
 def test_space_reveals_and_a_digit_rates_then_the_next_card_comes(page: Page, fresh_url: str) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 from playwright.sync_api import Browser, ViewportSize, expect
 
 from tests.factories import OWNER_CARD
-from tests.helpers.browser import open_page, save_screenshot
+from tests.helpers.browser import open_page, save_screenshot, unfold_the_long_answer
 
 SERIAL = "strictly serial"
 
@@ -17,6 +17,8 @@ def test_the_middle_depth_shows_the_note_beside_the_claim_and_opens_it(
     with open_page(browser, viewport) as page:
         page.goto(f"{base_url}/cards/{OWNER_CARD}?tier=middle")
         page.get_by_role("button", name="Reveal without answering").click()
+        expect(page.locator("#answer-panel .model-answer")).to_be_visible()
+        unfold_the_long_answer(page)
         note = page.locator("details.version-note", has=page.locator("q", has_text=SERIAL))
         expect(note).to_have_count(1)
         # Right after the paragraph that makes the claim, not gathered at the bottom.

@@ -61,6 +61,8 @@ SAID_ALOUD = (
 SERIAL_NOTE = item_key("Without `prefetch`, a training step is strictly serial")
 # A phone (an iPhone 12 to 15's CSS pixels), a small Android phone, and a laptop.
 VIEWPORT_HEIGHTS = {360: 780, 390: 844, 1280: 800}
+# The widest screen that gets the phone layout (static/css/app.css, static/js/review.js).
+PHONE_WIDTH = 600
 
 
 @contextmanager
@@ -283,9 +285,21 @@ def _reveal(page: Page) -> None:
     expect(page.locator(".model-answer").first).to_be_visible()
 
 
+def unfold_the_long_answer(page: Page) -> None:
+    """On a phone the long answer comes in folded: open it, as a reader there does."""
+    size = page.viewport_size
+    if size is None or size["width"] > PHONE_WIDTH:
+        return
+    long_answer = page.locator(".model-answer details.long-answer").first
+    expect(long_answer).not_to_have_attribute("open", "")  # folded once its swap has settled
+    long_answer.locator("> summary").click()
+    expect(long_answer.locator("> .prose")).to_be_visible()
+
+
 def _open_a_note(page: Page) -> None:
     """Reveal the answer and open the note beside its first claim: its figures load."""
     _reveal(page)
+    unfold_the_long_answer(page)
     note = page.locator("details.version-note").first
     note.locator("summary").click()
     expect(note.locator(".evidence .figure")).to_be_visible()
