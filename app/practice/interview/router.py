@@ -82,6 +82,15 @@ def _interview_in(form: FormData) -> InterviewIn:
     return InterviewIn.model_validate(fields, strict=False)
 
 
+def _setup_messages(error: ValidationError | Invalid) -> list[str]:
+    """What a refused set-up says: the service's reason, or each field's problem; a rule across
+    fields (named cards, a topic) says itself."""
+    if isinstance(error, Invalid):
+        return [sentence(error.message)]
+    across = [item["ctx"]["error"] for item in error.errors() if not item["loc"] and "ctx" in item]
+    return [sentence(str(reason)) for reason in across] or form_messages(error, SETUP_LABELS, SETUP_UNREADABLE)
+
+
 @router.post("/interview", response_class=HTMLResponse)
 def start_interview(
     request: Request,
@@ -109,8 +118,7 @@ def start_interview(
         session.rollback()  # the assigned cards' read leaves nothing to keep
         kept = {key: str(form.get(key) or "") for key in ("source", "tier", "count", "topic")}
         context = _setup(session, user_id=user_id, snapshot=snapshot, extras=extras, now=now, form=kept)
-        errors = form_messages(error, SETUP_LABELS, SETUP_UNREADABLE)
-        return render(request, "interview.html", status_code=422, **context, errors=errors)
+        return render(request, "interview.html", status_code=422, **context, errors=_setup_messages(error))
     return RedirectResponse(f"/interview/{interview.id}", status_code=303)
 
 
