@@ -33,9 +33,8 @@
     }
     if (button && !button.disabled) {
       event.preventDefault();
-      // requestSubmit, not click: htmx and the answer clock see an ordinary submit.
-      if (button.form && button.form.requestSubmit) button.form.requestSubmit(button);
-      else button.click();
+      // A click, so htmx sends the pressed button's rating with the form.
+      button.click();
     }
   });
 })();
