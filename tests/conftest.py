@@ -86,7 +86,17 @@ def app(settings: Settings) -> Iterator[FastAPI]:
     yield app
     app.dependency_overrides.clear()
     with app.state.db.write_sessions() as session:
-        for table in (InterviewQuestion, InterviewSession, ImportGuard, ReviewLog, ReviewState, UserSettings, Attempt, RecordingAudio, Recording):
+        for table in (
+            InterviewQuestion,
+            InterviewSession,
+            ImportGuard,
+            ReviewLog,
+            ReviewState,
+            UserSettings,
+            Attempt,
+            RecordingAudio,
+            Recording,
+        ):
             session.execute(delete(table))
         session.commit()
     app.state.db.dispose()

@@ -46,7 +46,9 @@ def test_a_three_card_mock_interview_with_a_reload_in_the_middle(browser: Browse
             no_sideways_scroll(page)
             if number == 2:
                 page.reload()  # answered, not rated: back to the same step, still rateable
-                expect(page.locator("#interview-step .your-answer")).to_contain_text("My typed answer number 2")
+                expect(page.locator("#interview-step .your-answer")).to_contain_text(
+                    "My typed answer number 2"
+                )
                 expect(page.locator("#interview-step h2")).to_have_text(titles[-1])
                 page.locator("#interview-step h2").focus()
             page.keyboard.press("3")  # good
@@ -66,4 +68,6 @@ def test_a_three_card_mock_interview_with_a_reload_in_the_middle(browser: Browse
         page.reload()
         expect(page.locator("#interview-step h2")).to_have_text("Summary")
         page.goto(f"{base_url}/interview")
-        expect(page.locator(f'section[aria-labelledby="past-heading"] a[href="{url.split(base_url)[1]}"]')).to_have_count(1)
+        expect(
+            page.locator(f'section[aria-labelledby="past-heading"] a[href="{url.split(base_url)[1]}"]')
+        ).to_have_count(1)

@@ -321,7 +321,9 @@ def _start_interview(page: Page, tier: str = "middle") -> None:
 
 def _interview_answered(page: Page) -> None:
     _start_interview(page)
-    page.fill("#interview-text", "Prefetch overlaps the input work of the next step with this step's compute.")
+    page.fill(
+        "#interview-text", "Prefetch overlaps the input work of the next step with this step's compute."
+    )
     page.get_by_role("button", name="Submit answer").click()
     expect(page.locator("#interview-step .model-answer")).to_be_visible()
 
@@ -370,7 +372,13 @@ SITE_PAGES = [
     SitePage("interview", "/interview", screenshot=True),
     SitePage("interview-question", "/interview/{session_id}", "/interview", act=_start_interview),
     SitePage("interview-answered", "/interview/{session_id}", "/interview", act=_interview_answered),
-    SitePage("interview-summary", "/interview/{session_id}", "/interview", act=_interview_summed_up, screenshot=True),
+    SitePage(
+        "interview-summary",
+        "/interview/{session_id}",
+        "/interview",
+        act=_interview_summed_up,
+        screenshot=True,
+    ),
     SitePage("author", "/author", screenshot=True),
     SitePage("author-problems", "/author", act=_break_the_card),
     SitePage("progress", "/progress", screenshot=True),

@@ -71,12 +71,16 @@ def interview_page(
     extras: PanelsDep,
 ) -> HTMLResponse:
     form = {"source": "random", "tier": "middle", "count": DEFAULT_QUESTIONS, "topic": ""}
-    context = _setup(session, user_id=user_id, snapshot=catalogue.snapshot(), extras=extras, now=now, form=form)
+    context = _setup(
+        session, user_id=user_id, snapshot=catalogue.snapshot(), extras=extras, now=now, form=form
+    )
     return render(request, "interview.html", **context)
 
 
 def _interview_in(form: FormData) -> InterviewIn:
-    fields: dict[str, Any] = {key: form.get(key) for key in ("source", "tier", "count", "topic") if form.get(key)}
+    fields: dict[str, Any] = {
+        key: form.get(key) for key in ("source", "tier", "count", "topic") if form.get(key)
+    }
     if form.getlist("card"):
         fields["cards"] = form.getlist("card")
     return InterviewIn.model_validate(fields, strict=False)
@@ -88,7 +92,9 @@ def _setup_messages(error: ValidationError | Invalid) -> list[str]:
     if isinstance(error, Invalid):
         return [sentence(error.message)]
     across = [item["ctx"]["error"] for item in error.errors() if not item["loc"] and "ctx" in item]
-    return [sentence(str(reason)) for reason in across] or form_messages(error, SETUP_LABELS, SETUP_UNREADABLE)
+    return [sentence(str(reason)) for reason in across] or form_messages(
+        error, SETUP_LABELS, SETUP_UNREADABLE
+    )
 
 
 @router.post("/interview", response_class=HTMLResponse)
@@ -141,7 +147,12 @@ def _step(session: Session, *, interview: InterviewSession, cards: Mapping[str, 
 
 
 def _render_step(
-    request: Request, session: Session, *, interview: InterviewSession, cards: Mapping[str, Card], **extra: Any
+    request: Request,
+    session: Session,
+    *,
+    interview: InterviewSession,
+    cards: Mapping[str, Card],
+    **extra: Any,
 ) -> HTMLResponse:
     context = _step(session, interview=interview, cards=cards)
     return render(request, "interview_session.html", "_interview_step.html", **context, **extra)

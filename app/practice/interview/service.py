@@ -45,7 +45,7 @@ def _chosen(
     if data.source == "topic":
         under = [card.id for card in cards.values() if data.topic in card.topics]
         if not under:
-            topics = sorted({topic for card in cards.values() for topic in card.topics}, key=str.lower)
+            topics = tuple(sorted({topic for card in cards.values() for topic in card.topics}, key=str.lower))
             raise Invalid("topic", f"no cards under the topic '{data.topic}'; topics are {in_words(topics)}")
         return random.sample(under, min(data.count, len(under)))
     if data.source == "random":
@@ -149,7 +149,9 @@ def step(interview: InterviewSession, cards: Mapping[str, Card]) -> Step | None:
     return None
 
 
-def _current(interview: InterviewSession, *, cards: Mapping[str, Card], position: int, assessing: bool) -> Step:
+def _current(
+    interview: InterviewSession, *, cards: Mapping[str, Card], position: int, assessing: bool
+) -> Step:
     """The step a form was sent from, which must be the one the session is at: a form sent
     twice, or from an older tab, is refused rather than answering another question."""
     current = step(interview, cards)
@@ -224,7 +226,7 @@ class Answered:
     def weakness(self) -> tuple[int, float]:
         """Lower is weaker: the rating first, then the share of points covered."""
         rating = self.attempt.rating if self.attempt else None
-        rank = RATINGS.index(rating) if rating in RATINGS else -1  # type: ignore[arg-type]
+        rank = next((n for n, name in enumerate(RATINGS) if name == rating), -1)
         return rank, (self.points or 0) / (self.of or 1)
 
 

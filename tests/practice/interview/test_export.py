@@ -17,7 +17,12 @@ def test_the_export_lists_each_interview_with_its_questions_and_their_attempts(c
     by_id = {a["id"]: a for a in doc["attempts"]}
     done, waiting = doc["interviews"]  # oldest first
     assert done["id"] == int(url.rsplit("/", 1)[1]) and waiting["id"] == int(unfinished.rsplit("/", 1)[1])
-    assert (done["tier"], done["source"], done["topic"], done["finished_at"]) == ("middle", "cards", None, None)
+    assert (done["tier"], done["source"], done["topic"], done["finished_at"]) == (
+        "middle",
+        "cards",
+        None,
+        None,
+    )
     assert waiting["source"] == "topic" and waiting["topic"] == "tf.data"
     main, follow_up = done["questions"]
     assert (main["card_id"], main["follow_up"], follow_up["follow_up"]) == (OWNER_CARD, None, 0)

@@ -46,7 +46,9 @@ def answer(
     soup = step(client, url)
     return soup_of(
         client.post(
-            f"{url}/answer", data={"position": position(soup), "text": text, "seconds": seconds}, headers=headers
+            f"{url}/answer",
+            data={"position": position(soup), "text": text, "seconds": seconds},
+            headers=headers,
         )
     )
 
@@ -204,7 +206,9 @@ def test_a_refused_set_up_says_why_and_stores_nothing(
     assert stored(app, InterviewSession) == 0 and stored(app, InterviewQuestion) == 0
 
 
-def test_a_refused_answer_or_rating_keeps_the_step_and_stores_nothing(app: FastAPI, client: TestClient) -> None:
+def test_a_refused_answer_or_rating_keeps_the_step_and_stores_nothing(
+    app: FastAPI, client: TestClient
+) -> None:
     url = start(client, source="cards", card=[OWNER_CARD])
     at = position(step(client, url))
     for data in (
@@ -216,11 +220,17 @@ def test_a_refused_answer_or_rating_keeps_the_step_and_stores_nothing(app: FastA
     ):
         response = client.post(f"{url}/answer", data=data)
         assert response.status_code == 422, data
-    kept = soup_of(client.post(f"{url}/answer", data={"position": at, "text": "typed-and-kept", "seconds": "-1"}), 422)
+    kept = soup_of(
+        client.post(f"{url}/answer", data={"position": at, "text": "typed-and-kept", "seconds": "-1"}), 422
+    )
     assert one(kept, "#interview-step textarea").get_text() == "typed-and-kept"
     assert stored(app, Attempt) == 0
     answer(client, url, "An answer.")
-    for data in ({"position": at, "rating": "superb"}, {"position": at}, {"position": at, "rating": "good", "points": "zz"}):
+    for data in (
+        {"position": at, "rating": "superb"},
+        {"position": at},
+        {"position": at, "rating": "good", "points": "zz"},
+    ):
         assert client.post(f"{url}/assessment", data=data).status_code == 422, data
     again = step(client, url)
     assert len(again.select("#interview-step button.rate")) == 4
@@ -239,9 +249,7 @@ def test_a_form_sent_twice_or_from_an_old_tab_is_refused_and_answers_once(
     assert [a["text"] for a in client.get("/api/attempts").json()] == ["first"]
 
 
-def test_a_session_belongs_to_its_person(
-    team_app: FastAPI, signed_in: Callable[[str], TestClient]
-) -> None:
+def test_a_session_belongs_to_its_person(team_app: FastAPI, signed_in: Callable[[str], TestClient]) -> None:
     alice, bob = signed_in("alice"), signed_in("bob")
     url = start(alice, source="cards", card=[OWNER_CARD])
     at = position(step(alice, url))
