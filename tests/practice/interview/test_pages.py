@@ -19,6 +19,7 @@ from app.storage.base import utcnow
 from tests.factories import DECK, OWNER_CARD
 from tests.helpers.html import HTMX, one, soup_of, text_of
 from tests.helpers.practice import review, state
+from tests.helpers.speech import audio_file, finish, recording_form
 
 THREE = [card.id for card in DECK.values() if card.follow_ups][:3]
 
@@ -260,3 +261,28 @@ def test_a_session_belongs_to_its_person(team_app: FastAPI, signed_in: Callable[
     assert bob.get("/api/attempts").json() == []
     assert [a["rating"] for a in alice.get("/api/attempts").json()] == [None]
     assert step(bob, "/interview").select(".interview-list a") == []
+
+
+def test_an_answer_given_aloud_is_saved_from_its_recording(app: FastAPI, client: TestClient) -> None:
+    url = start(client, source="cards", card=[OWNER_CARD], tier="middle")
+    question = step(client, url)
+    recorder = one(question, "#interview-step [data-recorder]")
+    assert (recorder["data-action"], recorder["data-kind"]) == (f"/cards/{OWNER_CARD}/recordings", "solid")
+    sent = client.post(
+        f"/api/cards/{OWNER_CARD}/recordings", files=audio_file(), data=recording_form(tier="middle")
+    )
+    assert sent.status_code == 202, sent.text
+    recording = finish(app, sent.json()["id"])
+    data = {
+        "position": position(question),
+        "text": "The transcript, corrected.",
+        "recording_id": recording.id,
+    }
+    assessing = soup_of(client.post(f"{url}/answer", data=data))
+    assert "The transcript, corrected." in text_of(assessing, "#interview-step .your-answer")
+    (attempt,) = client.get("/api/attempts").json()
+    assert attempt["recording_id"] == recording.id and attempt["seconds"] == recording.duration_s
+    # The follow-up's recorder records a follow-up answer, by its index.
+    rate(client, url, "good")
+    follow_up = one(step(client, url), "#interview-step [data-recorder]")
+    assert (follow_up["data-kind"], follow_up["data-follow-up"]) == ("follow-up", "0")
