@@ -140,7 +140,8 @@ def _step(session: Session, *, interview: InterviewSession, cards: Mapping[str, 
         "card": step.card,
         "tier": interview.tier,
         "answer_kind": kind,
-        "limit": step.card.time_budget(kind),
+        # A follow-up has no target time of its own: its clock counts up.
+        "limit": step.card.time_budget(kind) if step.question.follow_up is None else None,
         "attempt": attempt,
         "suggestion": suggestions.shown(session, card=step.card, attempt=attempt) if attempt else None,
     }

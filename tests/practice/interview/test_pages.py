@@ -286,3 +286,13 @@ def test_an_answer_given_aloud_is_saved_from_its_recording(app: FastAPI, client:
     rate(client, url, "good")
     follow_up = one(step(client, url), "#interview-step [data-recorder]")
     assert (follow_up["data-kind"], follow_up["data-follow-up"]) == ("follow-up", "0")
+
+
+def test_a_follow_up_has_no_target_time_and_its_clock_counts_up(client: TestClient) -> None:
+    url = start(client, source="cards", card=[OWNER_CARD], tier="middle")
+    answer(client, url, "The main answer.")
+    rate(client, url, "good")
+    clock = one(step(client, url), "#interview-step [data-timer]")
+    assert not clock.has_attr("data-limit") and clock["aria-label"] == "time taken"
+    assessing = answer(client, url, "The follow-up answer.", seconds="7")
+    assert text_of(assessing, "#interview-step .took") == "You took 7 s."
