@@ -43,3 +43,21 @@ def test_a_file_with_interviews_imports(client: TestClient) -> None:
     assert len(doc["interviews"]) == 1
     response = client.post("/api/import", json=doc)
     assert response.status_code == 200, response.text
+
+
+def test_a_file_with_a_broken_interview_is_refused_and_stores_nothing(client: TestClient) -> None:
+    url = start(client, source="cards", card=[OWNER_CARD], tier="junior")
+    answer(client, url, "An answer.")
+    rate(client, url, "hard")
+    doc = client.get("/api/export.json").json()
+    doc["attempts"][0]["id"] += 1000  # would be a new attempt, if the file were taken
+    doc["review_logs"] = []
+    doc["interviews"][0].pop("questions")
+    doc["interviews"].append(
+        {"id": 2, "created_at": "2026-01-01T00:00:00Z", "tier": "expert", "source": "cards"}
+    )
+    response = client.post("/api/import", json=doc)
+    assert response.status_code == 422
+    where = [problem["loc"] for problem in response.json()["detail"]]
+    assert ["interviews", 0, "questions"] in where and ["interviews", 1, "tier"] in where
+    assert len(client.get("/api/attempts").json()) == 1
