@@ -4,7 +4,7 @@ each was answered by; a file that carries the section imports."""
 from fastapi.testclient import TestClient
 
 from tests.factories import DECK, OWNER_CARD
-from tests.practice.interview.test_pages import answer, rate, start
+from tests.helpers.interview import answer, rate, start
 
 
 def test_the_export_lists_each_interview_with_its_questions_and_their_attempts(client: TestClient) -> None:

@@ -6,7 +6,6 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-import httpx
 import pytest
 from bs4 import BeautifulSoup
 from fastapi import FastAPI
@@ -18,46 +17,11 @@ from app.practice.models import Attempt
 from app.storage.base import utcnow
 from tests.factories import DECK, OWNER_CARD
 from tests.helpers.html import HTMX, one, soup_of, text_of
+from tests.helpers.interview import answer, position, rate, start, step
 from tests.helpers.practice import review, state
 from tests.helpers.speech import audio_file, finish, recording_form
 
 THREE = [card.id for card in DECK.values() if card.follow_ups][:3]
-
-
-def start(client: httpx.Client, **fields: Any) -> str:
-    """Start an interview with these set-up fields; the URL of its page."""
-    response = client.post("/interview", data=fields, follow_redirects=False)
-    assert response.status_code == 303, response.text
-    location = str(response.headers["location"])
-    assert location.startswith("/interview/")
-    return location
-
-
-def step(client: httpx.Client, url: str) -> BeautifulSoup:
-    return soup_of(client.get(url))
-
-
-def position(soup: BeautifulSoup) -> str:
-    return str(one(soup, '#interview-step input[name="position"]')["value"])
-
-
-def answer(
-    client: httpx.Client, url: str, text: str, seconds: str = "12.5", headers: dict[str, str] | None = None
-) -> BeautifulSoup:
-    soup = step(client, url)
-    return soup_of(
-        client.post(
-            f"{url}/answer",
-            data={"position": position(soup), "text": text, "seconds": seconds},
-            headers=headers,
-        )
-    )
-
-
-def rate(client: httpx.Client, url: str, rating: str, points: list[str] | None = None) -> BeautifulSoup:
-    soup = step(client, url)
-    data = {"position": position(soup), "rating": rating, "points": points or []}
-    return soup_of(client.post(f"{url}/assessment", data=data))
 
 
 def heading(soup: BeautifulSoup) -> str:
