@@ -23,7 +23,7 @@ def answer_by_keyboard(page: Page, text: str) -> None:
     box.press("Control+Enter")
     expect(page.locator("#interview-step button.rate")).to_have_count(4)
     # Focus moved to the answer's heading, out of the text box, so the digit keys rate.
-    assert page.evaluate("document.activeElement.id") == "interview-step-heading"
+    expect(page.locator("#interview-step-heading")).to_be_focused()
 
 
 def test_a_three_card_mock_interview_with_a_reload_in_the_middle(browser: Browser, base_url: str) -> None:
