@@ -29,6 +29,7 @@ from app.demos.routers import api as demos_api
 from app.demos.routers import pages as demos_pages
 from app.ops import health, metrics
 from app.practice import filters as practice_filters
+from app.practice.interview import router as interview
 from app.practice.routers import api as practice_api
 from app.practice.routers import card_page, export, practice_page, progress_page
 from app.settings import Settings, get_settings
@@ -63,6 +64,7 @@ ROUTERS = (
     metrics,
     docs,
     practice_page,
+    interview,
     progress_page,
     export,
     demos_pages,

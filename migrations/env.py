@@ -5,6 +5,7 @@ from sqlalchemy import Connection, Engine
 from app.accounts import models as _accounts  # noqa: F401
 from app.demos import models as _demos  # noqa: F401
 from app.practice import models as _practice  # noqa: F401
+from app.practice.interview import models as _interview  # noqa: F401
 from app.settings import get_settings
 from app.speech import models as _speech  # noqa: F401
 from app.storage.base import Base

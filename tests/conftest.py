@@ -19,6 +19,7 @@ from sqlalchemy import delete
 
 from app import PROJECT_ROOT
 from app.factory import create_app
+from app.practice.interview.models import InterviewQuestion, InterviewSession
 from app.practice.models import Attempt, ImportGuard, ReviewLog, ReviewState, UserSettings
 from app.settings import Settings
 from app.speech.models import Recording, RecordingAudio
@@ -85,7 +86,17 @@ def app(settings: Settings) -> Iterator[FastAPI]:
     yield app
     app.dependency_overrides.clear()
     with app.state.db.write_sessions() as session:
-        for table in (ImportGuard, ReviewLog, ReviewState, UserSettings, Attempt, RecordingAudio, Recording):
+        for table in (
+            InterviewQuestion,
+            InterviewSession,
+            ImportGuard,
+            ReviewLog,
+            ReviewState,
+            UserSettings,
+            Attempt,
+            RecordingAudio,
+            Recording,
+        ):
             session.execute(delete(table))
         session.commit()
     app.state.db.dispose()

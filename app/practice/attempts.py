@@ -1,5 +1,6 @@
 """Recording answers: checking an attempt against its card, storing it, rating it, history."""
 
+from collections.abc import Callable
 from datetime import datetime
 
 from sqlalchemy import exists, select
@@ -39,8 +40,18 @@ def check_against_card(card: Card, data: AttemptIn | Assessment) -> None:
             raise Invalid("choices", f"unknown quiz items: {', '.join(unknown[:5])}")
 
 
-def record(session: Session, *, card: Card, user_id: int, data: AttemptIn, now: datetime) -> Attempt:
-    """Store the attempt as made at `now` and feed it to the card's schedule."""
+def record(
+    session: Session,
+    *,
+    card: Card,
+    user_id: int,
+    data: AttemptIn,
+    now: datetime,
+    beside: Callable[[Attempt], None] | None = None,
+) -> Attempt:
+    """Store the attempt as made at `now` and feed it to the card's schedule. `beside` stores what
+    the caller keeps with the attempt (a mock interview's question it answers), in the same
+    transaction, under the person's lock."""
     check_against_card(card, data)
     # Checked before the lock: on SQLite the lock is the one writer's turn, which others wait for.
     coverage = (
@@ -71,6 +82,8 @@ def record(session: Session, *, card: Card, user_id: int, data: AttemptIn, now: 
     scheduling.review_attempt(session, attempt)  # a rated answer or a quiz feeds the card's schedule
     if coverage is not None:
         suggestions.add(session, attempt=attempt, coverage=coverage)
+    if beside is not None:
+        beside(attempt)
     session.commit()
     answer_recorded(attempt.kind)
     return attempt

@@ -15,9 +15,12 @@ from app.practice.export_schema import (
     AttemptDoc,
     CoverageDoc,
     ExportDoc,
+    InterviewDoc,
+    InterviewQuestionDoc,
     ReviewLogDoc,
     ReviewStateDoc,
 )
+from app.practice.interview.models import InterviewSession
 from app.practice.models import Attempt, ReviewLog
 
 
@@ -47,6 +50,22 @@ def review_logs_of(session: Session, user_id: int) -> list[ReviewLog]:
         .order_by(ReviewLog.review_datetime, ReviewLog.id)
     )
     return list(session.scalars(query))
+
+
+def interviews_of(session: Session, user_id: int) -> list[InterviewDoc]:
+    """The person's mock interviews, oldest first, each with its questions in order."""
+    query = (
+        select(InterviewSession)
+        .where(InterviewSession.user_id == user_id)
+        .order_by(InterviewSession.created_at, InterviewSession.id)
+    )
+    return [
+        InterviewDoc.model_validate(
+            _fields(interview, InterviewDoc)
+            | {"questions": [_fields(question, InterviewQuestionDoc) for question in interview.questions]}
+        )
+        for interview in session.scalars(query)
+    ]
 
 
 def _fields(row: object, doc: type[BaseModel]) -> dict[str, object]:
@@ -100,4 +119,5 @@ def document(session: Session, *, user_id: int, now: datetime) -> ExportDoc:
             ReviewLogDoc.model_validate(_fields(log, ReviewLogDoc))
             for log in review_logs_of(session, user_id)
         ],
+        interviews=interviews_of(session, user_id),
     )

@@ -25,6 +25,7 @@ from pydantic import (
 from app.content.tiers import Tier
 from app.exceptions import field_messages
 from app.practice import scheduling
+from app.practice.interview.schemas import MAX_QUESTIONS, Source
 from app.practice.preferences import PracticeSettings
 from app.practice.schemas import MAX_SECONDS, AttemptIn, Kind, Rating
 from app.schemas import MAX_ANSWER_CHARS, WholeNumber
@@ -199,6 +200,24 @@ class ReviewLogDoc(_Strict):
     attempt_id: WholeNumber | None = Field(default=None, description="the `id` of an attempt in this file")
 
 
+class InterviewQuestionDoc(_Strict):
+    card_id: CardId
+    follow_up: Count | None = Field(default=None, description="None: the card's main question")
+    attempt_id: WholeNumber | None = Field(default=None, description="the `id` of an attempt in this file")
+
+
+class InterviewDoc(_Strict):
+    """A mock interview: how its cards were chosen and its questions in the order asked."""
+
+    id: WholeNumber = Field(ge=1, le=2**63 - 1)
+    created_at: Moment
+    finished_at: Moment | None = None
+    tier: Tier
+    source: Source
+    topic: str | None = Field(default=None, max_length=120)
+    questions: list[InterviewQuestionDoc] = Field(max_length=MAX_QUESTIONS * 10)
+
+
 class ExportDoc(_Strict):
     """Everything of one person's: the file `GET /api/export.json` writes and `POST /api/import` reads."""
 
@@ -210,3 +229,5 @@ class ExportDoc(_Strict):
     attempts: list[AttemptDoc] = Field(max_length=MAX_ROWS)
     review_states: list[ReviewStateDoc] = Field(max_length=MAX_ROWS)
     review_logs: list[ReviewLogDoc] = Field(max_length=MAX_ROWS)
+    # Written for the record; an import reads past it (see the README's export section).
+    interviews: list[InterviewDoc] = Field(default_factory=list, max_length=MAX_ROWS)

@@ -24,7 +24,14 @@ from typing import IO, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from app.exceptions import InvalidFile
-from app.practice.export_schema import MAX_ROWS, AttemptDoc, ExportDoc, ReviewLogDoc, ReviewStateDoc
+from app.practice.export_schema import (
+    MAX_ROWS,
+    AttemptDoc,
+    ExportDoc,
+    InterviewDoc,
+    ReviewLogDoc,
+    ReviewStateDoc,
+)
 from app.practice.preferences import PracticeSettings
 
 MAX_PROBLEMS = 50
@@ -38,6 +45,8 @@ ROWS: dict[str, type[BaseModel]] = {
     "attempts": AttemptDoc,
     "review_states": ReviewStateDoc,
     "review_logs": ReviewLogDoc,
+    # Checked like every row, so a broken file stores nothing; the merge reads past them.
+    "interviews": InterviewDoc,
 }
 _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()

@@ -48,7 +48,9 @@ def alices(signed_in: Callable[[str], TestClient], team_app: FastAPI) -> dict[st
     alice.post("/account/tokens", data={"name": "alice-token", "password": PASSWORDS["alice"]})
     token_id = next(i for i in range(1, 50) if alice.post(f"/account/tokens/{i}/revoke").status_code == 200)
     alice.post("/account/tokens", data={"name": "alice-token", "password": PASSWORDS["alice"]})
+    started = alice.post("/interview", data={"source": "cards", "card": OWNER_CARD}, follow_redirects=False)
     return {
+        "session_id": started.headers["location"].rsplit("/", 1)[1],
         "card_id": OWNER_CARD,
         "attempt_id": attempt["id"],
         "run_id": run["run_id"],

@@ -325,6 +325,31 @@ def _break_the_card(page: Page) -> None:
     expect(page.locator(".author-problems li").first).to_be_visible()
 
 
+def _start_interview(page: Page, tier: str = "middle") -> None:
+    page.check('input[name="source"][value="random"]')
+    page.select_option('select[name="tier"]', tier)
+    page.fill('input[name="count"]', "1")
+    page.get_by_role("button", name="Start the interview").click()
+    expect(page.locator("#interview-step textarea")).to_be_visible()
+
+
+def _interview_answered(page: Page) -> None:
+    _start_interview(page)
+    page.fill(
+        "#interview-text", "Prefetch overlaps the input work of the next step with this step's compute."
+    )
+    page.get_by_role("button", name="Submit answer").click()
+    expect(page.locator("#interview-step .model-answer")).to_be_visible()
+
+
+def _interview_summed_up(page: Page) -> None:
+    _start_interview(page, tier="junior")  # no follow-up: one rating ends it
+    page.fill("#interview-text", "It overlaps the input work with compute.")
+    page.get_by_role("button", name="Submit answer").click()
+    page.locator(".rating button[value=hard]").click()
+    expect(page.locator(".interview-summary")).to_be_visible()
+
+
 SITE_PAGES = [
     SitePage("library", "/", screenshot=True),
     *(
@@ -358,6 +383,16 @@ SITE_PAGES = [
     SitePage("recording", "/recordings/{recording_id}", screenshot=True),
     SitePage("practice", "/practice", screenshot=True),
     SitePage("practice-revealed", "/practice", act=_practice_reveal),
+    SitePage("interview", "/interview", screenshot=True),
+    SitePage("interview-question", "/interview/{session_id}", "/interview", act=_start_interview),
+    SitePage("interview-answered", "/interview/{session_id}", "/interview", act=_interview_answered),
+    SitePage(
+        "interview-summary",
+        "/interview/{session_id}",
+        "/interview",
+        act=_interview_summed_up,
+        screenshot=True,
+    ),
     SitePage("author", "/author", screenshot=True),
     SitePage("author-problems", "/author", act=_break_the_card),
     SitePage("progress", "/progress", screenshot=True),

@@ -1,0 +1,47 @@
+"""What a mock interview stores: the session, and its questions in the order they are asked.
+
+Which step a question is at is read from the attempt that answered it (none: being asked; not
+rated: being assessed; rated: done), so a reload comes back to the same step."""
+
+from datetime import datetime
+
+from sqlalchemy import ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.practice.models import Attempt
+from app.storage.base import Base, utcnow
+
+
+class InterviewSession(Base):
+    __tablename__ = "interview_sessions"
+    __table_args__ = (Index("ix_interview_sessions_user_created", "user_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    tier: Mapped[str] = mapped_column(String(16))
+    # How the cards were chosen: topic, due, assigned, random or cards (named one by one).
+    source: Mapped[str] = mapped_column(String(16))
+    topic: Mapped[str | None] = mapped_column(String(120))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None]
+    questions: Mapped[list["InterviewQuestion"]] = relationship(
+        order_by="InterviewQuestion.position",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+        lazy="selectin",
+    )
+
+
+class InterviewQuestion(Base):
+    """A card's main question (`follow_up` None) or one of its follow-ups, asked after it."""
+
+    __tablename__ = "interview_questions"
+    __table_args__ = (UniqueConstraint("session_id", "position"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("interview_sessions.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    card_id: Mapped[str] = mapped_column(String(120))
+    follow_up: Mapped[int | None] = mapped_column(Integer)
+    attempt_id: Mapped[int | None] = mapped_column(ForeignKey("attempts.id", ondelete="SET NULL"))
+    attempt: Mapped[Attempt | None] = relationship(lazy="selectin")

@@ -1,0 +1,244 @@
+"""/interview: setting up a mock interview, answering and assessing its questions one step at a
+time, and its summary."""
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from fastapi import APIRouter, Request
+from pydantic import ValidationError
+from sqlalchemy.orm import Session
+from starlette.datastructures import FormData
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from app.accounts.dependencies import UserIdDep
+from app.content.catalogue import Snapshot
+from app.content.dependencies import CatalogueDep
+from app.content.model import Card
+from app.content.tiers import TIERS
+from app.exceptions import Invalid
+from app.practice import suggestions
+from app.practice.dependencies import AssignedCardsDep, NowDep
+from app.practice.interview import service
+from app.practice.interview.models import InterviewSession
+from app.practice.interview.schemas import DEFAULT_QUESTIONS, MAX_QUESTIONS, SOURCES, InterviewIn
+from app.practice.routers.forms import ANSWER_LABELS, ANSWER_UNREADABLE, RATING_CHOICES, rating_messages
+from app.practice.schemas import RATINGS, Assessment, AttemptIn
+from app.schemas import Id
+from app.storage.dependencies import SessionDep, WriteSessionDep
+from app.web.dependencies import FormDep
+from app.web.messages import form_messages, sentence
+from app.web.panels import Panels, PanelsDep
+from app.web.templating import render
+
+router = APIRouter(tags=["interview"])
+
+SETUP_LABELS = {"source": "Cards", "tier": "Depth", "count": "How many", "topic": "Topic", "cards": "Cards"}
+SETUP_UNREADABLE = "The interview's set-up could not be read; send it again"
+RATING_CHOICE = f"Choose how it went: {RATING_CHOICES}"
+
+
+def _setup(
+    session: Session,
+    *,
+    user_id: int,
+    snapshot: Snapshot,
+    extras: Panels,
+    now: datetime,
+    form: Mapping[str, Any],
+) -> dict[str, Any]:
+    """What interview.html shows: the set-up form (as sent, when refused), the box other areas add,
+    the person's unfinished and past sessions."""
+    return {
+        "form": form,
+        "sources": SOURCES,
+        "tiers": TIERS,
+        "max_questions": MAX_QUESTIONS,
+        "topics": snapshot.library.topics,
+        "listing": service.listing(session, user_id=user_id),
+        "panels": extras.fill("interview", session=session, user_id=user_id, snapshot=snapshot, now=now),
+    }
+
+
+@router.get("/interview", response_class=HTMLResponse)
+def interview_page(
+    request: Request,
+    *,
+    session: SessionDep,
+    user_id: UserIdDep,
+    catalogue: CatalogueDep,
+    now: NowDep,
+    extras: PanelsDep,
+) -> HTMLResponse:
+    form = {"source": "random", "tier": "middle", "count": DEFAULT_QUESTIONS, "topic": ""}
+    context = _setup(
+        session, user_id=user_id, snapshot=catalogue.snapshot(), extras=extras, now=now, form=form
+    )
+    return render(request, "interview.html", **context)
+
+
+def _interview_in(form: FormData) -> InterviewIn:
+    fields: dict[str, Any] = {
+        key: form.get(key) for key in ("source", "tier", "count", "topic") if form.get(key)
+    }
+    if form.getlist("card"):
+        fields["cards"] = form.getlist("card")
+    return InterviewIn.model_validate(fields, strict=False)
+
+
+def _setup_messages(error: ValidationError | Invalid) -> list[str]:
+    """What a refused set-up says: the service's reason, or each field's problem; a rule across
+    fields (named cards, a topic) says itself."""
+    if isinstance(error, Invalid):
+        return [sentence(error.message)]
+    across = [item["ctx"]["error"] for item in error.errors() if not item["loc"] and "ctx" in item]
+    return [sentence(str(reason)) for reason in across] or form_messages(
+        error, SETUP_LABELS, SETUP_UNREADABLE
+    )
+
+
+@router.post("/interview", response_class=HTMLResponse)
+def start_interview(
+    request: Request,
+    *,
+    form: FormDep,
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+    catalogue: CatalogueDep,
+    now: NowDep,
+    extras: PanelsDep,
+    assigned: AssignedCardsDep,
+) -> Response:
+    snapshot = catalogue.snapshot()
+    try:
+        data = _interview_in(form)
+        chosen = (
+            assigned(session=session, user_id=user_id, snapshot=snapshot, now=now)
+            if data.source == "assigned"
+            else []
+        )
+        interview = service.start(
+            session, user_id=user_id, cards=snapshot.cards, data=data, assigned=chosen, now=now
+        )
+    except (ValidationError, Invalid) as error:
+        session.rollback()  # the assigned cards' read leaves nothing to keep
+        kept = {key: str(form.get(key) or "") for key in ("source", "tier", "count", "topic")}
+        context = _setup(session, user_id=user_id, snapshot=snapshot, extras=extras, now=now, form=kept)
+        return render(request, "interview.html", status_code=422, **context, errors=_setup_messages(error))
+    return RedirectResponse(f"/interview/{interview.id}", status_code=303)
+
+
+def _step(session: Session, *, interview: InterviewSession, cards: Mapping[str, Card]) -> dict[str, Any]:
+    """What the session's page shows now: the step it is at, or the summary once finished."""
+    step = service.step(interview, cards)
+    context: dict[str, Any] = {"interview": interview, "step": step, "ratings": RATINGS}
+    if step is None:
+        return context | {"summary": service.summary(session, interview=interview, cards=cards)}
+    attempt = step.question.attempt
+    kind = service.answer_kind(interview, step.question)
+    return context | {
+        "card": step.card,
+        "tier": interview.tier,
+        "answer_kind": kind,
+        # A follow-up has no target time of its own: its clock counts up.
+        "limit": step.card.time_budget(kind) if step.question.follow_up is None else None,
+        "attempt": attempt,
+        "suggestion": suggestions.shown(session, card=step.card, attempt=attempt) if attempt else None,
+    }
+
+
+def _render_step(
+    request: Request,
+    session: Session,
+    *,
+    interview: InterviewSession,
+    cards: Mapping[str, Card],
+    **extra: Any,
+) -> HTMLResponse:
+    context = _step(session, interview=interview, cards=cards)
+    return render(request, "interview_session.html", "_interview_step.html", **context, **extra)
+
+
+@router.get("/interview/{session_id}", response_class=HTMLResponse)
+def interview_session(
+    request: Request, *, session: SessionDep, user_id: UserIdDep, catalogue: CatalogueDep, session_id: Id
+) -> HTMLResponse:
+    interview = service.own_session(session, user_id=user_id, session_id=session_id)
+    return _render_step(request, session, interview=interview, cards=catalogue.snapshot().cards)
+
+
+def _position(form: FormData) -> int:
+    text = str(form.get("position") or "")
+    if not (text.isascii() and text.isdigit() and len(text) <= 4):
+        raise Invalid("position", ANSWER_UNREADABLE)
+    return int(text)
+
+
+@router.post("/interview/{session_id}/answer", response_class=HTMLResponse)
+def answer_question(
+    request: Request,
+    *,
+    form: FormDep,
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+    catalogue: CatalogueDep,
+    now: NowDep,
+    session_id: Id,
+) -> HTMLResponse:
+    interview = service.own_session(session, user_id=user_id, session_id=session_id)
+    cards = catalogue.snapshot().cards
+    position = _position(form)
+    current = service.step(interview, cards)
+    try:
+        question = current.question if current else None
+        data = AttemptIn.model_validate(
+            {
+                "tier": interview.tier,
+                "kind": service.answer_kind(interview, question) if question else "solid",
+                "follow_up": question.follow_up if question else None,
+                "text": form.get("text"),
+                "seconds": form.get("seconds") or 0,
+                "recording_id": form.get("recording_id") or None,
+            },
+            strict=False,
+        )
+        service.answer(session, interview=interview, cards=cards, position=position, data=data, now=now)
+    except (ValidationError, Invalid) as error:
+        session.rollback()
+        errors = (
+            [sentence(error.message)]
+            if isinstance(error, Invalid) and error.field == "recording_id"
+            else form_messages(error, ANSWER_LABELS, ANSWER_UNREADABLE)
+        )
+        kept = {"errors": errors, "text": form.get("text") or "", "elapsed": form.get("seconds") or 0}
+        return _render_step(request, session, interview=interview, cards=cards, status_code=422, **kept)
+    return _render_step(request, session, interview=interview, cards=cards)
+
+
+@router.post("/interview/{session_id}/assessment", response_class=HTMLResponse)
+def assess_answer(
+    request: Request,
+    *,
+    form: FormDep,
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+    catalogue: CatalogueDep,
+    now: NowDep,
+    session_id: Id,
+) -> HTMLResponse:
+    interview = service.own_session(session, user_id=user_id, session_id=session_id)
+    cards = catalogue.snapshot().cards
+    position = _position(form)
+    try:
+        data = Assessment.model_validate(
+            {"points": form.getlist("points"), "rating": form.get("rating")}, strict=False
+        )
+        service.assess(session, interview=interview, cards=cards, position=position, data=data, now=now)
+    except (ValidationError, Invalid) as error:
+        session.rollback()
+        kept = {
+            "errors": rating_messages(error, RATING_CHOICE),
+            "kept_ticks": [str(point) for point in form.getlist("points")],
+        }
+        return _render_step(request, session, interview=interview, cards=cards, status_code=422, **kept)
+    return _render_step(request, session, interview=interview, cards=cards)

@@ -1,0 +1,274 @@
+"""A mock interview's rules: choosing its cards, the step each question is at, answering and
+assessing through the practice attempts (so the schedule, history and exports see every answer),
+the summary and the person's list of sessions."""
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.content.model import Card, Entry
+from app.content.tiers import TIERS, Tier, default_answer_kind, sees
+from app.exceptions import Conflict, Invalid, NotFound, in_words
+from app.practice import attempts, scheduling, suggestions
+from app.practice.interview.models import InterviewQuestion, InterviewSession
+from app.practice.interview.schemas import InterviewIn
+from app.practice.models import Attempt
+from app.practice.schemas import RATINGS, Assessment, AttemptIn
+
+# An interviewer asks one follow-up after each main answer, at the depths that see follow-ups.
+FOLLOW_UPS_PER_CARD = 1
+# How many of a person's sessions /interview lists, unfinished and finished each.
+LISTED = 20
+# How many of a finished session's cards its summary suggests practising again.
+WEAKEST = 2
+
+
+def _chosen(
+    session: Session,
+    *,
+    user_id: int,
+    cards: Mapping[str, Card],
+    data: InterviewIn,
+    assigned: Sequence[str],
+    now: datetime,
+) -> list[str]:
+    """The ids of the cards the set-up names, in the order they will be asked."""
+    if data.source == "cards":
+        unknown = [card_id for card_id in data.cards if card_id not in cards]
+        if unknown:
+            raise Invalid("card", f"no card with id '{unknown[0]}'")
+        return data.cards
+    if data.source == "topic":
+        under = [card.id for card in cards.values() if data.topic in card.topics]
+        if not under:
+            topics = tuple(sorted({topic for card in cards.values() for topic in card.topics}, key=str.lower))
+            raise Invalid("topic", f"no cards under the topic '{data.topic}'; topics are {in_words(topics)}")
+        return random.sample(under, min(data.count, len(under)))
+    if data.source == "random":
+        return random.sample(list(cards), min(data.count, len(cards)))
+    if data.source == "due":
+        due = scheduling.due_queue(session, user_id=user_id, tier=data.tier, now=now, known=cards)
+        return [item.card_id for item in due[: data.count]]
+    return [card_id for card_id in assigned if card_id in cards][: data.count]
+
+
+NOTHING = {
+    "topic": "no card to draw from under that topic",
+    "due": "nothing is due at that depth right now",
+    "assigned": "nothing is assigned to you right now",
+    "random": "no cards are served",
+}
+
+
+def start(
+    session: Session,
+    *,
+    user_id: int,
+    cards: Mapping[str, Card],
+    data: InterviewIn,
+    assigned: Sequence[str],
+    now: datetime,
+) -> InterviewSession:
+    """A new session on the cards the set-up chose, each followed by its follow-up where the
+    depth sees them; refused, storing nothing, when it chooses none."""
+    chosen = _chosen(session, user_id=user_id, cards=cards, data=data, assigned=assigned, now=now)
+    if not chosen:
+        raise Invalid("source", NOTHING[data.source])
+    interview = InterviewSession(
+        user_id=user_id,
+        tier=data.tier,
+        source=data.source,
+        topic=data.topic if data.source == "topic" else None,
+        created_at=now,
+    )
+    asked: list[tuple[str, int | None]] = []
+    for card_id in chosen:
+        asked.append((card_id, None))
+        if sees(data.tier, "follow_ups"):
+            follow_ups = range(min(FOLLOW_UPS_PER_CARD, len(cards[card_id].follow_ups)))
+            asked += [(card_id, index) for index in follow_ups]
+    interview.questions = [
+        InterviewQuestion(position=position, card_id=card_id, follow_up=follow_up)
+        for position, (card_id, follow_up) in enumerate(asked)
+    ]
+    session.add(interview)
+    session.commit()
+    return interview
+
+
+def own_session(session: Session, *, user_id: int, session_id: int) -> InterviewSession:
+    """The person's session with that id; someone else's is as unknown as a missing one."""
+    interview = session.get(InterviewSession, session_id)
+    if interview is None or interview.user_id != user_id:
+        raise NotFound(f"no interview with id {session_id}")
+    return interview
+
+
+def answer_kind(interview: InterviewSession, question: InterviewQuestion) -> str:
+    return "follow-up" if question.follow_up is not None else default_answer_kind(_tier(interview))
+
+
+def _tier(interview: InterviewSession) -> Tier:
+    return next(tier for tier in TIERS if tier == interview.tier)
+
+
+@dataclass(frozen=True)
+class Step:
+    """Where a session stands: the question being asked, and whether its answer waits to be
+    assessed. `number` counts the cards (follow-ups belong to their card's number)."""
+
+    question: InterviewQuestion
+    card: Card
+    assessing: bool
+    number: int
+    of: int
+
+    @property
+    def follow_up(self) -> Entry | None:
+        index = self.question.follow_up
+        return self.card.follow_ups[index] if index is not None else None
+
+
+def _done(question: InterviewQuestion) -> bool:
+    return question.attempt is not None and question.attempt.rating is not None
+
+
+def step(interview: InterviewSession, cards: Mapping[str, Card]) -> Step | None:
+    """The first question not yet rated, of a card still served; None once every one is."""
+    mains = [q for q in interview.questions if q.follow_up is None]
+    for question in interview.questions:
+        card = cards.get(question.card_id)
+        if card is None or _done(question):
+            continue
+        number = sum(1 for q in mains if q.position <= question.position)
+        return Step(question, card, question.attempt is not None, number, len(mains))
+    return None
+
+
+def _current(
+    interview: InterviewSession, *, cards: Mapping[str, Card], position: int, assessing: bool
+) -> Step:
+    """The step a form was sent from, which must be the one the session is at: a form sent
+    twice, or from an older tab, is refused rather than answering another question."""
+    current = step(interview, cards)
+    if current is None:
+        raise Conflict("this interview is finished")
+    if current.question.position != position or current.assessing != assessing:
+        raise Conflict("that question is not the one this interview is at; reload the page")
+    return current
+
+
+def answer(
+    session: Session,
+    *,
+    interview: InterviewSession,
+    cards: Mapping[str, Card],
+    position: int,
+    data: AttemptIn,
+    now: datetime,
+) -> Attempt:
+    """Record the answer to the question at `position` as a practice attempt, linked to it."""
+    current = _current(interview, cards=cards, position=position, assessing=False)
+    question = current.question
+    if data.kind != answer_kind(interview, question) or data.follow_up != question.follow_up:
+        raise Invalid("kind", "the answer is not to the question this interview asks")
+
+    def link(attempt: Attempt) -> None:
+        question.attempt = attempt
+
+    return attempts.record(
+        session, card=current.card, user_id=interview.user_id, data=data, now=now, beside=link
+    )
+
+
+def assess(
+    session: Session,
+    *,
+    interview: InterviewSession,
+    cards: Mapping[str, Card],
+    position: int,
+    data: Assessment,
+    now: datetime,
+) -> Attempt:
+    """Rate the answer to the question at `position`; rating the last one finishes the session."""
+    current = _current(interview, cards=cards, position=position, assessing=True)
+    attempt = current.question.attempt
+    assert attempt is not None  # an assessing step has its answer
+    attempts.check_against_card(current.card, data)
+    later = [q for q in interview.questions if q.position > position and q.card_id in cards and not _done(q)]
+    if not later:
+        interview.finished_at = now
+    return attempts.assess(session, card=current.card, attempt=attempt, data=data)
+
+
+@dataclass(frozen=True)
+class Answered:
+    """One question of a finished session, as the summary shows it."""
+
+    question: InterviewQuestion
+    card: Card | None
+    attempt: Attempt | None
+    target: int | None
+    points: int | None
+    of: int | None
+    pitfalls: tuple[Entry, ...]
+
+    @property
+    def title(self) -> Entry | None:
+        index = self.question.follow_up
+        return self.card.follow_ups[index] if self.card and index is not None else None
+
+    @property
+    def weakness(self) -> tuple[int, float]:
+        """Lower is weaker: the rating first, then the share of points covered."""
+        rating = self.attempt.rating if self.attempt else None
+        rank = next((n for n, name in enumerate(RATINGS) if name == rating), -1)
+        return rank, (self.points or 0) / (self.of or 1)
+
+
+@dataclass(frozen=True)
+class Summary:
+    cards: list[tuple[Answered, list[Answered]]]  # each main answer with its follow-ups
+    weakest: list[Answered]
+
+
+def summary(session: Session, *, interview: InterviewSession, cards: Mapping[str, Card]) -> Summary:
+    rows: list[tuple[Answered, list[Answered]]] = []
+    for question in interview.questions:
+        card, attempt = cards.get(question.card_id), question.attempt
+        shown = suggestions.shown(session, card=card, attempt=attempt) if card and attempt else None
+        main = question.follow_up is None
+        answered = Answered(
+            question=question,
+            card=card,
+            attempt=attempt,
+            target=card.time_budget(answer_kind(interview, question)) if card and main else None,
+            points=len(card.point_positions(attempt.points)) if card and attempt and main else None,
+            of=len(card.points) if card and main else None,
+            pitfalls=tuple(p.entry for p in shown.pitfalls) if shown else (),
+        )
+        if main or not rows:
+            rows.append((answered, []))
+        else:
+            rows[-1][1].append(answered)
+    rated = [main for main, _ in rows if main.card and main.attempt and main.attempt.rating]
+    return Summary(rows, sorted(rated, key=lambda a: a.weakness)[:WEAKEST])
+
+
+@dataclass(frozen=True)
+class Listing:
+    unfinished: list[InterviewSession]
+    finished: list[InterviewSession]
+
+
+def listing(session: Session, *, user_id: int) -> Listing:
+    """The person's sessions, newest first, at most LISTED of each kind."""
+    mine = select(InterviewSession).where(InterviewSession.user_id == user_id)
+    newest = (InterviewSession.created_at.desc(), InterviewSession.id.desc())
+    unfinished = mine.where(InterviewSession.finished_at.is_(None)).order_by(*newest).limit(LISTED)
+    finished = mine.where(InterviewSession.finished_at.is_not(None)).order_by(*newest).limit(LISTED)
+    return Listing(list(session.scalars(unfinished)), list(session.scalars(finished)))

@@ -1,0 +1,262 @@
+"""/interview as a person goes through it: the set-up, each question asked alone, the answer
+against its card's clock, the model answer and the self-assessment, a follow-up, a reload that
+comes back to the same step, the summary, the list of sessions; and every refusal storing nothing."""
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+
+from app.practice.interview.models import InterviewQuestion, InterviewSession
+from app.practice.models import Attempt
+from app.storage.base import utcnow
+from tests.factories import DECK, OWNER_CARD
+from tests.helpers.html import HTMX, one, soup_of, text_of
+from tests.helpers.interview import answer, position, rate, start, step
+from tests.helpers.practice import review, state
+from tests.helpers.speech import audio_file, finish, recording_form
+
+THREE = [card.id for card in DECK.values() if card.follow_ups][:3]
+
+
+def heading(soup: BeautifulSoup) -> str:
+    return one(soup, "#interview-step h2").get_text().strip()
+
+
+def stored(app: FastAPI, model: type) -> int:
+    with app.state.db.read_sessions() as session:
+        return int(session.scalar(select(func.count()).select_from(model)) or 0)
+
+
+def test_the_set_up_page_offers_each_way_of_choosing_and_is_in_the_navigation(client: TestClient) -> None:
+    soup = step(client, "/interview")
+    assert one(soup, 'nav[aria-label="Site"] a[href="/interview"]')["aria-current"] == "page"
+    sources = {str(box["value"]) for box in soup.select('input[name="source"]')}
+    assert sources == {"random", "topic", "due", "assigned"}
+    assert one(soup, 'input[name="count"]')["value"] == "3"
+    assert {str(o["value"]) for o in soup.select('select[name="tier"] option')} == {
+        "junior",
+        "middle",
+        "senior",
+        "principal",
+    }
+    assert "tf.data" in [o.get_text() for o in soup.select('select[name="topic"] option')]
+    assert "None finished yet" in text_of(soup, "main")
+
+
+def test_a_three_card_interview_asks_each_card_then_its_follow_up_and_sums_up(
+    app: FastAPI, client: TestClient
+) -> None:
+    url = start(client, source="cards", card=THREE, tier="middle")
+    for number, card_id in enumerate(THREE, start=1):
+        card = DECK[card_id]
+        # The question alone: no model answer, no follow-ups, no quiz; the card's clock.
+        soup = step(client, url)
+        panel = one(soup, "#interview-step")
+        assert heading(panel) == card.title.plain
+        assert f"Card {number} of 3" in text_of(panel, ".interview-progress")
+        assert panel.select(".model-answer, .follow-ups, #quiz, .assessment") == []
+        assert one(panel, "[data-timer]")["data-limit"] == str(card.timings.solid)
+        # The answer: the model answer, the checker's suggestion, the points to tick and the rating.
+        shown = answer(client, url, f"My answer to {card_id}: {card.points[0].plain}", headers=HTMX)
+        assert one(shown, "#interview-step .model-answer") is not None
+        assert one(shown, ".suggestions") is not None
+        assert len(shown.select('.checklist input[name="points"]')) == len(card.points)
+        assert [b["data-shortcut"] for b in shown.select("button.rate")] == ["1", "2", "3", "4"]
+        rated = rate(client, url, "good" if number != 2 else "hard", points=[card.points[0].key])
+        # Then one follow-up, asked only now.
+        assert heading(rated) == card.follow_ups[0].title.plain
+        assert "follow-up" in text_of(rated, ".interview-progress")
+        answer(client, url, "A follow-up answer.")
+        rate(client, url, "easy")
+    summary = step(client, url)
+    assert heading(summary) == "Summary"
+    items = summary.select(".interview-summary > li")
+    assert [item["data-card-id"] for item in items] == THREE
+    for item, card_id in zip(items, THREE, strict=True):
+        card = DECK[card_id]
+        assert text_of(item, ".answered-points") == f"1 of {len(card.points)} ticked"
+        assert text_of(item, ".answered-time") == f"12 s of ~{card.timings.solid} s"
+        assert len(item.select(".interview-follow-up")) == 1
+        assert text_of(item, ".interview-follow-up .answered-rating") == "easy"
+    # The weakest card (rated hard) is the first to practise again.
+    weakest = summary.select(".interview-weakest a")
+    assert weakest[0]["href"] == f"/cards/{THREE[1]}?tier=middle"
+    # Every answer is an ordinary attempt: in history, rated, and on the schedule.
+    mine = client.get("/api/attempts").json()
+    assert sorted(a["kind"] for a in mine) == ["follow-up"] * 3 + ["solid"] * 3
+    assert all(a["rating"] for a in mine)
+    assert all(state(app, card_id=card_id) is not None for card_id in THREE)
+    # Listed among the past interviews, linking to its summary.
+    listed = step(client, "/interview")
+    assert [a["href"] for a in listed.select('section[aria-labelledby="past-heading"] a')] == [url]
+    assert listed.select('section[aria-labelledby="resume-heading"]') == []
+
+
+def test_a_reload_at_any_step_comes_back_to_that_step(client: TestClient) -> None:
+    url = start(client, source="cards", card=[OWNER_CARD], tier="senior")
+    assert step(client, url).select_one("#interview-step textarea") is not None
+    answer(client, url, "prefetch-answer-kept")
+    # Answered, not rated: the reload shows the answer, rateable.
+    again = step(client, url)
+    assert "prefetch-answer-kept" in text_of(again, "#interview-step .your-answer")
+    assert len(again.select("#interview-step button.rate")) == 4
+    rate(client, url, "good")
+    follow_up = step(client, url)
+    assert heading(follow_up) == DECK[OWNER_CARD].follow_ups[0].title.plain
+    # Unfinished, it is offered to resume.
+    listed = step(client, "/interview")
+    assert [a["href"] for a in listed.select('section[aria-labelledby="resume-heading"] a')] == [url]
+
+
+def test_a_junior_interview_asks_for_the_basics_and_no_follow_up(client: TestClient) -> None:
+    card = DECK[OWNER_CARD]
+    url = start(client, source="cards", card=[OWNER_CARD], tier="junior")
+    assert one(step(client, url), "[data-timer]")["data-limit"] == str(card.timings.basics)
+    answer(client, url, "An answer.")
+    assert heading(rate(client, url, "again")) == "Summary"
+    assert [a["kind"] for a in client.get("/api/attempts").json()] == ["basics"]
+
+
+def test_cards_are_drawn_by_topic_at_random_by_what_is_due_and_by_what_is_assigned(
+    app: FastAPI, client: TestClient
+) -> None:
+    def asked(url: str) -> list[str]:
+        with app.state.db.read_sessions() as session:
+            interview = session.get(InterviewSession, int(url.rsplit("/", 1)[1]))
+            assert interview is not None
+            return [q.card_id for q in interview.questions if q.follow_up is None]
+
+    topic = asked(start(client, source="topic", topic="profiling", count="10"))
+    assert topic and all("profiling" in DECK[c].topics for c in topic)
+    assert len(set(asked(start(client, source="random", count="4")))) == 4
+    review(app, "good", utcnow() - timedelta(days=30), card_id=THREE[2])
+    assert asked(start(client, source="due", tier="middle")) == [THREE[2]]
+    app.state.assigned_cards = lambda **_: [THREE[1], "no-such-card", THREE[0]]
+    assert asked(start(client, source="assigned", count="1")) == [THREE[1]]
+    # Named cards: each once, in the order named.
+    assert asked(start(client, source="cards", card=[THREE[0], THREE[1], THREE[0]])) == THREE[:2]
+
+
+@pytest.mark.parametrize(
+    ("fields", "says"),
+    [
+        ({"source": "topic", "topic": "no-such-topic"}, "no cards under the topic"),
+        ({"source": "random", "tier": "expert"}, "Depth"),
+        ({"source": "random", "count": "0"}, "How many"),
+        ({"source": "random", "count": "11"}, "How many"),
+        ({"source": "random", "count": "lots"}, "How many"),
+        ({"source": "everything"}, "Cards"),
+        ({"source": "due"}, "nothing is due"),
+        ({"source": "assigned"}, "nothing is assigned"),
+        ({"source": "cards", "card": ["no-such-card"]}, "no card with id"),
+        ({"source": "cards", "card": THREE + [c for c in DECK if c not in THREE][:8]}, "1 to 10"),
+        ({"source": "random", "card": [OWNER_CARD]}, "named cards"),
+        ({"source": "cards", "card": ["x" * 121]}, "Cards"),
+        ({}, "Cards"),
+    ],
+)
+def test_a_refused_set_up_says_why_and_stores_nothing(
+    app: FastAPI, client: TestClient, fields: dict[str, Any], says: str
+) -> None:
+    response = client.post("/interview", data=fields, follow_redirects=False)
+    assert response.status_code == 422
+    errors = text_of(soup_of(response, 422), ".errors")
+    assert says.lower() in errors.lower()
+    assert stored(app, InterviewSession) == 0 and stored(app, InterviewQuestion) == 0
+
+
+def test_a_refused_answer_or_rating_keeps_the_step_and_stores_nothing(
+    app: FastAPI, client: TestClient
+) -> None:
+    url = start(client, source="cards", card=[OWNER_CARD])
+    at = position(step(client, url))
+    for data in (
+        {"position": at, "text": "   ", "seconds": "3"},
+        {"position": at, "text": "typed-and-kept", "seconds": "-1"},
+        {"position": at, "text": "typed-and-kept", "seconds": "3", "recording_id": "not-a-recording"},
+        {"position": "x", "text": "an answer"},
+        {"position": "99999999999999999999", "text": "an answer"},
+    ):
+        response = client.post(f"{url}/answer", data=data)
+        assert response.status_code == 422, data
+    kept = soup_of(
+        client.post(f"{url}/answer", data={"position": at, "text": "typed-and-kept", "seconds": "-1"}), 422
+    )
+    assert one(kept, "#interview-step textarea").get_text() == "typed-and-kept"
+    assert stored(app, Attempt) == 0
+    answer(client, url, "An answer.")
+    for data in (
+        {"position": at, "rating": "superb"},
+        {"position": at},
+        {"position": at, "rating": "good", "points": "zz"},
+    ):
+        assert client.post(f"{url}/assessment", data=data).status_code == 422, data
+    again = step(client, url)
+    assert len(again.select("#interview-step button.rate")) == 4
+    with app.state.db.read_sessions() as session:
+        assert session.scalars(select(Attempt.rating)).all() == [None]
+
+
+def test_a_form_sent_twice_or_from_an_old_tab_is_refused_and_answers_once(
+    app: FastAPI, client: TestClient
+) -> None:
+    url = start(client, source="cards", card=[OWNER_CARD])
+    at = position(step(client, url))
+    assert client.post(f"{url}/answer", data={"position": at, "text": "first"}).status_code == 200
+    assert client.post(f"{url}/answer", data={"position": at, "text": "second"}).status_code == 409
+    assert client.post(f"{url}/assessment", data={"position": "1", "rating": "good"}).status_code == 409
+    assert [a["text"] for a in client.get("/api/attempts").json()] == ["first"]
+
+
+def test_a_session_belongs_to_its_person(team_app: FastAPI, signed_in: Callable[[str], TestClient]) -> None:
+    alice, bob = signed_in("alice"), signed_in("bob")
+    url = start(alice, source="cards", card=[OWNER_CARD])
+    at = position(step(alice, url))
+    assert bob.get(url).status_code == 404
+    assert bob.post(f"{url}/answer", data={"position": at, "text": "bob-was-here"}).status_code == 404
+    answer(alice, url, "alice-answer")
+    assert bob.post(f"{url}/assessment", data={"position": at, "rating": "easy"}).status_code == 404
+    assert bob.get("/api/attempts").json() == []
+    assert [a["rating"] for a in alice.get("/api/attempts").json()] == [None]
+    assert step(bob, "/interview").select(".interview-list a") == []
+
+
+def test_an_answer_given_aloud_is_saved_from_its_recording(app: FastAPI, client: TestClient) -> None:
+    url = start(client, source="cards", card=[OWNER_CARD], tier="middle")
+    question = step(client, url)
+    recorder = one(question, "#interview-step [data-recorder]")
+    assert (recorder["data-action"], recorder["data-kind"]) == (f"/cards/{OWNER_CARD}/recordings", "solid")
+    sent = client.post(
+        f"/api/cards/{OWNER_CARD}/recordings", files=audio_file(), data=recording_form(tier="middle")
+    )
+    assert sent.status_code == 202, sent.text
+    recording = finish(app, sent.json()["id"])
+    data = {
+        "position": position(question),
+        "text": "The transcript, corrected.",
+        "recording_id": recording.id,
+    }
+    assessing = soup_of(client.post(f"{url}/answer", data=data))
+    assert "The transcript, corrected." in text_of(assessing, "#interview-step .your-answer")
+    (attempt,) = client.get("/api/attempts").json()
+    assert attempt["recording_id"] == recording.id and attempt["seconds"] == recording.duration_s
+    # The follow-up's recorder records a follow-up answer, by its index.
+    rate(client, url, "good")
+    follow_up = one(step(client, url), "#interview-step [data-recorder]")
+    assert (follow_up["data-kind"], follow_up["data-follow-up"]) == ("follow-up", "0")
+
+
+def test_a_follow_up_has_no_target_time_and_its_clock_counts_up(client: TestClient) -> None:
+    url = start(client, source="cards", card=[OWNER_CARD], tier="middle")
+    answer(client, url, "The main answer.")
+    rate(client, url, "good")
+    clock = one(step(client, url), "#interview-step [data-timer]")
+    assert not clock.has_attr("data-limit") and clock["aria-label"] == "time taken"
+    assessing = answer(client, url, "The follow-up answer.", seconds="7")
+    assert text_of(assessing, "#interview-step .took") == "You took 7 s."

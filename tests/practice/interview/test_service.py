@@ -1,0 +1,105 @@
+"""The mock interview's rules on a database session: which step a session is at, answering and
+assessing only that step, the summary's weakest cards, and a person's list kept short."""
+
+from datetime import timedelta
+
+import pytest
+from fastapi import FastAPI
+from sqlalchemy import func, select
+
+from app.accounts.models import LOCAL_USER_ID
+from app.exceptions import Conflict, Invalid
+from app.practice.interview import service
+from app.practice.interview.models import InterviewSession
+from app.practice.interview.schemas import InterviewIn
+from app.practice.schemas import Assessment, AttemptIn
+from app.storage.base import utcnow
+from tests.factories import DECK
+
+CARDS = [card.id for card in DECK.values() if card.follow_ups][:3]
+
+
+def begin(app: FastAPI, **fields: object) -> int:
+    with app.state.db.write_sessions() as session:
+        data = InterviewIn.model_validate({"source": "cards", "cards": CARDS} | fields)
+        interview = service.start(
+            session, user_id=LOCAL_USER_ID, cards=DECK, data=data, assigned=[], now=utcnow()
+        )
+        return interview.id
+
+
+def go_through(app: FastAPI, session_id: int, ratings: list[str]) -> None:
+    """Answer and rate the session's next questions, one rating each."""
+    for rating in ratings:
+        with app.state.db.write_sessions() as session:
+            interview = service.own_session(session, user_id=LOCAL_USER_ID, session_id=session_id)
+            step = service.step(interview, DECK)
+            assert step is not None and not step.assessing
+            kind = service.answer_kind(interview, step.question)
+            data = AttemptIn(
+                tier="middle", kind=kind, text="an answer", seconds=5.0, follow_up=step.question.follow_up
+            )
+            at = step.question.position
+            service.answer(session, interview=interview, cards=DECK, position=at, data=data, now=utcnow())
+            assert service.step(interview, DECK) == service.Step(
+                step.question, step.card, True, step.number, 3
+            )
+            with pytest.raises(Conflict):  # the same answer sent again
+                service.answer(session, interview=interview, cards=DECK, position=at, data=data, now=utcnow())
+            points = [step.card.points[0].key] if step.question.follow_up is None else []
+            assessment = Assessment(rating=rating, points=points)  # type: ignore[arg-type]
+            service.assess(
+                session, interview=interview, cards=DECK, position=at, data=assessment, now=utcnow()
+            )
+
+
+def test_each_card_is_followed_by_one_follow_up_and_the_last_rating_finishes(app: FastAPI) -> None:
+    session_id = begin(app, tier="middle")
+    with app.state.db.read_sessions() as session:
+        interview = service.own_session(session, user_id=LOCAL_USER_ID, session_id=session_id)
+        asked = [(q.card_id, q.follow_up) for q in interview.questions]
+    assert asked == [pair for card_id in CARDS for pair in ((card_id, None), (card_id, 0))]
+    go_through(app, session_id, ["good", "easy", "again", "good", "hard", "good"])
+    with app.state.db.read_sessions() as session:
+        interview = service.own_session(session, user_id=LOCAL_USER_ID, session_id=session_id)
+        assert interview.finished_at is not None and service.step(interview, DECK) is None
+        summary = service.summary(session, interview=interview, cards=DECK)
+    assert [main.question.card_id for main, _ in summary.cards] == CARDS
+    assert [len(follow_ups) for _, follow_ups in summary.cards] == [1, 1, 1]
+    # Weakest first: "again" before "hard"; the "good" card is left out.
+    assert [a.question.card_id for a in summary.weakest] == [CARDS[1], CARDS[2]]
+
+
+def test_a_refused_start_stores_nothing(app: FastAPI) -> None:
+    with app.state.db.write_sessions() as session:
+        for data in (
+            InterviewIn(source="cards", cards=["no-such-card"]),
+            InterviewIn(source="assigned"),
+            InterviewIn(source="due"),
+        ):
+            with pytest.raises(Invalid):
+                service.start(
+                    session, user_id=LOCAL_USER_ID, cards=DECK, data=data, assigned=[], now=utcnow()
+                )
+        assert session.scalar(select(func.count()).select_from(InterviewSession)) == 0
+
+
+def test_the_list_of_sessions_is_newest_first_and_capped(app: FastAPI) -> None:
+    start = utcnow()
+    with app.state.db.write_sessions() as session:
+        data = InterviewIn(source="cards", cards=CARDS[:1])
+        made = [
+            service.start(
+                session,
+                user_id=LOCAL_USER_ID,
+                cards=DECK,
+                data=data,
+                assigned=[],
+                now=start + timedelta(seconds=n),
+            ).id
+            for n in range(service.LISTED + 3)
+        ]
+    with app.state.db.read_sessions() as session:
+        listed = service.listing(session, user_id=LOCAL_USER_ID)
+    assert [s.id for s in listed.unfinished] == made[::-1][: service.LISTED]
+    assert listed.finished == []
