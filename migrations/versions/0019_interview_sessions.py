@@ -55,9 +55,7 @@ def upgrade() -> None:
             ondelete="SET NULL",
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_interview_questions")),
-        sa.UniqueConstraint(
-            "session_id", "position", name=op.f("uq_interview_questions_session_id_position")
-        ),
+        sa.UniqueConstraint("session_id", "position", name=op.f("uq_interview_questions_session_id")),
     )
 
 
