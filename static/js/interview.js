@@ -3,14 +3,7 @@
 (function () {
   "use strict";
 
-  function typing(el) {
-    if (!el || !el.tagName) return false;
-    if (el.isContentEditable) return true;
-    var tag = el.tagName;
-    if (tag === "TEXTAREA" || tag === "SELECT") return true;
-    if (tag !== "INPUT") return false;
-    return !/^(checkbox|radio|button|submit|reset|range|color|file)$/i.test(el.type);
-  }
+  var typing = window.tiercards.keys.typing;
 
   function shortcut(name) {
     var step = document.getElementById("interview-step");
