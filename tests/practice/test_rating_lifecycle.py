@@ -62,7 +62,7 @@ def test_history_links_each_unrated_answer_to_where_it_can_be_rated(client: Test
     newer = submit(client, kind="basics")
     soup = history(client)
     links = soup.select("#history tr.attempt a.rate-link")
-    assert {str(a["href"]) for a in links} == {
+    assert {str(a["hx-get"]) for a in links} == {
         f"/cards/{OWNER_CARD}/history?rate={i}" for i in (older, newer)
     }
     # Only the newest comes back by itself; the older one comes back from its link.
@@ -178,3 +178,16 @@ def _memory(row: ReviewState | None) -> tuple[Any, ...] | None:
         row.reps,
         row.lapses,
     )
+
+
+def test_progress_links_each_unrated_answer_to_its_card_where_it_can_be_rated(client: TestClient) -> None:
+    attempt_id = submit(client)
+    soup = soup_of(client.get("/progress"))
+    row = soup.select_one(f'tr.attempt[data-attempt-id="{attempt_id}"]')
+    link = row.select_one("a.rate-link")
+    assert link is not None and link["href"] == f"/cards/{OWNER_CARD}?tier=middle&rate={attempt_id}"
+    card_page = soup_of(client.get(str(link["href"])))
+    loads = card_page.select_one("#history")["hx-get"]
+    assert loads == f"/cards/{OWNER_CARD}/history?rate={attempt_id}"
+    assert history(client, f"?rate={attempt_id}").select_one(f"form#assessment-{attempt_id}") is not None
+    assert client.get(f"/cards/{OWNER_CARD}?rate=x").status_code == 422

@@ -34,6 +34,7 @@ DEPTH = "Depth"
 ANSWER_KINDS = ("basics", "solid")
 AnswerKind = Annotated[Literal["basics", "solid"] | None, Query(title="Answer length")]
 TierParam = Annotated[str | None, Query(max_length=20, title=DEPTH)]
+RateParam = Annotated[str | None, Query(max_length=20, pattern="^[0-9]+$", title="Attempt to rate")]
 
 RATING_CHOICE = f"Choose how it went: {RATING_CHOICES}"
 # Where an assessment form stands: in the history (an answer rated after a reload), or beside the answer.
@@ -62,10 +63,16 @@ def _answer_kind(tier: Tier, requested: str | None) -> str:
 
 @router.get("/cards/{card_id}", response_class=HTMLResponse)
 async def card_page(
-    request: Request, *, card: CardDep, tier: TierParam = None, kind: AnswerKind = None
+    request: Request,
+    *,
+    card: CardDep,
+    tier: TierParam = None,
+    kind: AnswerKind = None,
+    rate: RateParam = None,
 ) -> HTMLResponse:
     """Depends only on the URL and the card, so it is served from the page cache; the person's
-    history and a freshly shuffled quiz load into it by htmx."""
+    history and a freshly shuffled quiz load into it by htmx (the history with the answer `rate`
+    names, which it offers to rate)."""
     chosen = chosen_tier(tier, card.level, DEPTH)
     return cacheable(
         render(
@@ -74,6 +81,7 @@ async def card_page(
             "_card_tier.html",
             **_visible(card, chosen),
             answer_kind=_answer_kind(chosen, kind),
+            rate=rate,
         )
     )
 
@@ -136,7 +144,7 @@ def card_history(
     session: SessionDep,
     user_id: UserIdDep,
     now: NowDep,
-    rate: Annotated[str | None, Query(max_length=20, title="Attempt to rate")] = None,
+    rate: RateParam = None,
 ) -> HTMLResponse:
     asked = None
     if rate is not None:
