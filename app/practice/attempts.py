@@ -114,15 +114,22 @@ def assess(session: Session, *, card: Card, attempt: Attempt, data: Assessment) 
 
 
 def take_back(
-    session: Session, *, user_id: int, card_id: str, review_id: int, attempt_id: int | None = None
+    session: Session,
+    *,
+    user_id: int,
+    card_id: str,
+    review_id: int | None = None,
+    attempt_id: int | None = None,
 ) -> ReviewLog:
     """Undo the person's latest rating of the card, named by its review log row (`review_id`, which
-    the page showed; of the attempt `attempt_id` when given): the row goes, the card's schedule is
-    replayed from the reviews left, and the attempt it rated is unrated again. Returns the removed
-    row (its attempt_id says which attempt)."""
+    the page showed) or by the attempt it rated (`attempt_id`, which the API knows), or both: the
+    row goes, the card's schedule is replayed from the reviews left, and the attempt it rated is
+    unrated again. Returns the removed row (its attempt_id says which attempt)."""
+    if review_id is None and attempt_id is None:
+        raise ValueError("name the rating to undo: an undo sent twice must not take back two")
     lock_person(session, user_id)  # two undos at once: one takes the rating back, the other is stale
     latest = scheduling.latest_review(session, user_id=user_id, card_id=card_id)
-    if latest is None or latest.id != review_id or attempt_id not in (None, latest.attempt_id):
+    if latest is None or review_id not in (None, latest.id) or attempt_id not in (None, latest.attempt_id):
         raise Conflict("only your latest rating of this card can be undone, and this one is not it any more")
     attempt = session.get(Attempt, latest.attempt_id) if latest.attempt_id is not None else None
     if attempt is not None and (attempt.rating is None or attempt.kind == "quiz"):

@@ -35,6 +35,7 @@ ROUTES: dict[tuple[str, str], str] = {
     ("POST", "/api/cards/{card_id}/attempts"): "own",
     ("GET", "/api/attempts"): "own",
     ("GET", "/api/cards/{card_id}/schedule"): "own",
+    ("DELETE", "/api/cards/{card_id}/reviews/latest"): "own",
     ("GET", "/api/demos"): "own",
     ("POST", "/api/demos"): "own",
     ("GET", "/api/demos/{run_id}"): "own",

@@ -11,7 +11,7 @@ from app.practice import scheduling
 from app.practice.models import ReviewState
 from tests.factories import DECK, OWNER_CARD
 from tests.helpers.html import HTMX, soup_of
-from tests.helpers.practice import logs, state
+from tests.helpers.practice import logs, post_attempt, state
 
 CARD = DECK[OWNER_CARD]
 ANSWER = "It overlaps input with compute."
@@ -191,3 +191,21 @@ def test_progress_links_each_unrated_answer_to_its_card_where_it_can_be_rated(cl
     assert loads == f"/cards/{OWNER_CARD}/history?rate={attempt_id}"
     assert history(client, f"?rate={attempt_id}").select_one(f"form#assessment-{attempt_id}") is not None
     assert client.get(f"/cards/{OWNER_CARD}?rate=x").status_code == 422
+
+
+def test_the_api_undoes_the_latest_rating_once(app: FastAPI, client: TestClient) -> None:
+    first = post_attempt(client, rating="good")
+    before = _memory(state(app))
+    second = post_attempt(client, rating="easy")
+    url = f"/api/cards/{OWNER_CARD}/reviews/latest"
+    assert client.delete(url, params={"attempt_id": first["id"]}).status_code == 409  # not the latest
+    response = client.delete(url, params={"attempt_id": second["id"]})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert (body["attempt_id"], body["tier"]) == (second["id"], "middle")
+    assert body["schedule"]["reps"] == 1 and _memory(state(app)) == before
+    assert [log.attempt_id for log in logs(app)] == [first["id"]]
+    again = client.delete(url, params={"attempt_id": second["id"]})
+    assert again.status_code == 409 and "latest" in again.json()["detail"]
+    assert [log.attempt_id for log in logs(app)] == [first["id"]] and _memory(state(app)) == before
+    assert client.delete(url, params={"attempt_id": "x"}).status_code == 422
