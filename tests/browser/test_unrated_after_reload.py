@@ -1,6 +1,6 @@
 """A person answers a card in headless chromium, reloads before rating, and finds the answer
 waiting in their history with the model answer and the rating buttons; the rating they give there
-is saved, and the card says when it comes back."""
+is saved, the card says when it comes back, and Undo puts the answer back to rate."""
 
 import httpx
 from playwright.sync_api import Page, expect
@@ -26,3 +26,8 @@ def test_an_answer_reloaded_before_rating_is_rated_from_the_history(page: Page, 
     expect(page.locator("#history .unrated form.assessment")).to_have_count(0)
     latest = httpx.get(f"{base_url}/api/attempts", params={"card_id": OWNER_CARD}).json()[0]
     assert (latest["text"], latest["rating"]) == (ANSWER, "good")
+    # Undo: the answer waits to be rated again.
+    saved.locator("button.undo").click()
+    expect(page.locator("#history .unrated form.assessment .rating button")).to_have_count(4)
+    latest = httpx.get(f"{base_url}/api/attempts", params={"card_id": OWNER_CARD}).json()[0]
+    assert (latest["text"], latest["rating"]) == (ANSWER, None)
