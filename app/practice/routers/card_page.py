@@ -166,6 +166,12 @@ def _after_rating(
     the card's latest, and the card to practise next."""
     row = scheduling.get_state(session, user_id=user_id, card_id=card.id, tier=attempt.tier)
     latest = scheduling.latest_review(session, user_id=user_id, card_id=card.id)
+    after = {
+        "comes_back": row.due if row is not None else None,
+        "undo": latest if latest is not None and latest.attempt_id == attempt.id else None,
+    }
+    if attempt.kind == "follow-up":  # the card is still open: the next one is offered with its answer
+        return after
     queue = scheduling.served_queue(
         session,
         user_id=user_id,
@@ -174,12 +180,7 @@ def _after_rating(
         now=now,
     )
     following = queue.next_other_than(card.id)
-    return {
-        "comes_back": row.due if row is not None else None,
-        "undo": latest if latest is not None and latest.attempt_id == attempt.id else None,
-        "next_card": catalogue.get(following) if following else None,
-        "next_tier": queue.tier,
-    }
+    return after | {"next_card": catalogue.get(following) if following else None, "next_tier": queue.tier}
 
 
 def _form_tier(form: FormData, card: Card) -> tuple[Tier, str]:
