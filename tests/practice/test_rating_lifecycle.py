@@ -209,3 +209,16 @@ def test_the_api_undoes_the_latest_rating_once(app: FastAPI, client: TestClient)
     assert again.status_code == 409 and "latest" in again.json()["detail"]
     assert [log.attempt_id for log in logs(app)] == [first["id"]] and _memory(state(app)) == before
     assert client.delete(url, params={"attempt_id": "x"}).status_code == 422
+
+
+def test_a_refused_rating_in_the_history_stays_there_and_stores_nothing(client: TestClient) -> None:
+    attempt_id = submit(client)
+    form = history(client).select_one(f"#history form#assessment-{attempt_id}")
+    response = client.post(
+        f"/attempts/{attempt_id}/assessment", headers=HTMX, data=fields(form) | {"rating": "meh"}
+    )
+    assert response.status_code == 422
+    refused = soup_of(response, status=422).select_one(f"form#assessment-{attempt_id}")
+    assert refused["hx-target"] == "#history" and fields(refused)["place"] == "history"
+    assert refused.select_one(".errors") is not None
+    assert client.get("/api/attempts").json()[0]["rating"] is None

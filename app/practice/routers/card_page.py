@@ -340,6 +340,7 @@ def assess_attempt(
             kept_ticks=[str(point) for point in form.getlist("points")],  # theirs, not the suggestion's
             card=card,
             ratings=RATINGS,
+            place=IN_HISTORY if form.get("place") == IN_HISTORY else None,  # it stays where it stood
         )
     after = _after_rating(session, user_id=user_id, card=card, attempt=attempt, catalogue=catalogue, now=now)
     if form.get("place") == IN_HISTORY:
