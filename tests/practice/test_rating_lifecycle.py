@@ -222,3 +222,11 @@ def test_a_refused_rating_in_the_history_stays_there_and_stores_nothing(client: 
     assert refused["hx-target"] == "#history" and fields(refused)["place"] == "history"
     assert refused.select_one(".errors") is not None
     assert client.get("/api/attempts").json()[0]["rating"] is None
+
+
+def test_a_reveal_counts_as_a_miss_and_cannot_be_undone(app: FastAPI, client: TestClient) -> None:
+    revealed = post_attempt(client, revealed=True, text=None, rating=None, points=[])
+    before = _memory(state(app))
+    response = client.delete(f"/api/cards/{OWNER_CARD}/reviews/latest", params={"attempt_id": revealed["id"]})
+    assert response.status_code == 409 and "reveal" in response.json()["detail"]
+    assert len(logs(app)) == 1 and _memory(state(app)) == before
