@@ -31,3 +31,5 @@ def test_an_answer_reloaded_before_rating_is_rated_from_the_history(page: Page, 
     expect(page.locator("#history .unrated form.assessment .rating button")).to_have_count(4)
     latest = httpx.get(f"{base_url}/api/attempts", params={"card_id": OWNER_CARD}).json()[0]
     assert (latest["text"], latest["rating"]) == (ANSWER, None)
+    page.locator("#history .unrated .rating button[value=hard]").first.click()
+    expect(page.locator("#history .saved")).to_contain_text("rated hard")
