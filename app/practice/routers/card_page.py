@@ -310,6 +310,17 @@ def _follow_up_index(card: Card, value: object) -> int:
     return index
 
 
+def _own_served(
+    session: Session, *, catalogue: Catalogue, user_id: int, attempt_id: int
+) -> tuple[Attempt, Card]:
+    """The person's attempt and its card, which must still be served to rate against."""
+    attempt = own_attempt(session, user_id=user_id, attempt_id=attempt_id)
+    card = catalogue.get(attempt.card_id)
+    if card is None:
+        raise NotFound(f"the card '{attempt.card_id}' is no longer served")
+    return attempt, card
+
+
 @router.post("/attempts/{attempt_id}/assessment", response_class=HTMLResponse)
 def assess_attempt(
     request: Request,
@@ -321,10 +332,7 @@ def assess_attempt(
     now: NowDep,
     attempt_id: Id,
 ) -> HTMLResponse:
-    attempt = own_attempt(session, user_id=user_id, attempt_id=attempt_id)
-    card = catalogue.get(attempt.card_id)
-    if card is None:
-        raise NotFound(f"the card '{attempt.card_id}' is no longer served")
+    attempt, card = _own_served(session, catalogue=catalogue, user_id=user_id, attempt_id=attempt_id)
     try:
         data = Assessment.model_validate(
             {"points": form.getlist("points"), "rating": form.get("rating")}, strict=False
@@ -368,10 +376,7 @@ def undo_rating(
     attempt_id: Id,
 ) -> HTMLResponse:
     """Take back the attempt's rating while it is the card's latest: the answer is to rate again."""
-    attempt = own_attempt(session, user_id=user_id, attempt_id=attempt_id)
-    card = catalogue.get(attempt.card_id)
-    if card is None:
-        raise NotFound(f"the card '{attempt.card_id}' is no longer served")
+    attempt, card = _own_served(session, catalogue=catalogue, user_id=user_id, attempt_id=attempt_id)
     review_id = parse_id(str(form.get("review") or ""))
     if review_id is None:
         raise Invalid("review", UNDO_UNREADABLE)
