@@ -8,10 +8,10 @@ from sqlalchemy.orm import Session
 
 from app.accounts.service import lock_person
 from app.content.model import Card
-from app.exceptions import Invalid
+from app.exceptions import Conflict, Invalid
 from app.metrics import answer_recorded
 from app.practice import quiz, scheduling, suggestions
-from app.practice.models import Attempt
+from app.practice.models import Attempt, ReviewLog
 from app.practice.schemas import Assessment, AttemptIn, AttemptOut
 from app.speech import service as speech
 
@@ -124,6 +124,75 @@ def assess(session: Session, *, card: Card, attempt: Attempt, data: Assessment) 
     suggestions.assessed(session, attempt)
     session.commit()
     return attempt
+
+
+def take_back(
+    session: Session,
+    *,
+    user_id: int,
+    card_id: str,
+    review_id: int | None = None,
+    attempt_id: int | None = None,
+) -> ReviewLog:
+    """Undo the person's latest rating of the card, named by its review log row (`review_id`, which
+    the page showed) or by the attempt it rated (`attempt_id`, which the API knows), or both: the
+    row goes, the card's schedule is replayed from the reviews left, and the attempt it rated is
+    unrated again. Returns the removed row (its attempt_id says which attempt)."""
+    if review_id is None and attempt_id is None:
+        raise ValueError("name the rating to undo: an undo sent twice must not take back two")
+    lock_person(session, user_id)  # two undos at once: one takes the rating back, the other is stale
+    latest = scheduling.latest_review(session, user_id=user_id, card_id=card_id)
+    if latest is None or review_id not in (None, latest.id) or attempt_id not in (None, latest.attempt_id):
+        raise Conflict("only your latest rating of this card can be undone, and this one is not it any more")
+    attempt = session.get(Attempt, latest.attempt_id) if latest.attempt_id is not None else None
+    if attempt is not None and (attempt.rating is None or attempt.kind == "quiz"):
+        # A reveal counts as a miss and a quiz as its score: neither is a rating the person gave.
+        raise Conflict("that review is a reveal or a quiz's score, not a rating to undo")
+    if attempt is not None:
+        attempt.rating = None
+    session.delete(latest)
+    session.flush()
+    scheduling.replay(session, user_id=user_id, card_id=card_id, tier=latest.tier)
+    session.commit()
+    return latest
+
+
+def awaiting_rating(history: list[Attempt]) -> list[Attempt]:
+    """Of a card's attempts, newest first: its newest answer and the newest answer to each
+    follow-up, those not rated yet (left before rating, or reloaded), so they can still be."""
+    seen: set[int | None] = set()
+    waiting = []
+    for attempt in history:
+        if attempt.kind == "quiz":
+            continue
+        slot = attempt.follow_up if attempt.kind == "follow-up" else None
+        if slot in seen:
+            continue
+        seen.add(slot)
+        if attempt.rating is None and not attempt.revealed:
+            waiting.append(attempt)
+    return waiting
+
+
+def unrated_since(
+    session: Session, *, user_id: int, card_id: str, tier: str, since: datetime | None
+) -> Attempt | None:
+    """The person's newest answer to the card at `tier` when it is unrated and newer than the card's
+    last review (`since`): a /practice reveal the person left before rating."""
+    newest = session.scalar(
+        select(Attempt)
+        .where(
+            Attempt.user_id == user_id,
+            Attempt.card_id == card_id,
+            Attempt.tier == tier,
+            Attempt.kind.in_(("basics", "solid")),
+        )
+        .order_by(Attempt.created_at.desc(), Attempt.id.desc())
+        .limit(1)
+    )
+    if newest is None or newest.rating is not None or newest.revealed:
+        return None
+    return newest if since is None or newest.created_at > since else None
 
 
 def as_out(attempt: Attempt, card: Card | None) -> AttemptOut:

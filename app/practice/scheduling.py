@@ -281,6 +281,16 @@ def review_attempt(session: Session, attempt: Attempt) -> ReviewState | None:
     return get_state(session, user_id=user_id, card_id=card_id, tier=tier)
 
 
+def latest_review(session: Session, *, user_id: int, card_id: str) -> ReviewLog | None:
+    """The person's review of the card given last (at any tier): the one Undo takes back."""
+    return session.scalar(
+        select(ReviewLog)
+        .where(ReviewLog.user_id == user_id, ReviewLog.card_id == card_id)
+        .order_by(ReviewLog.id.desc())
+        .limit(1)
+    )
+
+
 def retrievability(row: ReviewState, now: datetime) -> float:
     """Probability of recalling the card at `now` (FSRS's forgetting curve; 0 if never reviewed)."""
     # Retrievability depends on the model's parameters, not on the desired retention.
@@ -342,6 +352,10 @@ class PracticeQueue:
         if self.new:
             return self.new[0], True
         return None
+
+    def next_other_than(self, card_id: str) -> str | None:
+        """What to practise after `card_id`: the first due or new card that is not it."""
+        return next((c for c in [item.card_id for item in self.due] + self.new if c != card_id), None)
 
 
 def due_queue(

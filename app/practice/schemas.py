@@ -151,6 +151,16 @@ class TierSchedule(BaseModel):
     lapses: int
 
 
+class UndoneOut(BaseModel):
+    """A rating taken back: the attempt it rated, unrated again, and the card's schedule at that
+    tier replayed without it (state "new" when no review is left)."""
+
+    card_id: str
+    tier: str
+    attempt_id: int | None
+    schedule: TierSchedule
+
+
 class ScheduleOut(TierSchedule):
     card_id: str
     retired: bool

@@ -34,18 +34,18 @@ def test_switch_tiers_without_reload_and_screenshot_each(
 
 def test_answer_reveal_tick_rate_quiz_and_history(page: Page, base_url: str, screenshot_dir: Path) -> None:
     page.goto(f"{base_url}/cards/{CARD}?tier=middle")
-    expect(page.locator(".model-answer")).to_have_count(0)
+    expect(page.locator("#answer-panel .model-answer")).to_have_count(0)
     page.fill("#answer-text", "It overlaps the input work of the next step with compute. <b>not bold</b>")
     page.click("text=Submit answer")
-    model = page.locator(".model-answer")
+    model = page.locator("#answer-panel .model-answer")
     expect(model).to_contain_text("strictly serial")
-    expect(page.locator(".your-answer").first).to_contain_text("<b>not bold</b>")
-    boxes = page.locator(".checklist input[type=checkbox]")
+    expect(page.locator("#answer-panel .your-answer").first).to_contain_text("<b>not bold</b>")
+    boxes = page.locator("#answer-panel .checklist input[type=checkbox]")
     expect(boxes).to_have_count(5)
     boxes.nth(0).check()
     boxes.nth(1).check()
-    page.click(".rating button[value=good]")
-    expect(page.locator(".saved")).to_contain_text("rated good, 2 of 5 points covered")
+    page.click("#answer-panel .rating button[value=good]")
+    expect(page.locator("#answer-panel .saved")).to_contain_text("rated good, 2 of 5 points covered")
     expect(page.locator("#history .attempt").first).to_contain_text("2 / 5")
     page.screenshot(path=str(screenshot_dir / "card-answered.png"), full_page=True)
 
@@ -94,7 +94,7 @@ def test_empty_answer_is_refused_in_place(page: Page, base_url: str, tier: str) 
     page.fill("#answer-text", "   ")
     page.click("text=Submit answer")
     expect(page.locator(".answer-panel .errors")).to_have_text("Your answer is empty.")
-    expect(page.locator(".model-answer")).to_have_count(0)
+    expect(page.locator("#answer-panel .model-answer")).to_have_count(0)
 
 
 def test_api_docs_render_every_endpoint(page: Page, base_url: str) -> None:

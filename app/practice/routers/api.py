@@ -31,7 +31,9 @@ from app.practice.schemas import (
     QueueItem,
     ScheduleOut,
     TierSchedule,
+    UndoneOut,
 )
+from app.schemas import MAX_ID
 from app.storage.base import utcnow
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import ClientAddressDep
@@ -151,6 +153,36 @@ def api_schedule(
         retired=card is None,
         **tier_schedule(chosen, row=rows.get(chosen), now=now).model_dump(),
         tiers={t: tier_schedule(t, row=rows.get(t), now=now) for t in TIERS},
+    )
+
+
+@router.delete(
+    "/cards/{card_id}/reviews/latest",
+    tags=["api", "practice"],
+    responses={
+        409: {
+            "description": "The card's latest rating is not the named attempt's (already undone, or rated since)"
+        }
+    },
+)
+def api_undo_rating(
+    *,
+    card_id: Annotated[str, Path(max_length=120, pattern=ID_PATTERN.pattern)],
+    attempt_id: Annotated[int, Query(ge=1, le=MAX_ID, description="the attempt whose rating to take back")],
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+    now: NowDep,
+) -> UndoneOut:
+    """Undo: take back the person's latest rating of the card, which must be `attempt_id`'s. The
+    review goes from the log (and from exports), the card's schedule is replayed from the reviews
+    left, and the attempt is unrated again, to rate afresh. Sent twice, the second is a 409."""
+    removed = attempts.take_back(session, user_id=user_id, card_id=card_id, attempt_id=attempt_id)
+    row = scheduling.get_state(session, user_id=user_id, card_id=card_id, tier=removed.tier)
+    return UndoneOut(
+        card_id=card_id,
+        tier=removed.tier,
+        attempt_id=removed.attempt_id,
+        schedule=tier_schedule(removed.tier, row=row, now=now),
     )
 
 

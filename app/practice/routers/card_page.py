@@ -10,15 +10,17 @@ from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse
 
 from app.accounts.dependencies import UserIdDep
+from app.content.catalogue import Catalogue
 from app.content.dependencies import CardDep, CatalogueDep, chosen_tier
 from app.content.model import Card
 from app.content.tiers import TIERS, Tier, default_answer_kind, go_deeper_tiers, parse_tier, sees
 from app.exceptions import Invalid, NotFound
-from app.practice import attempts, quiz, suggestions
+from app.practice import attempts, preferences, quiz, scheduling, suggestions
 from app.practice.dependencies import NowDep, QuizKeyDep, own_attempt
+from app.practice.models import Attempt
 from app.practice.routers.forms import ANSWER_LABELS, ANSWER_UNREADABLE, RATING_CHOICES, rating_messages
 from app.practice.schemas import RATINGS, Assessment, AttemptIn
-from app.schemas import Id
+from app.schemas import Id, parse_id
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep
 from app.web.messages import form_messages, sentence
@@ -32,8 +34,12 @@ DEPTH = "Depth"
 ANSWER_KINDS = ("basics", "solid")
 AnswerKind = Annotated[Literal["basics", "solid"] | None, Query(title="Answer length")]
 TierParam = Annotated[str | None, Query(max_length=20, title=DEPTH)]
+RateParam = Annotated[str | None, Query(max_length=20, pattern="^[0-9]+$", title="Attempt to rate")]
 
 RATING_CHOICE = f"Choose how it went: {RATING_CHOICES}"
+# Where an assessment form stands: in the history (an answer rated after a reload), or beside the answer.
+IN_HISTORY = "history"
+UNDO_UNREADABLE = "The rating to undo could not be read; reload the page"
 QUIZ_UNREADABLE = "The quiz could not be read; send it again"
 HISTORY_LIMIT = 20
 
@@ -57,10 +63,16 @@ def _answer_kind(tier: Tier, requested: str | None) -> str:
 
 @router.get("/cards/{card_id}", response_class=HTMLResponse)
 async def card_page(
-    request: Request, *, card: CardDep, tier: TierParam = None, kind: AnswerKind = None
+    request: Request,
+    *,
+    card: CardDep,
+    tier: TierParam = None,
+    kind: AnswerKind = None,
+    rate: RateParam = None,
 ) -> HTMLResponse:
     """Depends only on the URL and the card, so it is served from the page cache; the person's
-    history and a freshly shuffled quiz load into it by htmx."""
+    history and a freshly shuffled quiz load into it by htmx (the history with the answer `rate`
+    names, which it offers to rate)."""
     chosen = chosen_tier(tier, card.level, DEPTH)
     return cacheable(
         render(
@@ -69,6 +81,7 @@ async def card_page(
             "_card_tier.html",
             **_visible(card, chosen),
             answer_kind=_answer_kind(chosen, kind),
+            rate=rate,
         )
     )
 
@@ -84,11 +97,90 @@ def _history(session: Session, *, user_id: int, card: Card, now: datetime) -> di
     }
 
 
+def _waiting(
+    session: Session, *, card: Card, history: list[Attempt], asked: Attempt | None
+) -> list[dict[str, Any]]:
+    """The answers the history offers to rate, each with what its panel showed after "Submit
+    answer": the newest of each kind left unrated, and `asked`, one the person chose from the list."""
+    chosen = attempts.awaiting_rating(history)
+    if asked is not None and asked not in chosen and asked in attempts.awaiting_rating([asked]):
+        chosen.insert(0, asked)
+    shown = []
+    for attempt in chosen:
+        index = attempt.follow_up
+        if attempt.kind == "follow-up" and (index is None or not 0 <= index < len(card.follow_ups)):
+            continue  # a follow-up the card no longer has: nothing to compare the answer with
+        tier = parse_tier(attempt.tier, card.level) or card.level
+        shown.append(
+            _visible(card, tier)
+            | {
+                "attempt": attempt,
+                "answer_kind": attempt.kind,
+                "follow_up": card.follow_ups[index]
+                if attempt.kind == "follow-up" and index is not None
+                else None,
+                "suggestion": suggestions.shown(session, card=card, attempt=attempt),
+            }
+        )
+    return shown
+
+
+def _card_history(
+    session: Session, *, user_id: int, card: Card, now: datetime, asked: Attempt | None = None
+) -> dict[str, Any]:
+    """_history.html as the card page loads it: with the answers still to rate."""
+    context = _history(session, user_id=user_id, card=card, now=now)
+    return context | {
+        "waiting": _waiting(session, card=card, history=context["history"], asked=asked),
+        "place": IN_HISTORY,
+    }
+
+
 @router.get("/cards/{card_id}/history", response_class=HTMLResponse)
 def card_history(
-    request: Request, *, card: CardDep, session: SessionDep, user_id: UserIdDep, now: NowDep
+    request: Request,
+    *,
+    card: CardDep,
+    session: SessionDep,
+    user_id: UserIdDep,
+    now: NowDep,
+    rate: RateParam = None,
 ) -> HTMLResponse:
-    return render(request, "_history.html", **_history(session, user_id=user_id, card=card, now=now))
+    asked = None
+    if rate is not None:
+        attempt_id = parse_id(rate)
+        if attempt_id is None:
+            raise Invalid("rate", "the attempt to rate is named by its id")
+        asked = own_attempt(session, user_id=user_id, attempt_id=attempt_id)
+        if asked.card_id != card.id:
+            raise NotFound(f"no attempt with id {attempt_id} on this card")
+    return render(
+        request, "_history.html", **_card_history(session, user_id=user_id, card=card, now=now, asked=asked)
+    )
+
+
+def _after_rating(
+    session: Session, *, user_id: int, card: Card, attempt: Attempt, catalogue: Catalogue, now: datetime
+) -> dict[str, Any]:
+    """What the saved assessment says: when the card comes back, the Undo of this rating while it is
+    the card's latest, and the card to practise next."""
+    row = scheduling.get_state(session, user_id=user_id, card_id=card.id, tier=attempt.tier)
+    latest = scheduling.latest_review(session, user_id=user_id, card_id=card.id)
+    after = {
+        "comes_back": row.due if row is not None else None,
+        "undo": latest if latest is not None and latest.attempt_id == attempt.id else None,
+    }
+    if attempt.kind == "follow-up":  # the card is still open: the next one is offered with its answer
+        return after
+    queue = scheduling.served_queue(
+        session,
+        user_id=user_id,
+        cards=catalogue.snapshot().cards.values(),
+        settings=preferences.load(session, user_id),
+        now=now,
+    )
+    following = queue.next_other_than(card.id)
+    return after | {"next_card": catalogue.get(following) if following else None, "next_tier": queue.tier}
 
 
 def _form_tier(form: FormData, card: Card) -> tuple[Tier, str]:
@@ -218,6 +310,17 @@ def _follow_up_index(card: Card, value: object) -> int:
     return index
 
 
+def _own_served(
+    session: Session, *, catalogue: Catalogue, user_id: int, attempt_id: int
+) -> tuple[Attempt, Card]:
+    """The person's attempt and its card, which must still be served to rate against."""
+    attempt = own_attempt(session, user_id=user_id, attempt_id=attempt_id)
+    card = catalogue.get(attempt.card_id)
+    if card is None:
+        raise NotFound(f"the card '{attempt.card_id}' is no longer served")
+    return attempt, card
+
+
 @router.post("/attempts/{attempt_id}/assessment", response_class=HTMLResponse)
 def assess_attempt(
     request: Request,
@@ -229,10 +332,7 @@ def assess_attempt(
     now: NowDep,
     attempt_id: Id,
 ) -> HTMLResponse:
-    attempt = own_attempt(session, user_id=user_id, attempt_id=attempt_id)
-    card = catalogue.get(attempt.card_id)
-    if card is None:
-        raise NotFound(f"the card '{attempt.card_id}' is no longer served")
+    attempt, card = _own_served(session, catalogue=catalogue, user_id=user_id, attempt_id=attempt_id)
     try:
         data = Assessment.model_validate(
             {"points": form.getlist("points"), "rating": form.get("rating")}, strict=False
@@ -248,13 +348,49 @@ def assess_attempt(
             kept_ticks=[str(point) for point in form.getlist("points")],  # theirs, not the suggestion's
             card=card,
             ratings=RATINGS,
+            place=IN_HISTORY if form.get("place") == IN_HISTORY else None,  # it stays where it stood
         )
+    after = _after_rating(session, user_id=user_id, card=card, attempt=attempt, catalogue=catalogue, now=now)
+    if form.get("place") == IN_HISTORY:
+        context = _card_history(session, user_id=user_id, card=card, now=now)
+        return render(request, "_history.html", **context | after, rated=attempt, ratings=RATINGS)
     return render(
         request,
         "_assessment.html",
         attempt=attempt,
         ratings=RATINGS,
         saved=True,
+        **_history(session, user_id=user_id, card=card, now=now) | after,
+    )
+
+
+@router.post("/attempts/{attempt_id}/undo", response_class=HTMLResponse)
+def undo_rating(
+    request: Request,
+    *,
+    form: FormDep,
+    catalogue: CatalogueDep,
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+    now: NowDep,
+    attempt_id: Id,
+) -> HTMLResponse:
+    """Take back the attempt's rating while it is the card's latest: the answer is to rate again."""
+    attempt, card = _own_served(session, catalogue=catalogue, user_id=user_id, attempt_id=attempt_id)
+    review_id = parse_id(str(form.get("review") or ""))
+    if review_id is None:
+        raise Invalid("review", UNDO_UNREADABLE)
+    attempts.take_back(session, user_id=user_id, card_id=card.id, review_id=review_id, attempt_id=attempt.id)
+    if form.get("place") == IN_HISTORY:
+        context = _card_history(session, user_id=user_id, card=card, now=now, asked=attempt)
+        return render(request, "_history.html", **context)
+    return render(
+        request,
+        "_assessment.html",
+        attempt=attempt,
+        ratings=RATINGS,
+        suggestion=suggestions.shown(session, card=card, attempt=attempt),
+        undone=True,
         **_history(session, user_id=user_id, card=card, now=now),
     )
 

@@ -18,17 +18,18 @@ from app.exceptions import Invalid
 from app.practice import attempts, preferences, rating, scheduling, suggestions
 from app.practice.assigned import AssignedCards, none_assigned
 from app.practice.dependencies import AssignedCardsDep, NowDep, form_attempt
+from app.practice.filters import next_review
 from app.practice.models import Attempt, ReviewState
 from app.practice.preferences import PracticeSettings
 from app.practice.routers.forms import ANSWER_LABELS, ANSWER_UNREADABLE, RATING_CHOICES, rating_messages
 from app.practice.schemas import MAX_SECONDS, RATINGS, AttemptIn
 from app.practice.stats import plain_title
+from app.schemas import parse_id
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep
 from app.web.messages import form_messages, sentence
 from app.web.panels import Panel, Panels, PanelsDep
 from app.web.templating import is_htmx, render
-from app.web.timefmt import until
 
 router = APIRouter(tags=["practice"])
 
@@ -83,6 +84,20 @@ def _page(
             tier = settings.target_tier
             row = scheduling.get_state(session, user_id=user_id, card_id=card.id, tier=tier)
             context |= _card_context(card, tier=tier, row=row)
+            waiting = attempts.unrated_since(
+                session, user_id=user_id, card_id=card.id, tier=tier, since=row.last_review if row else None
+            )
+            if waiting is not None:  # answered, then left or reloaded before rating: rate it now
+                context |= _shown(
+                    session,
+                    user_id=user_id,
+                    card=card,
+                    tier=tier,
+                    settings=settings,
+                    seconds=waiting.seconds,
+                    attempt=waiting,
+                    now=now,
+                )
     return context
 
 
@@ -147,14 +162,37 @@ def _submitted(form: FormData, *, session: Session, user_id: int, catalogue: Cat
 def _revealed(
     session: Session, *, user_id: int, submitted: _Submitted, now: datetime, attempt: Attempt | None
 ) -> dict[str, Any]:
-    card, tier = submitted.card, submitted.tier
+    return _shown(
+        session,
+        user_id=user_id,
+        card=submitted.card,
+        tier=submitted.tier,
+        settings=submitted.settings,
+        seconds=submitted.seconds or 0.0,
+        attempt=attempt,
+        now=now,
+    )
+
+
+def _shown(
+    session: Session,
+    *,
+    user_id: int,
+    card: Card,
+    tier: Tier,
+    settings: PracticeSettings,
+    seconds: float,
+    attempt: Attempt | None,
+    now: datetime,
+) -> dict[str, Any]:
+    """The card with its answer shown, to rate: after a reveal, or when an answer awaits its rating."""
     row = scheduling.get_state(session, user_id=user_id, card_id=card.id, tier=tier)
-    sched = scheduling.scheduler(submitted.settings.desired_retention)
+    sched = scheduling.scheduler(settings.desired_retention)
     return _card_context(card, tier=tier, row=row) | {
         "answer_shown": True,
         "attempt": attempt,
         "suggestion": suggestions.shown(session, card=card, attempt=attempt) if attempt else None,
-        "seconds": submitted.seconds or 0.0,
+        "seconds": seconds,
         "previews": scheduling.preview(row, sched=sched, now=now),
     }
 
@@ -262,12 +300,13 @@ def rate(
     flash = f"Rated {chosen}." if counted else "That card was already rated; it counted once."
     row = scheduling.get_state(session, user_id=user_id, card_id=card.id, tier=tier)
     if row is not None:
-        flash += f" “{plain_title(card)}” is due again {until(row.due, now)}."
+        flash += f" “{plain_title(card)}”: {next_review(row.due, now)}."
     context = _page(
         session, user_id=user_id, catalogue=catalogue, now=now, settings=settings, assigned=assigned
     )
     # The "Assigned to you" box counts this rating too, swapped in beside the next card.
     context["panels"] = _panels(extras, session, user_id=user_id, catalogue=catalogue, now=now)
+    undo = scheduling.latest_review(session, user_id=user_id, card_id=card.id) if counted else None
     oob = is_htmx(request)
     return render(
         request,
@@ -275,8 +314,50 @@ def rate(
         "_practice_card.html",
         **context,
         flash=flash,
+        undo=undo,
+        rated_card=card.id,
         summary_oob=oob,
         panels_oob=oob,
+    )
+
+
+@router.post("/practice/undo", response_class=HTMLResponse)
+def undo(
+    request: Request,
+    *,
+    form: FormDep,
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+    catalogue: CatalogueDep,
+    now: NowDep,
+) -> HTMLResponse:
+    """Take back the card's latest rating: the card comes back with its answer shown, to rate again."""
+    # Named apart from the rate form's card_id: the undo sits above the next card's own forms.
+    card = served_card(catalogue, str(form.get("card") or ""))
+    review_id = parse_id(str(form.get("review") or ""))
+    if review_id is None:
+        raise Invalid("review", "The rating to undo could not be read; reload the page")
+    removed = attempts.take_back(session, user_id=user_id, card_id=card.id, review_id=review_id)
+    attempt = session.get(Attempt, removed.attempt_id) if removed.attempt_id is not None else None
+    settings = preferences.load(session, user_id)
+    tier = chosen_tier(removed.tier, settings.target_tier)
+    seconds = attempt.seconds if attempt is not None else (removed.review_duration_ms or 0) / 1000
+    context = _page(
+        session, user_id=user_id, catalogue=catalogue, now=now, settings=settings, next_card=False
+    )
+    context |= _shown(
+        session,
+        user_id=user_id,
+        card=card,
+        tier=tier,
+        settings=settings,
+        seconds=seconds,
+        attempt=attempt,
+        now=now,
+    )
+    flash = "Rating taken back: rate it again."
+    return render(
+        request, "practice.html", "_practice_card.html", **context, flash=flash, summary_oob=is_htmx(request)
     )
 
 
