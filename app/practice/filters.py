@@ -5,8 +5,6 @@ Defensive on purpose: a row written by an older version, or by hand, still reads
 instead of breaking the page.
 """
 
-from datetime import UTC, datetime
-
 from jinja2 import Environment
 
 from app.content.model import Card
@@ -59,22 +57,6 @@ def ticked_points(attempt: Attempt, suggestion: object = None) -> set[str]:
     return ticked(attempt, suggestion if isinstance(suggestion, Suggestion) else None)
 
 
-def _in_words(seconds: float) -> str:
-    for unit, size in (("day", 86_400), ("hour", 3_600), ("minute", 60)):
-        if seconds >= size:
-            return _counted(round(seconds / size), unit)
-    return "under a minute"
-
-
-def next_review(due: datetime, now: datetime) -> str:
-    """'Next review in 3 days, on Fri 4 Dec'; within a day, with the time: 'in 10 minutes, on Tue 1
-    Dec at 14:05 UTC'."""
-    seconds = max(0.0, (due - now).total_seconds())
-    due = due.astimezone(UTC)
-    at = f" at {due:%H:%M} UTC" if seconds < 86_400 else ""
-    return f"Next review in {_in_words(seconds)}, on {due:%a} {due.day} {due:%b}{at}"
-
-
 def register(env: Environment) -> None:
     # The band a pace is measured against, marked on every pace meter that is not a recording's own.
     env.globals["pace_band"] = PACE_BAND
@@ -84,5 +66,4 @@ def register(env: Environment) -> None:
         attempt_delivery=attempt_delivery,
         points_covered=points_covered,
         ticked_points=ticked_points,
-        next_review=next_review,
     )

@@ -48,6 +48,14 @@ def until(moment: datetime, now: datetime | None = None) -> str:
     return "now" if seconds > -60 else f"overdue by {span(delta)}"
 
 
+def when(moment: datetime, now: datetime) -> str:
+    """'in 3 d, on Fri 4 Dec'; within a day, with the time: 'in 10 min, on Tue 1 Dec at 14:05 UTC'.
+    The span is `until`'s, so it agrees with every other due text on the page."""
+    moment = moment.astimezone(UTC)
+    at = f" at {moment:%H:%M} UTC" if (moment - now).total_seconds() < 86_400 else ""
+    return f"{until(moment, now)}, on {moment:%a} {moment.day} {moment:%b}{at}"
+
+
 def utc(moment: datetime) -> str:
     """An absolute time as the app keeps it: '2026-12-01 14:05 UTC'."""
     return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")

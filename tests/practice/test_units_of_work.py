@@ -19,7 +19,7 @@ from tests.factories import DECK, OWNER_CARD
 from tests.helpers.practice import T0, logs, state
 
 PRACTICE = PROJECT_ROOT / "app" / "practice"
-ROUTERS = sorted((PRACTICE / "routers").glob("*.py"))
+ROUTERS = sorted([*(PRACTICE / "routers").glob("*.py"), *PRACTICE.rglob("router.py")])
 MODULES = sorted(PRACTICE.rglob("*.py"))
 
 

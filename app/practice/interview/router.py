@@ -149,8 +149,8 @@ def _step(session: Session, *, interview: InterviewSession, cards: Mapping[str, 
 
 def _render_step(
     request: Request,
-    session: Session,
     *,
+    session: Session,
     interview: InterviewSession,
     cards: Mapping[str, Card],
     **extra: Any,
@@ -164,7 +164,7 @@ def interview_session(
     request: Request, *, session: SessionDep, user_id: UserIdDep, catalogue: CatalogueDep, session_id: Id
 ) -> HTMLResponse:
     interview = service.own_session(session, user_id=user_id, session_id=session_id)
-    return _render_step(request, session, interview=interview, cards=catalogue.snapshot().cards)
+    return _render_step(request, session=session, interview=interview, cards=catalogue.snapshot().cards)
 
 
 def _position(form: FormData) -> int:
@@ -211,8 +211,10 @@ def answer_question(
             else form_messages(error, ANSWER_LABELS, ANSWER_UNREADABLE)
         )
         kept = {"errors": errors, "text": form.get("text") or "", "elapsed": form.get("seconds") or 0}
-        return _render_step(request, session, interview=interview, cards=cards, status_code=422, **kept)
-    return _render_step(request, session, interview=interview, cards=cards)
+        return _render_step(
+            request, session=session, interview=interview, cards=cards, status_code=422, **kept
+        )
+    return _render_step(request, session=session, interview=interview, cards=cards)
 
 
 @router.post("/interview/{session_id}/assessment", response_class=HTMLResponse)
@@ -240,5 +242,7 @@ def assess_answer(
             "errors": rating_messages(error, RATING_CHOICE),
             "kept_ticks": [str(point) for point in form.getlist("points")],
         }
-        return _render_step(request, session, interview=interview, cards=cards, status_code=422, **kept)
-    return _render_step(request, session, interview=interview, cards=cards)
+        return _render_step(
+            request, session=session, interview=interview, cards=cards, status_code=422, **kept
+        )
+    return _render_step(request, session=session, interview=interview, cards=cards)

@@ -18,7 +18,6 @@ from app.exceptions import Invalid
 from app.practice import attempts, preferences, rating, scheduling, suggestions
 from app.practice.assigned import AssignedCards, none_assigned
 from app.practice.dependencies import AssignedCardsDep, NowDep, form_attempt
-from app.practice.filters import next_review
 from app.practice.models import Attempt, ReviewState
 from app.practice.preferences import PracticeSettings
 from app.practice.routers.forms import ANSWER_LABELS, ANSWER_UNREADABLE, RATING_CHOICES, rating_messages
@@ -30,6 +29,7 @@ from app.web.dependencies import FormDep
 from app.web.messages import form_messages, sentence
 from app.web.panels import Panel, Panels, PanelsDep
 from app.web.templating import is_htmx, render
+from app.web.timefmt import when
 
 router = APIRouter(tags=["practice"])
 
@@ -102,7 +102,7 @@ def _page(
 
 
 def _panels(
-    extras: Panels, session: Session, *, user_id: int, catalogue: Catalogue, now: datetime
+    extras: Panels, *, session: Session, user_id: int, catalogue: Catalogue, now: datetime
 ) -> list[Panel]:
     return extras.fill("practice", session=session, user_id=user_id, snapshot=catalogue.snapshot(), now=now)
 
@@ -127,7 +127,7 @@ def practice_page(
     extras: PanelsDep,
     assigned: AssignedCardsDep,
 ) -> HTMLResponse:
-    panels = _panels(extras, session, user_id=user_id, catalogue=catalogue, now=now)
+    panels = _panels(extras, session=session, user_id=user_id, catalogue=catalogue, now=now)
     context = _page(session, user_id=user_id, catalogue=catalogue, now=now, assigned=assigned)
     return render(request, "practice.html", **context, panels=panels)
 
@@ -300,12 +300,12 @@ def rate(
     flash = f"Rated {chosen}." if counted else "That card was already rated; it counted once."
     row = scheduling.get_state(session, user_id=user_id, card_id=card.id, tier=tier)
     if row is not None:
-        flash += f" “{plain_title(card)}”: {next_review(row.due, now)}."
+        flash += f" “{plain_title(card)}”: Next review {when(row.due, now)}."
     context = _page(
         session, user_id=user_id, catalogue=catalogue, now=now, settings=settings, assigned=assigned
     )
     # The "Assigned to you" box counts this rating too, swapped in beside the next card.
-    context["panels"] = _panels(extras, session, user_id=user_id, catalogue=catalogue, now=now)
+    context["panels"] = _panels(extras, session=session, user_id=user_id, catalogue=catalogue, now=now)
     undo = scheduling.latest_review(session, user_id=user_id, card_id=card.id) if counted else None
     oob = is_htmx(request)
     return render(
