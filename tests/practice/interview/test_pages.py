@@ -61,6 +61,9 @@ def test_a_three_card_interview_asks_each_card_then_its_follow_up_and_sums_up(
         assert heading(panel) == card.title.plain
         assert f"Card {number} of 3" in text_of(panel, ".interview-progress")
         assert panel.select(".model-answer, .follow-ups, #quiz, .assessment") == []
+        # What the depth expects names the points, so it waits folded until asked for.
+        expectation = one(panel, "details.interview-expect")
+        assert not expectation.has_attr("open") and "expected" in text_of(expectation, "summary")
         assert one(panel, "[data-timer]")["data-limit"] == str(card.timings.solid)
         # The answer: the model answer, the checker's suggestion, the points to tick and the rating.
         shown = answer(client, url, f"My answer to {card_id}: {card.points[0].plain}", headers=HTMX)
