@@ -391,8 +391,14 @@ class _CardParser:
                 self.problem(line, f"{noun} with no {head}: write it after '### '")
             elif not body:
                 self.problem(line, f"empty {noun} {body_name}: write it below '### {title}'")
+            elif not (shown := Text(title, inline=True)).plain.strip():
+                # A quiz taker would be asked about nothing, and the opener check has no word to read.
+                self.problem(
+                    line,
+                    f"{noun} heading shows no words (a bare link or image reads as nothing): write them after '### '",
+                )
             else:
-                entry = Entry(Text(title, inline=True), Text(body), line)
+                entry = Entry(shown, Text(body), line)
                 if section.title == "True statements":
                     self.plain_claim(entry)
                 entries.append(entry)

@@ -150,3 +150,12 @@ def test_a_version_note_stands_beside_its_words_where_a_depth_shows_them(author:
         notes = preview.select(f"#depth-{tier} [data-section=solid] .version-note")
         assert len(notes) == 1, tier
         assert "What TensorFlow 2.21 does to it." in notes[0].get_text()
+
+
+def test_a_true_statement_that_shows_no_words_is_listed_as_a_problem(author: TestClient) -> None:
+    old = "### A true statement that sounds like it could be a pitfall"
+    text = card_text(**{old: "### [](https://example.com)"})
+    assert problems(preview_of(author, text)) == [
+        f"line {line_of(text, '### [](https://example.com)')}: true statement heading shows no words "
+        "(a bare link or image reads as nothing): write them after '### '"
+    ]

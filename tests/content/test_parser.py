@@ -14,6 +14,8 @@ from app.content.catalogue import load
 from app.content.parser import MISCONCEPTION_OPENERS, CardParseError, parse_card
 from tests.factories import OWNER_CARD, card_text, line_of, write_card
 
+NO_WORDS = "heading shows no words (a bare link or image reads as nothing): write them after '### '"
+
 
 def problems_of(tmp_path: Path, text: str) -> list[str]:
     path = write_card(tmp_path, "card.md", text)
@@ -289,3 +291,20 @@ def test_a_nested_yaml_alias_is_refused_in_a_short_message(tmp_path: Path) -> No
     text = card_text(**{"level: middle\n": aliases + "level: *a6\n"})
     level = next(m for m in problems_of(tmp_path, text) if "unknown level" in m)
     assert len(level) < 200 and "a list" in level
+
+
+@pytest.mark.parametrize("heading", ["[](https://example.com)", "![](a.png)"])
+@pytest.mark.parametrize(
+    "old",
+    ["### A true statement that sounds like it could be a pitfall", "### A wrong belief a candidate might state"],
+)
+def test_a_quiz_statement_that_shows_no_words_is_a_problem_at_its_line(
+    tmp_path: Path, heading: str, old: str
+) -> None:
+    text = card_text(**{old: f"### {heading}"})
+    found = problems_of(tmp_path, text)
+    assert any(
+        p.endswith(f":{line_of(text, heading)}: {noun} {NO_WORDS}")
+        for p in found
+        for noun in ("true statement", "pitfall")
+    ), found
