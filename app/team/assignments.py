@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from app.accounts.models import User
 from app.content.catalogue import Snapshot
 from app.exceptions import Invalid, NotFound
+from app.practice.interview.schemas import MAX_QUESTIONS
 from app.practice.models import ReviewLog
 from app.practice.stats import plain_title
 from app.team.members import name_of, team_members
@@ -43,8 +44,8 @@ def choices(snapshot: Snapshot) -> Choices:
 
 def create(session: Session, *, snapshot: Snapshot, data: AssignmentIn, by: int, now: datetime) -> Assignment:
     """A new assignment by `by`, for one active team member or for everyone; refused (Invalid,
-    nothing stored) when it names no card, a card or topic nobody serves, a past date or nobody
-    on the team."""
+    nothing stored) when it names no card, a card or topic nobody serves, a mock interview of
+    more cards than one interview asks, a past date or nobody on the team."""
     unknown = [card_id for card_id in data.card_ids if card_id not in snapshot.cards]
     if unknown:
         raise Invalid("card_ids", f"no card with id {', '.join(unknown[:5])}")
@@ -54,6 +55,13 @@ def create(session: Session, *, snapshot: Snapshot, data: AssignmentIn, by: int,
     card_ids = list(dict.fromkeys([*data.card_ids, *from_topic]))
     if not card_ids:
         raise Invalid("card_ids", "choose some cards or a topic")
+    if data.kind == "interview" and len(card_ids) > MAX_QUESTIONS:
+        # /interview takes no more named cards than this, so a bigger one could never be started.
+        raise Invalid(
+            "card_ids",
+            f"a mock interview asks at most {MAX_QUESTIONS} cards and this names {len(card_ids)}: "
+            "choose fewer, or assign them as cards to review",
+        )
     if data.due < now.date():
         raise Invalid("due", "the due date has passed; choose today or later")
     user_id = None

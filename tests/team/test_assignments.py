@@ -9,6 +9,8 @@ from bs4 import BeautifulSoup, Tag
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from app import PROJECT_ROOT
+from app.practice.interview.schemas import MAX_QUESTIONS
 from app.storage.base import utcnow
 from app.team import assignments
 from app.team.models import Assignment
@@ -167,3 +169,18 @@ def test_a_mock_interview_is_assigned_started_from_its_box_and_done_like_cards(
     post_attempt(alice, CACHE, tier="senior", kind="solid", rating="good")
     assert interview_panel(team_app, "alice") is None
     assert done(dashboard_rows(lena)[str(row["data-assignment-id"])]) == "1 of 1"
+
+
+def test_a_mock_interview_of_more_cards_than_one_interview_asks_is_refused(lena: TestClient) -> None:
+    served = [path.stem for path in sorted((PROJECT_ROOT / "content").glob("*-*.md"))]
+    too_many = served[: MAX_QUESTIONS + 1]
+    for form in ({"card_ids": too_many}, {"topic": "tf.data"}):
+        response = lena.post(
+            "/team/assignments", data={"tier": "middle", "due": in_days(2), "kind": "interview"} | form
+        )
+        assert response.status_code == 422, form
+        assert f"a mock interview asks at most {MAX_QUESTIONS} cards" in BeautifulSoup(response.text, "html.parser").get_text(" ", strip=True), form
+    assert dashboard_rows(lena) == {}
+    # The same cards as cards to review are fine: only one interview is bounded.
+    assign(lena, card_ids=too_many)
+    assert len(dashboard_rows(lena)) == 1
