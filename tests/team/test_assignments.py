@@ -159,9 +159,14 @@ def test_a_mock_interview_is_assigned_started_from_its_box_and_done_like_cards(
     fields = [(str(field["name"]), str(field["value"])) for field in form.select("input[type=hidden]")]
     assert [value for name, value in fields if name == "card"] == [OWNER_CARD, CACHE]
     assert {("source", "cards"), ("tier", "senior"), ("csrf_token", "the-token")} <= set(fields)
-    assert "0 of 2" in form.get_text(" ", strip=True)
+    assert "0 of 2 rated or revealed" in form.get_text(" ", strip=True)
+    # It counts reviews: an answer left unrated is not one, so no page may say "answered".
+    team_hint = BeautifulSoup(lena.get("/team").text, "html.parser").select_one(".assign-form ~ .hint")
+    assert team_hint is not None
+    hints = [text_of(panel, ".hint"), team_hint.get_text(" ", strip=True)]
+    assert all("rated or revealed" in hint and "answered" not in hint for hint in hints), hints
 
-    # Done as a card assignment is: each card answered at that depth since it was assigned.
+    # Done as a card assignment is: each card rated or revealed at that depth since it was assigned.
     post_attempt(alice, OWNER_CARD, tier="middle")
     post_attempt(alice, OWNER_CARD, tier="senior")
     panel = interview_panel(team_app, "alice")
