@@ -1,6 +1,8 @@
 """An answer not yet rated stays rateable after a reload; a rating says when the card comes back
 and what is next; Undo takes the latest rating back as if it had never been given."""
 
+from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from bs4 import BeautifulSoup
@@ -9,9 +11,12 @@ from fastapi.testclient import TestClient
 
 from app.practice import scheduling
 from app.practice.models import ReviewState
+from app.storage.base import utcnow
+from app.team.models import Assignment
 from tests.factories import DECK, OWNER_CARD
 from tests.helpers.html import HTMX, soup_of
-from tests.helpers.practice import logs, post_attempt, state
+from tests.helpers.accounts import user_id
+from tests.helpers.practice import add, logs, post_attempt, state
 
 CARD = DECK[OWNER_CARD]
 ANSWER = "It overlaps input with compute."
@@ -99,6 +104,21 @@ def test_after_rating_the_card_page_says_when_it_comes_back_and_offers_the_next_
     assert nxt.startswith("Next review in") and f"{row.due:%a} {row.due.day} {row.due:%b}" in nxt
     offered = soup.select_one(".next-card a")
     assert offered["href"].startswith("/cards/") and OWNER_CARD not in offered["href"]
+
+
+def test_after_rating_the_card_page_offers_the_assigned_card_practice_would_serve_next(
+    team_app: FastAPI, signed_in: Callable[[str], TestClient]
+) -> None:
+    alice = signed_in("alice")
+    last = next(c for c in reversed(scheduling.introduction_order(DECK.values())) if c != OWNER_CARD)
+    due = utcnow().date() + timedelta(days=2)
+    add(team_app, Assignment(user_id=user_id(team_app, "alice"), tier="middle", card_ids=[last], due=due))
+    attempt_id = submit(alice)
+    soup = soup_of(alice.post(f"/attempts/{attempt_id}/assessment", headers=HTMX, data={"rating": "good"}))
+    offered = soup.select_one(".next-card a")
+    assert offered is not None and offered["href"] == f"/cards/{last}?tier=middle"
+    # It is new to alice, not due: the line says so.
+    assert soup.select_one(".next-card").get_text(" ", strip=True).startswith("Next card:")
 
 
 def test_undo_takes_back_the_rating_and_the_schedule_is_as_if_it_never_happened(

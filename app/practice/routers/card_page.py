@@ -16,7 +16,8 @@ from app.content.model import Card
 from app.content.tiers import TIERS, Tier, default_answer_kind, go_deeper_tiers, parse_tier, sees
 from app.exceptions import Invalid, NotFound
 from app.practice import attempts, preferences, quiz, scheduling, suggestions
-from app.practice.dependencies import NowDep, QuizKeyDep, own_attempt
+from app.practice.assigned import AssignedCards
+from app.practice.dependencies import AssignedCardsDep, NowDep, QuizKeyDep, own_attempt
 from app.practice.models import Attempt
 from app.practice.routers.forms import ANSWER_LABELS, ANSWER_UNREADABLE, RATING_CHOICES, rating_messages
 from app.practice.schemas import RATINGS, Assessment, AttemptIn
@@ -160,10 +161,18 @@ def card_history(
 
 
 def _after_rating(
-    session: Session, *, user_id: int, card: Card, attempt: Attempt, catalogue: Catalogue, now: datetime
+    session: Session,
+    *,
+    user_id: int,
+    card: Card,
+    attempt: Attempt,
+    catalogue: Catalogue,
+    now: datetime,
+    assigned: AssignedCards,
 ) -> dict[str, Any]:
     """What the saved assessment says: when the card comes back, the Undo of this rating while it is
-    the card's latest, and the card to practise next."""
+    the card's latest, and the card to practise next: the one /practice would serve, assigned new
+    cards first."""
     row = scheduling.get_state(session, user_id=user_id, card_id=card.id, tier=attempt.tier)
     latest = scheduling.latest_review(session, user_id=user_id, card_id=card.id)
     after = {
@@ -172,15 +181,21 @@ def _after_rating(
     }
     if attempt.kind == "follow-up":  # the card is still open: the next one is offered with its answer
         return after
+    snapshot = catalogue.snapshot()
     queue = scheduling.served_queue(
         session,
         user_id=user_id,
-        cards=catalogue.snapshot().cards.values(),
+        cards=snapshot.cards.values(),
         settings=preferences.load(session, user_id),
         now=now,
+        first=assigned(session=session, user_id=user_id, snapshot=snapshot, now=now),
     )
     following = queue.next_other_than(card.id)
-    return after | {"next_card": catalogue.get(following) if following else None, "next_tier": queue.tier}
+    return after | {
+        "next_card": catalogue.get(following) if following else None,
+        "next_is_new": following in queue.new,
+        "next_tier": queue.tier,
+    }
 
 
 def _form_tier(form: FormData, card: Card) -> tuple[Tier, str]:
@@ -330,6 +345,7 @@ def assess_attempt(
     session: WriteSessionDep,
     user_id: UserIdDep,
     now: NowDep,
+    assigned: AssignedCardsDep,
     attempt_id: Id,
 ) -> HTMLResponse:
     attempt, card = _own_served(session, catalogue=catalogue, user_id=user_id, attempt_id=attempt_id)
@@ -350,7 +366,9 @@ def assess_attempt(
             ratings=RATINGS,
             place=IN_HISTORY if form.get("place") == IN_HISTORY else None,  # it stays where it stood
         )
-    after = _after_rating(session, user_id=user_id, card=card, attempt=attempt, catalogue=catalogue, now=now)
+    after = _after_rating(
+        session, user_id=user_id, card=card, attempt=attempt, catalogue=catalogue, now=now, assigned=assigned
+    )
     if form.get("place") == IN_HISTORY:
         context = _card_history(session, user_id=user_id, card=card, now=now)
         return render(request, "_history.html", **context | after, rated=attempt, ratings=RATINGS)
