@@ -231,6 +231,17 @@ def test_the_api_undoes_the_latest_rating_once(app: FastAPI, client: TestClient)
     assert client.delete(url, params={"attempt_id": "x"}).status_code == 422
 
 
+def test_the_api_undo_of_someone_elses_attempt_is_not_found_and_keeps_their_rating(
+    signed_in: Callable[[str], TestClient],
+) -> None:
+    alice, bob = signed_in("alice"), signed_in("bob")
+    theirs = post_attempt(alice, rating="good")
+    url = f"/api/cards/{OWNER_CARD}/reviews/latest"
+    response = bob.delete(url, params={"attempt_id": theirs["id"]})
+    assert response.status_code == 404 and f"no attempt with id {theirs['id']}" in response.json()["detail"]
+    assert alice.get("/api/attempts").json()[0]["rating"] == "good"
+
+
 def test_a_refused_rating_in_the_history_stays_there_and_stores_nothing(client: TestClient) -> None:
     attempt_id = submit(client)
     form = history(client).select_one(f"#history form#assessment-{attempt_id}")

@@ -17,7 +17,7 @@ from app.content.tiers import TIERS
 from app.exceptions import InvalidFile, NotFound, NotThisFormat
 from app.practice import attempts, export, import_file, import_merge, preferences, scheduling, stats
 from app.practice import export_csv as csv_tables
-from app.practice.dependencies import AssignedCardsDep, MergeDep, NowDep
+from app.practice.dependencies import AssignedCardsDep, MergeDep, NowDep, own_attempt
 from app.practice.export_csv import CsvTable
 from app.practice.export_schema import ExportDoc
 from app.practice.import_merge import ImportResult
@@ -160,9 +160,10 @@ def api_schedule(
     "/cards/{card_id}/reviews/latest",
     tags=["api", "practice"],
     responses={
+        404: {"description": "No attempt of yours has that id"},
         409: {
             "description": "The card's latest rating is not the named attempt's (already undone, or rated since)"
-        }
+        },
     },
 )
 def api_undo_rating(
@@ -175,7 +176,9 @@ def api_undo_rating(
 ) -> UndoneOut:
     """Undo: take back the person's latest rating of the card, which must be `attempt_id`'s. The
     review goes from the log (and from exports), the card's schedule is replayed from the reviews
-    left, and the attempt is unrated again, to rate afresh. Sent twice, the second is a 409."""
+    left, and the attempt is unrated again, to rate afresh. Sent twice, the second is a 409;
+    someone else's attempt is a 404, as a missing one is."""
+    own_attempt(session, user_id=user_id, attempt_id=attempt_id)
     removed = attempts.take_back(session, user_id=user_id, card_id=card_id, attempt_id=attempt_id)
     row = scheduling.get_state(session, user_id=user_id, card_id=card_id, tier=removed.tier)
     return UndoneOut(
