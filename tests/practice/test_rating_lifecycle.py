@@ -62,6 +62,33 @@ def test_an_answer_left_unrated_comes_back_with_the_model_answer_and_the_rating_
     assert history(client).select_one("#history .unrated form") is None
 
 
+def test_the_history_names_at_the_top_of_the_page_the_answer_waiting_to_be_rated(client: TestClient) -> None:
+    assert history(client).select_one("#unrated-waiting") is not None and not history(client).select_one(
+        "#unrated-waiting"
+    ).get_text(strip=True)
+    attempt_id = submit(client)
+    soup = history(client)  # what a reload of the card page loads
+    waiting = soup.select_one('#unrated-waiting[hx-swap-oob="true"]')
+    assert waiting is not None and waiting.find_parent(id="history") is None  # swapped in where the page has it
+    assert " ".join(waiting.get_text().split()) == "You have an answer waiting to be rated: rate it"
+    link = waiting.select_one("a")
+    assert link["href"] == f"#unrated-{attempt_id}" and soup.select_one(f"#history #unrated-{attempt_id}")
+    rated = client.post(f"/attempts/{attempt_id}/assessment", headers=HTMX, data={"rating": "good"})
+    assert rated.status_code == 200
+    assert not history(client).select_one("#unrated-waiting").get_text(strip=True)
+
+
+def test_the_card_page_everyone_shares_has_only_the_empty_place_for_the_waiting_answer(
+    signed_in: Callable[[str], TestClient],
+) -> None:
+    alice, bob = signed_in("alice"), signed_in("bob")
+    submit(alice)
+    for person in (alice, bob, alice):  # the later ones are served from the page cache
+        page = soup_of(person.get(f"/cards/{OWNER_CARD}?tier=middle"))
+        (place,) = page.select("#unrated-waiting")
+        assert place.get_text(strip=True) == "" and place.find_next("form", class_="answer-form") is not None
+
+
 def test_history_links_each_unrated_answer_to_where_it_can_be_rated(client: TestClient) -> None:
     older = submit(client)
     newer = submit(client, kind="basics")
