@@ -296,7 +296,10 @@ def test_a_nested_yaml_alias_is_refused_in_a_short_message(tmp_path: Path) -> No
 @pytest.mark.parametrize("heading", ["[](https://example.com)", "![](a.png)"])
 @pytest.mark.parametrize(
     "old",
-    ["### A true statement that sounds like it could be a pitfall", "### A wrong belief a candidate might state"],
+    [
+        "### A true statement that sounds like it could be a pitfall",
+        "### A wrong belief a candidate might state",
+    ],
 )
 def test_a_quiz_statement_that_shows_no_words_is_a_problem_at_its_line(
     tmp_path: Path, heading: str, old: str

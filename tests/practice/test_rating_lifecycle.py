@@ -14,8 +14,8 @@ from app.practice.models import ReviewState
 from app.storage.base import utcnow
 from app.team.models import Assignment
 from tests.factories import DECK, OWNER_CARD
-from tests.helpers.html import HTMX, soup_of
 from tests.helpers.accounts import user_id
+from tests.helpers.html import HTMX, soup_of
 from tests.helpers.practice import add, logs, post_attempt, state
 
 CARD = DECK[OWNER_CARD]
@@ -24,6 +24,13 @@ ANSWER = "It overlaps input with compute."
 
 def history(client: TestClient, query: str = "") -> BeautifulSoup:
     return soup_of(client.get(f"/cards/{OWNER_CARD}/history{query}", headers=HTMX))
+
+
+def waiting_line(client: TestClient) -> str:
+    """What the history fragment puts in the line at the top of the card page."""
+    line = history(client).select_one("#unrated-waiting")
+    assert line is not None
+    return line.get_text(strip=True)
 
 
 def submit(client: TestClient, **extra: Any) -> int:
@@ -63,19 +70,19 @@ def test_an_answer_left_unrated_comes_back_with_the_model_answer_and_the_rating_
 
 
 def test_the_history_names_at_the_top_of_the_page_the_answer_waiting_to_be_rated(client: TestClient) -> None:
-    assert history(client).select_one("#unrated-waiting") is not None and not history(client).select_one(
-        "#unrated-waiting"
-    ).get_text(strip=True)
+    assert waiting_line(client) == ""
     attempt_id = submit(client)
     soup = history(client)  # what a reload of the card page loads
     waiting = soup.select_one('#unrated-waiting[hx-swap-oob="true"]')
-    assert waiting is not None and waiting.find_parent(id="history") is None  # swapped in where the page has it
+    assert (
+        waiting is not None and waiting.find_parent(id="history") is None
+    )  # swapped in where the page has it
     assert " ".join(waiting.get_text().split()) == "You have an answer waiting to be rated: rate it"
     link = waiting.select_one("a")
     assert link["href"] == f"#unrated-{attempt_id}" and soup.select_one(f"#history #unrated-{attempt_id}")
     rated = client.post(f"/attempts/{attempt_id}/assessment", headers=HTMX, data={"rating": "good"})
     assert rated.status_code == 200
-    assert not history(client).select_one("#unrated-waiting").get_text(strip=True)
+    assert waiting_line(client) == ""
 
 
 def test_the_card_page_everyone_shares_has_only_the_empty_place_for_the_waiting_answer(

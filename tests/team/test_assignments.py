@@ -184,7 +184,9 @@ def test_a_mock_interview_of_more_cards_than_one_interview_asks_is_refused(lena:
             "/team/assignments", data={"tier": "middle", "due": in_days(2), "kind": "interview"} | form
         )
         assert response.status_code == 422, form
-        assert f"a mock interview asks at most {MAX_QUESTIONS} cards" in BeautifulSoup(response.text, "html.parser").get_text(" ", strip=True), form
+        assert f"a mock interview asks at most {MAX_QUESTIONS} cards" in BeautifulSoup(
+            response.text, "html.parser"
+        ).get_text(" ", strip=True), form
     assert dashboard_rows(lena) == {}
     # The same cards as cards to review are fine: only one interview is bounded.
     assign(lena, card_ids=too_many)
