@@ -20,7 +20,7 @@ from app.practice.export_schema import (
     ReviewLogDoc,
     ReviewStateDoc,
 )
-from app.practice.interview.models import InterviewSession
+from app.practice.interview.models import InterviewQuestion, InterviewSession
 from app.practice.models import Attempt, ReviewLog
 
 
@@ -58,6 +58,8 @@ def interviews_of(session: Session, user_id: int) -> list[InterviewDoc]:
         select(InterviewSession)
         .where(InterviewSession.user_id == user_id)
         .order_by(InterviewSession.created_at, InterviewSession.id)
+        # The file names each question's attempt by id; the attempts themselves are listed once.
+        .options(selectinload(InterviewSession.questions).raiseload(InterviewQuestion.attempt))
     )
     return [
         InterviewDoc.model_validate(

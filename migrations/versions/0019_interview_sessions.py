@@ -57,9 +57,11 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name=op.f("pk_interview_questions")),
         sa.UniqueConstraint("session_id", "position", name=op.f("uq_interview_questions_session_id")),
     )
+    op.create_index("ix_interview_questions_attempt_id", "interview_questions", ["attempt_id"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_interview_questions_attempt_id", table_name="interview_questions")
     op.drop_table("interview_questions")
     op.drop_index("ix_interview_sessions_user_created", table_name="interview_sessions")
     op.drop_table("interview_sessions")

@@ -36,7 +36,11 @@ class InterviewQuestion(Base):
     """A card's main question (`follow_up` None) or one of its follow-ups, asked after it."""
 
     __tablename__ = "interview_questions"
-    __table_args__ = (UniqueConstraint("session_id", "position"),)
+    # The index: deleting an attempt sets its question's link to NULL, found without a scan.
+    __table_args__ = (
+        UniqueConstraint("session_id", "position"),
+        Index("ix_interview_questions_attempt_id", "attempt_id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     session_id: Mapped[int] = mapped_column(ForeignKey("interview_sessions.id", ondelete="CASCADE"))

@@ -16,12 +16,12 @@ from app.content.catalogue import Snapshot
 from app.content.dependencies import CatalogueDep
 from app.content.model import Card
 from app.content.tiers import TIERS
-from app.exceptions import Invalid
+from app.exceptions import Conflict, Invalid
 from app.practice import suggestions
 from app.practice.dependencies import AssignedCardsDep, NowDep
 from app.practice.interview import service
 from app.practice.interview.models import InterviewSession
-from app.practice.interview.schemas import DEFAULT_QUESTIONS, MAX_QUESTIONS, SOURCES, InterviewIn
+from app.practice.interview.schemas import DEFAULT_QUESTIONS, MAX_QUESTIONS, OFFERED, InterviewIn
 from app.practice.routers.forms import ANSWER_LABELS, ANSWER_UNREADABLE, RATING_CHOICES, rating_messages
 from app.practice.schemas import RATINGS, Assessment, AttemptIn
 from app.schemas import Id
@@ -51,11 +51,11 @@ def _setup(
     the person's unfinished and past sessions."""
     return {
         "form": form,
-        "sources": SOURCES,
+        "sources": OFFERED,
         "tiers": TIERS,
         "max_questions": MAX_QUESTIONS,
         "topics": snapshot.library.topics,
-        "listing": service.listing(session, user_id=user_id),
+        "listing": service.listing(session, user_id=user_id, cards=snapshot.cards),
         "panels": extras.fill("interview", session=session, user_id=user_id, snapshot=snapshot, now=now),
     }
 
@@ -128,9 +128,11 @@ def start_interview(
     return RedirectResponse(f"/interview/{interview.id}", status_code=303)
 
 
-def _step(session: Session, *, interview: InterviewSession, cards: Mapping[str, Card]) -> dict[str, Any]:
+def _step(
+    session: Session, *, interview: InterviewSession, cards: Mapping[str, Card], now: datetime
+) -> dict[str, Any]:
     """What the session's page shows now: the step it is at, or the summary once finished."""
-    step = service.step(interview, cards)
+    step = service.settle(session, interview=interview, cards=cards, now=now)
     context: dict[str, Any] = {"interview": interview, "step": step, "ratings": RATINGS}
     if step is None:
         return context | {"summary": service.summary(session, interview=interview, cards=cards)}
@@ -153,18 +155,45 @@ def _render_step(
     session: Session,
     interview: InterviewSession,
     cards: Mapping[str, Card],
+    now: datetime,
     **extra: Any,
 ) -> HTMLResponse:
-    context = _step(session, interview=interview, cards=cards)
+    context = _step(session, interview=interview, cards=cards, now=now)
     return render(request, "interview_session.html", "_interview_step.html", **context, **extra)
+
+
+def _stale(
+    request: Request,
+    *,
+    session: Session,
+    interview: InterviewSession,
+    cards: Mapping[str, Card],
+    now: datetime,
+    error: Conflict,
+) -> HTMLResponse:
+    """A form sent twice or from an older tab: the step as it now stands, saying so. A 422, which
+    htmx swaps in (a 409 would only raise the generic toast)."""
+    session.rollback()
+    errors = [sentence(error.message)]
+    return _render_step(
+        request, session=session, interview=interview, cards=cards, now=now, status_code=422, errors=errors
+    )
 
 
 @router.get("/interview/{session_id}", response_class=HTMLResponse)
 def interview_session(
-    request: Request, *, session: SessionDep, user_id: UserIdDep, catalogue: CatalogueDep, session_id: Id
+    request: Request,
+    *,
+    session: WriteSessionDep,  # the session may be found finished here, and that is recorded
+    user_id: UserIdDep,
+    catalogue: CatalogueDep,
+    now: NowDep,
+    session_id: Id,
 ) -> HTMLResponse:
     interview = service.own_session(session, user_id=user_id, session_id=session_id)
-    return _render_step(request, session=session, interview=interview, cards=catalogue.snapshot().cards)
+    return _render_step(
+        request, session=session, interview=interview, cards=catalogue.snapshot().cards, now=now
+    )
 
 
 def _position(form: FormData) -> int:
@@ -203,6 +232,8 @@ def answer_question(
             strict=False,
         )
         service.answer(session, interview=interview, cards=cards, position=position, data=data, now=now)
+    except Conflict as error:
+        return _stale(request, session=session, interview=interview, cards=cards, now=now, error=error)
     except (ValidationError, Invalid) as error:
         session.rollback()
         errors = (
@@ -212,9 +243,9 @@ def answer_question(
         )
         kept = {"errors": errors, "text": form.get("text") or "", "elapsed": form.get("seconds") or 0}
         return _render_step(
-            request, session=session, interview=interview, cards=cards, status_code=422, **kept
+            request, session=session, interview=interview, cards=cards, now=now, status_code=422, **kept
         )
-    return _render_step(request, session=session, interview=interview, cards=cards)
+    return _render_step(request, session=session, interview=interview, cards=cards, now=now)
 
 
 @router.post("/interview/{session_id}/assessment", response_class=HTMLResponse)
@@ -236,6 +267,8 @@ def assess_answer(
             {"points": form.getlist("points"), "rating": form.get("rating")}, strict=False
         )
         service.assess(session, interview=interview, cards=cards, position=position, data=data, now=now)
+    except Conflict as error:
+        return _stale(request, session=session, interview=interview, cards=cards, now=now, error=error)
     except (ValidationError, Invalid) as error:
         session.rollback()
         kept = {
@@ -243,6 +276,6 @@ def assess_answer(
             "kept_ticks": [str(point) for point in form.getlist("points")],
         }
         return _render_step(
-            request, session=session, interview=interview, cards=cards, status_code=422, **kept
+            request, session=session, interview=interview, cards=cards, now=now, status_code=422, **kept
         )
-    return _render_step(request, session=session, interview=interview, cards=cards)
+    return _render_step(request, session=session, interview=interview, cards=cards, now=now)

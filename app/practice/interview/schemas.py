@@ -1,5 +1,6 @@
 """What the set-up form of a mock interview must contain."""
 
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
@@ -9,8 +10,27 @@ from app.schemas import Storable, WholeNumber
 
 MAX_QUESTIONS = 10
 DEFAULT_QUESTIONS = 3
-Source = Literal["topic", "due", "assigned", "random", "cards"]
-SOURCES: tuple[Source, ...] = ("topic", "due", "assigned", "random", "cards")
+Source = Literal["random", "topic", "due", "assigned", "cards"]
+
+
+@dataclass(frozen=True)
+class Way:
+    """A way of choosing an interview's cards: its label on the set-up form (None: not offered
+    there, as an assignment's box names the cards) and what a refusal says when it draws none."""
+
+    label: str | None
+    nothing: str
+
+
+WAYS: dict[Source, Way] = {
+    "random": Way("A random draw", "no cards are served"),
+    "topic": Way("On a topic", "no card to draw from under that topic"),
+    "due": Way("What is due", "nothing is due at that depth right now"),
+    # Only the cards assigned for review: interviews a lead assigns sit in a box of their own.
+    "assigned": Way("Cards assigned to me to review", "nothing is assigned to you to review right now"),
+    "cards": Way(None, "none of the named cards is served"),
+}
+OFFERED = {source: way.label for source, way in WAYS.items() if way.label is not None}
 CardId = Annotated[str, StringConstraints(min_length=1, max_length=120), Storable]
 
 
@@ -29,7 +49,7 @@ class InterviewIn(BaseModel):
     @model_validator(mode="after")
     def _fits_source(self) -> "InterviewIn":
         if self.source == "topic" and not self.topic:
-            raise ValueError("an interview on a topic names its 'topic'")
+            raise ValueError("choose a topic for an interview on a topic")
         if self.source == "cards":
             self.cards = list(dict.fromkeys(self.cards))
             if not 1 <= len(self.cards) <= MAX_QUESTIONS:

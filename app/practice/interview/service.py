@@ -10,12 +10,13 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.accounts.service import lock_person
 from app.content.model import Card, Entry
 from app.content.tiers import TIERS, Tier, default_answer_kind, sees
 from app.exceptions import Conflict, Invalid, NotFound, in_words
 from app.practice import attempts, scheduling, suggestions
 from app.practice.interview.models import InterviewQuestion, InterviewSession
-from app.practice.interview.schemas import InterviewIn
+from app.practice.interview.schemas import WAYS, InterviewIn
 from app.practice.models import Attempt
 from app.practice.schemas import RATINGS, Assessment, AttemptIn
 
@@ -56,14 +57,6 @@ def _chosen(
     return [card_id for card_id in assigned if card_id in cards][: data.count]
 
 
-NOTHING = {
-    "topic": "no card to draw from under that topic",
-    "due": "nothing is due at that depth right now",
-    "assigned": "nothing is assigned to you right now",
-    "random": "no cards are served",
-}
-
-
 def start(
     session: Session,
     *,
@@ -77,7 +70,7 @@ def start(
     depth sees them; refused, storing nothing, when it chooses none."""
     chosen = _chosen(session, user_id=user_id, cards=cards, data=data, assigned=assigned, now=now)
     if not chosen:
-        raise Invalid("source", NOTHING[data.source])
+        raise Invalid("source", WAYS[data.source].nothing)
     interview = InterviewSession(
         user_id=user_id,
         tier=data.tier,
@@ -133,20 +126,60 @@ class Step:
         return self.card.follow_ups[index] if index is not None else None
 
 
-def _done(question: InterviewQuestion) -> bool:
-    return question.attempt is not None and question.attempt.rating is not None
+def _follow_up(card: Card | None, index: int | None) -> Entry | None:
+    """The card's follow-up at `index`, if the card (as served now) still has it."""
+    return card.follow_ups[index] if card and index is not None and index < len(card.follow_ups) else None
+
+
+def _to_ask(question: InterviewQuestion, cards: Mapping[str, Card]) -> Card | None:
+    """The question's card while it is still to be rated and still served: a card gone, or a
+    follow-up removed from it since, is skipped."""
+    card = cards.get(question.card_id)
+    rated = question.attempt is not None and question.attempt.rating is not None
+    if (
+        card is None
+        or rated
+        or (question.follow_up is not None and _follow_up(card, question.follow_up) is None)
+    ):
+        return None
+    return card
 
 
 def step(interview: InterviewSession, cards: Mapping[str, Card]) -> Step | None:
-    """The first question not yet rated, of a card still served; None once every one is."""
+    """The first question not yet rated, of a card still served; None once every one is: the
+    session is finished, wherever its last answer was rated."""
     mains = [q for q in interview.questions if q.follow_up is None]
     for question in interview.questions:
-        card = cards.get(question.card_id)
-        if card is None or _done(question):
+        card = _to_ask(question, cards)
+        if card is None:
             continue
         number = sum(1 for q in mains if q.position <= question.position)
         return Step(question, card, question.attempt is not None, number, len(mains))
     return None
+
+
+def settle(
+    session: Session, *, interview: InterviewSession, cards: Mapping[str, Card], now: datetime
+) -> Step | None:
+    """The step the session is at, with `finished_at` kept in step: set when it is first found
+    finished (its last answer may be rated on the card's page), cleared when a rating taken back
+    opens it again."""
+    current = step(interview, cards)
+    if (current is None) != (interview.finished_at is not None):
+        interview.finished_at = now if current is None else None
+        session.commit()
+    return current
+
+
+def _fresh(session: Session, interview: InterviewSession) -> None:
+    """Hold the person's lock, then read the session's questions again: another answer saved
+    since they were read is seen before this one is checked (on PostgreSQL, two requests at once)."""
+    lock_person(session, interview.user_id)
+    session.scalars(
+        select(InterviewQuestion)
+        .where(InterviewQuestion.session_id == interview.id)
+        .execution_options(populate_existing=True)
+    ).all()
 
 
 def _current(
@@ -172,6 +205,7 @@ def answer(
     now: datetime,
 ) -> Attempt:
     """Record the answer to the question at `position` as a practice attempt, linked to it."""
+    _fresh(session, interview)
     current = _current(interview, cards=cards, position=position, assessing=False)
     question = current.question
     if data.kind != answer_kind(interview, question) or data.follow_up != question.follow_up:
@@ -195,12 +229,12 @@ def assess(
     now: datetime,
 ) -> Attempt:
     """Rate the answer to the question at `position`; rating the last one finishes the session."""
+    _fresh(session, interview)
     current = _current(interview, cards=cards, position=position, assessing=True)
     attempt = current.question.attempt
     assert attempt is not None  # an assessing step has its answer
     attempts.check_against_card(current.card, data)
-    later = [q for q in interview.questions if q.position > position and q.card_id in cards and not _done(q)]
-    if not later:
+    if not [q for q in interview.questions if q.position > position and _to_ask(q, cards)]:
         interview.finished_at = now
     return attempts.assess(session, card=current.card, attempt=attempt, data=data)
 
@@ -219,8 +253,7 @@ class Answered:
 
     @property
     def title(self) -> Entry | None:
-        index = self.question.follow_up
-        return self.card.follow_ups[index] if self.card and index is not None else None
+        return _follow_up(self.card, self.question.follow_up)
 
     @property
     def weakness(self) -> tuple[int, float]:
@@ -265,10 +298,18 @@ class Listing:
     finished: list[InterviewSession]
 
 
-def listing(session: Session, *, user_id: int) -> Listing:
-    """The person's sessions, newest first, at most LISTED of each kind."""
-    mine = select(InterviewSession).where(InterviewSession.user_id == user_id)
-    newest = (InterviewSession.created_at.desc(), InterviewSession.id.desc())
-    unfinished = mine.where(InterviewSession.finished_at.is_(None)).order_by(*newest).limit(LISTED)
-    finished = mine.where(InterviewSession.finished_at.is_not(None)).order_by(*newest).limit(LISTED)
-    return Listing(list(session.scalars(unfinished)), list(session.scalars(finished)))
+def listing(session: Session, *, user_id: int, cards: Mapping[str, Card]) -> Listing:
+    """The person's sessions, newest first, at most LISTED of each kind. Finished is read from
+    the steps, as the session's page reads it: a rating given or taken back elsewhere counts."""
+    mine = (
+        select(InterviewSession)
+        .where(InterviewSession.user_id == user_id)
+        .order_by(InterviewSession.created_at.desc(), InterviewSession.id.desc())
+    )
+    unfinished: list[InterviewSession] = []
+    finished: list[InterviewSession] = []
+    for interview in session.scalars(mine):
+        kind = finished if step(interview, cards) is None else unfinished
+        if len(kind) < LISTED:
+            kind.append(interview)
+    return Listing(unfinished, finished)

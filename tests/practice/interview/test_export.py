@@ -1,7 +1,11 @@
 """A mock interview in the JSON export: each session with its questions in order and the attempt
 each was answered by; a file that carries the section imports."""
 
+import re
+
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from sqlalchemy import event
 
 from tests.factories import DECK, OWNER_CARD
 from tests.helpers.interview import answer, rate, start
@@ -61,3 +65,21 @@ def test_a_file_with_a_broken_interview_is_refused_and_stores_nothing(client: Te
     where = [problem["loc"] for problem in response.json()["detail"]]
     assert ["interviews", 0, "questions"] in where and ["interviews", 1, "tier"] in where
     assert len(client.get("/api/attempts").json()) == 1
+
+
+def test_the_export_reads_the_interviews_attempts_once(app: FastAPI, client: TestClient) -> None:
+    url = start(client, source="cards", card=[OWNER_CARD], tier="junior")
+    answer(client, url, "An answer.")
+    rate(client, url, "good")
+    reads: list[str] = []
+
+    def seen(_conn: object, _cursor: object, statement: str, *_args: object) -> None:
+        if re.search(r"\bFROM attempts\b", statement):
+            reads.append(statement)
+
+    event.listen(app.state.db.engine, "before_cursor_execute", seen)
+    try:
+        assert client.get("/api/export.json").json()["interviews"][0]["questions"][0]["attempt_id"]
+    finally:
+        event.remove(app.state.db.engine, "before_cursor_execute", seen)
+    assert len(reads) == 1, reads

@@ -4,6 +4,7 @@ comes back to the same step, the summary, the list of sessions; and every refusa
 
 from collections.abc import Callable
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,10 +13,11 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
+from app import PROJECT_ROOT
 from app.practice.interview.models import InterviewQuestion, InterviewSession
-from app.practice.models import Attempt
+from app.practice.models import Attempt, ReviewLog
 from app.storage.base import utcnow
-from tests.factories import DECK, OWNER_CARD
+from tests.factories import DECK, OWNER_CARD, write_card
 from tests.helpers.html import HTMX, one, soup_of, text_of
 from tests.helpers.interview import answer, position, rate, start, step
 from tests.helpers.practice import review, state
@@ -150,6 +152,7 @@ def test_cards_are_drawn_by_topic_at_random_by_what_is_due_and_by_what_is_assign
     ("fields", "says"),
     [
         ({"source": "topic", "topic": "no-such-topic"}, "no cards under the topic"),
+        ({"source": "topic"}, "Choose a topic for an interview on a topic."),
         ({"source": "random", "tier": "expert"}, "Depth"),
         ({"source": "random", "count": "0"}, "How many"),
         ({"source": "random", "count": "11"}, "How many"),
@@ -212,8 +215,12 @@ def test_a_form_sent_twice_or_from_an_old_tab_is_refused_and_answers_once(
     url = start(client, source="cards", card=[OWNER_CARD])
     at = position(step(client, url))
     assert client.post(f"{url}/answer", data={"position": at, "text": "first"}).status_code == 200
-    assert client.post(f"{url}/answer", data={"position": at, "text": "second"}).status_code == 409
-    assert client.post(f"{url}/assessment", data={"position": "1", "rating": "good"}).status_code == 409
+    for sent in ({"position": at, "text": "second"}, {"position": "1", "rating": "good"}):
+        # htmx swaps a 422: the person sees why, and the step the interview is at now.
+        kind = "answer" if "text" in sent else "assessment"
+        stale = soup_of(client.post(f"{url}/{kind}", data=sent, headers=HTMX), 422)
+        assert "reload the page" in text_of(stale, "#interview-step .errors")
+        assert len(stale.select("#interview-step button.rate")) == 4
     assert [a["text"] for a in client.get("/api/attempts").json()] == ["first"]
 
 
@@ -263,3 +270,75 @@ def test_a_follow_up_has_no_target_time_and_its_clock_counts_up(client: TestClie
     assert not clock.has_attr("data-limit") and clock["aria-label"] == "time taken"
     assessing = answer(client, url, "The follow-up answer.", seconds="7")
     assert text_of(assessing, "#interview-step .took") == "You took 7 s."
+
+
+def listed(client: TestClient) -> dict[str, list[str]]:
+    """The hrefs /interview lists under Resume and under Past interviews."""
+    soup = step(client, "/interview")
+    return {
+        name: [str(a["href"]) for a in soup.select(f'section[aria-labelledby="{name}-heading"] li a')]
+        for name in ("resume", "past")
+    }
+
+
+def only_attempt(client: TestClient) -> int:
+    [attempt] = client.get("/api/attempts").json()
+    return int(attempt["id"])
+
+
+def test_a_last_answer_rated_on_the_card_page_finishes_the_interview(client: TestClient) -> None:
+    url = start(client, source="cards", card=[OWNER_CARD], tier="junior")
+    answer(client, url, "An answer.")
+    rated = client.post(f"/attempts/{only_attempt(client)}/assessment", data={"rating": "good"})
+    assert rated.status_code == 200
+    summary = step(client, url)
+    assert heading(summary) == "Summary"
+    assert "Finished" in text_of(summary, "#interview-step")
+    assert listed(client) == {"resume": [], "past": [url]}
+
+
+def test_undoing_the_last_rating_makes_the_interview_unfinished_again(
+    app: FastAPI, client: TestClient
+) -> None:
+    url = start(client, source="cards", card=[OWNER_CARD], tier="junior")
+    answer(client, url, "An answer.")
+    rate(client, url, "good")
+    assert listed(client) == {"resume": [], "past": [url]}
+    attempt_id = only_attempt(client)
+    with app.state.db.read_sessions() as session:
+        review_id = session.scalar(select(ReviewLog.id).where(ReviewLog.attempt_id == attempt_id))
+    undone = client.post(f"/attempts/{attempt_id}/undo", data={"review": str(review_id)})
+    assert undone.status_code == 200
+    assert len(step(client, url).select("#interview-step button.rate")) == 4
+    assert listed(client) == {"resume": [url], "past": []}
+    rate(client, url, "easy")
+    assert heading(step(client, url)) == "Summary" and listed(client)["past"] == [url]
+
+
+def test_a_follow_up_removed_from_its_card_is_skipped(client: TestClient, content_folder: Path) -> None:
+    text = (PROJECT_ROOT / "content" / f"{OWNER_CARD}.md").read_text(encoding="utf-8")
+    write_card(content_folder, f"{OWNER_CARD}.md", text)
+    whole = start(client, source="cards", card=[OWNER_CARD], tier="middle")
+    answer(client, whole, "An answer.")
+    rate(client, whole, "good")
+    answer(client, whole, "A follow-up answer.")
+    rate(client, whole, "good")
+    halfway = start(client, source="cards", card=[OWNER_CARD], tier="middle")
+    answer(client, halfway, "An answer.")
+    rate(client, halfway, "hard")
+    assert "follow-up" in text_of(step(client, halfway), ".interview-progress")
+    # The card as edited: its follow-ups are gone.
+    head, _, rest = text.partition("## Follow-ups")
+    write_card(content_folder, f"{OWNER_CARD}.md", head + "## Pitfalls" + rest.partition("## Pitfalls")[2])
+    for url in (whole, halfway):
+        summary = step(client, url)
+        assert heading(summary) == "Summary", url
+        assert one(summary, f'li.interview-card[data-card-id="{OWNER_CARD}"]') is not None
+    assert listed(client)["past"] == [halfway, whole]
+
+
+def test_the_set_up_form_names_each_way_of_choosing_as_a_person_reads_it(client: TestClient) -> None:
+    soup = step(client, "/interview")
+    labels = {str(box["value"]): box.parent.get_text().strip() for box in soup.select('input[name="source"]')}
+    assert labels["assigned"] == "Cards assigned to me to review"
+    assert one(soup, 'select[name="topic"] option[value=""]').get_text() == "Choose a topic"

@@ -12,6 +12,7 @@ from app.exceptions import Conflict, Invalid
 from app.practice.interview import service
 from app.practice.interview.models import InterviewSession
 from app.practice.interview.schemas import InterviewIn
+from app.practice.models import Attempt
 from app.practice.schemas import Assessment, AttemptIn
 from app.storage.base import utcnow
 from tests.factories import DECK
@@ -100,6 +101,23 @@ def test_the_list_of_sessions_is_newest_first_and_capped(app: FastAPI) -> None:
             for n in range(service.LISTED + 3)
         ]
     with app.state.db.read_sessions() as session:
-        listed = service.listing(session, user_id=LOCAL_USER_ID)
+        listed = service.listing(session, user_id=LOCAL_USER_ID, cards=DECK)
     assert [s.id for s in listed.unfinished] == made[::-1][: service.LISTED]
     assert listed.finished == []
+
+
+def test_an_answer_checked_against_a_step_answered_meanwhile_is_refused(app: FastAPI) -> None:
+    session_id = begin(app, tier="junior", cards=CARDS[:1])
+    data = AttemptIn(tier="junior", kind="basics", text="an answer", seconds=5.0)
+    with app.state.db.write_sessions() as late:
+        # The late writer read the session before the other answer was saved.
+        stale = service.own_session(late, user_id=LOCAL_USER_ID, session_id=session_id)
+        late.commit()
+        with app.state.db.write_sessions() as first:
+            interview = service.own_session(first, user_id=LOCAL_USER_ID, session_id=session_id)
+            service.answer(first, interview=interview, cards=DECK, position=0, data=data, now=utcnow())
+        with pytest.raises(Conflict) as refused:
+            service.answer(late, interview=stale, cards=DECK, position=0, data=data, now=utcnow())
+        assert "not the one this interview is at" in refused.value.message
+    with app.state.db.read_sessions() as session:
+        assert session.scalar(select(func.count()).select_from(Attempt)) == 1
