@@ -299,16 +299,23 @@ class Listing:
 
 
 def listing(session: Session, *, user_id: int, cards: Mapping[str, Card]) -> Listing:
-    """The person's sessions, newest first, at most LISTED of each kind. Finished is read from
+    """The person's sessions, newest first, at most LISTED of each kind, read from at most LISTED
+    rows of each kind as stored (however many sessions the person has). Finished is then read from
     the steps, as the session's page reads it: a rating given or taken back elsewhere counts."""
     mine = (
         select(InterviewSession)
         .where(InterviewSession.user_id == user_id)
         .order_by(InterviewSession.created_at.desc(), InterviewSession.id.desc())
+        .limit(LISTED)
     )
+    read = [
+        *session.scalars(mine.where(InterviewSession.finished_at.is_(None))),
+        *session.scalars(mine.where(InterviewSession.finished_at.is_not(None))),
+    ]
+    read.sort(key=lambda interview: (interview.created_at, interview.id), reverse=True)
     unfinished: list[InterviewSession] = []
     finished: list[InterviewSession] = []
-    for interview in session.scalars(mine):
+    for interview in read:
         kind = finished if step(interview, cards) is None else unfinished
         if len(kind) < LISTED:
             kind.append(interview)
