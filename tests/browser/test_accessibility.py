@@ -75,10 +75,10 @@ def test_after_submitting_an_answer_focus_is_on_the_new_panel_and_it_is_announce
     expect(announcer).to_have_text(heading.inner_text())
 
     # Rating keeps focus on the pressed button (the form around it is replaced) and says it saved.
-    page.locator(".rating button[value=good]").focus()
+    page.locator("#answer-panel .rating button[value=good]").focus()
     page.keyboard.press("Enter")
     expect(page.locator("#answer-panel .saved")).to_be_visible()
-    expect(page.locator(".rating button[value=good]")).to_be_focused()
+    expect(page.locator("#answer-panel .rating button[value=good]")).to_be_focused()
     expect(announcer).to_contain_text("rated good")
 
 

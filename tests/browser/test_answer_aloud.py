@@ -129,8 +129,8 @@ def test_an_answer_said_aloud_is_transcribed_edited_saved_and_shown_with_its_pac
         page.fill("#answer-text", edited)
         page.get_by_role("button", name="Submit answer").click()
         expect(page.locator("#answer-panel .your-answer")).to_have_text(edited)
-        page.locator(".checklist input[type=checkbox]").first.check()
-        page.locator(".rating button[value=good]").click()
+        page.locator("#answer-panel .checklist input[type=checkbox]").first.check()
+        page.locator("#answer-panel .rating button[value=good]").click()
         expect(page.locator("#answer-panel .saved")).to_be_visible()
 
         attempt = newest_attempt(site)

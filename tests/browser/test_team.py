@@ -77,9 +77,9 @@ def test_members_see_only_their_own_answers_and_the_lead_sees_the_team(
     alice.goto(f"{team_url}/cards/{CARD}?tier=middle")
     alice.fill("#answer-text", MARKER)
     alice.click("text=Submit answer")
-    expect(alice.locator(".model-answer")).to_be_visible()
-    alice.click(".rating button[value=good]")
-    expect(alice.locator(".saved")).to_contain_text("rated good")
+    expect(alice.locator("#answer-panel .model-answer")).to_be_visible()
+    alice.click("#answer-panel .rating button[value=good]")
+    expect(alice.locator("#answer-panel .saved")).to_contain_text("rated good")
 
     bob = signed_in("bob")
     bob.goto(f"{team_url}/progress")

@@ -275,8 +275,9 @@ def _answer(page: Page) -> None:
 
 def _answer_and_rate(page: Page) -> None:
     _answer(page)
-    page.locator(".checklist input[type=checkbox]").first.check()
-    page.locator(".rating button[value=good]").click()
+    # Scoped to the answer just given: an earlier one left unrated waits in the history too.
+    page.locator("#answer-panel .checklist input[type=checkbox]").first.check()
+    page.locator("#answer-panel .rating button[value=good]").click()
     expect(page.locator("#answer-panel .saved")).to_be_visible()
 
 
