@@ -79,7 +79,8 @@ def test_a_demo_page_with_history_scrolls_its_table_in_its_own_box(
         with open_page(browser, viewport) as page:
             page.goto(f"{base_url}/demos/{runs[-1].json()['run_id']}")
             page.wait_for_load_state("networkidle")
-            assert page.locator("#demo-history tr.demo-history-row").count() == 3
+            # These three at least: the other browser tests' runs on this server are listed too.
+            assert page.locator("#demo-history tr.demo-history-row").count() >= 3
             box = page.locator("#demo-history .table-wrap")
             scrolls = box.evaluate("el => [el.scrollWidth, el.clientWidth, el.getBoundingClientRect().right]")
             measured = _overflow(page)

@@ -22,7 +22,14 @@ def folded(answer: Locator) -> None:
 
 def nothing_covered(page: Page, bar: Locator) -> None:
     """Scrolled to the very end, the page's last words sit above the bar, not under it."""
-    page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+    # Scrolled until it stays at the end: focus moving to what a swap brought may scroll it back.
+    page.wait_for_function(
+        """() => { const end = document.documentElement.scrollHeight;
+                   window.scrollTo(0, end);
+                   const there = window.scrollY + window.innerHeight >= end - 1;
+                   window.framesAtEnd = there ? (window.framesAtEnd || 0) + 1 : 0;
+                   return window.framesAtEnd >= 10; }"""
+    )
     expect(bar).to_be_in_viewport()
     last = page.evaluate(
         """() => { const boxes = [...document.querySelectorAll('main .panel')].map(p => p.getBoundingClientRect());

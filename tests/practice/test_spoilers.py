@@ -6,13 +6,9 @@ from bs4 import BeautifulSoup, Tag
 from fastapi.testclient import TestClient
 
 from tests.factories import DECK, OWNER_CARD
+from tests.helpers.html import HTMX, soup_of
 
-HTMX = {"HX-Request": "true"}
 WHY = "They give the answer away: they open once you have answered or revealed it."
-
-
-def soup_of(text: str) -> BeautifulSoup:
-    return BeautifulSoup(text, "html.parser")
 
 
 def card_page(client: TestClient, tier: str = "senior") -> BeautifulSoup:
