@@ -19,7 +19,13 @@ from app.practice import attempts, preferences, quiz, scheduling, suggestions
 from app.practice.assigned import AssignedCards
 from app.practice.dependencies import AssignedCardsDep, NowDep, QuizKeyDep, own_attempt
 from app.practice.models import Attempt
-from app.practice.routers.forms import ANSWER_LABELS, ANSWER_UNREADABLE, RATING_CHOICES, rating_messages
+from app.practice.routers.forms import (
+    ANSWER_LABELS,
+    ANSWER_UNREADABLE,
+    RATING_CHOICES,
+    rating_messages,
+    review_to_undo,
+)
 from app.practice.schemas import RATINGS, Assessment, AttemptIn
 from app.schemas import Id, parse_id
 from app.storage.dependencies import SessionDep, WriteSessionDep
@@ -40,7 +46,6 @@ RateParam = Annotated[str | None, Query(max_length=20, pattern="^[0-9]+$", title
 RATING_CHOICE = f"Choose how it went: {RATING_CHOICES}"
 # Where an assessment form stands: in the history (an answer rated after a reload), or beside the answer.
 IN_HISTORY = "history"
-UNDO_UNREADABLE = "The rating to undo could not be read; reload the page"
 QUIZ_UNREADABLE = "The quiz could not be read; send it again"
 HISTORY_LIMIT = 20
 
@@ -395,9 +400,7 @@ def undo_rating(
 ) -> HTMLResponse:
     """Take back the attempt's rating while it is the card's latest: the answer is to rate again."""
     attempt, card = _own_served(session, catalogue=catalogue, user_id=user_id, attempt_id=attempt_id)
-    review_id = parse_id(str(form.get("review") or ""))
-    if review_id is None:
-        raise Invalid("review", UNDO_UNREADABLE)
+    review_id = review_to_undo(form)
     attempts.take_back(session, user_id=user_id, card_id=card.id, review_id=review_id, attempt_id=attempt.id)
     if form.get("place") == IN_HISTORY:
         context = _card_history(session, user_id=user_id, card=card, now=now, asked=attempt)

@@ -3,9 +3,11 @@ labels the pages give them; anything else the page filled in itself (hidden fiel
 so the person can only send it again."""
 
 from pydantic import ValidationError
+from starlette.datastructures import FormData
 
 from app.exceptions import Invalid, in_words
 from app.practice.schemas import RATINGS
+from app.schemas import parse_id
 from app.web.messages import form_messages, sentence
 
 ANSWER_LABELS = {"text": "Your answer"}
@@ -20,3 +22,12 @@ def rating_messages(error: ValidationError | Invalid, choose: str) -> list[str]:
     if isinstance(error, Invalid) and error.field == "attempt":
         return [sentence(error.message)]
     return form_messages(error, {}, RATING_UNREADABLE, {"rating": choose})
+
+
+def review_to_undo(form: FormData) -> int:
+    """The review an undo form names (the card page's and /practice's alike): naming it keeps
+    an undo sent twice from taking back two ratings."""
+    review_id = parse_id(str(form.get("review") or ""))
+    if review_id is None:
+        raise Invalid("review", "The rating to undo could not be read; reload the page")
+    return review_id

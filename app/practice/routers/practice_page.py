@@ -20,10 +20,15 @@ from app.practice.assigned import AssignedCards, none_assigned
 from app.practice.dependencies import AssignedCardsDep, NowDep, form_attempt
 from app.practice.models import Attempt, ReviewState
 from app.practice.preferences import PracticeSettings
-from app.practice.routers.forms import ANSWER_LABELS, ANSWER_UNREADABLE, RATING_CHOICES, rating_messages
+from app.practice.routers.forms import (
+    ANSWER_LABELS,
+    ANSWER_UNREADABLE,
+    RATING_CHOICES,
+    rating_messages,
+    review_to_undo,
+)
 from app.practice.schemas import MAX_SECONDS, RATINGS, AttemptIn
 from app.practice.stats import plain_title
-from app.schemas import parse_id
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep
 from app.web.messages import form_messages, sentence
@@ -334,9 +339,7 @@ def undo(
     """Take back the card's latest rating: the card comes back with its answer shown, to rate again."""
     # Named apart from the rate form's card_id: the undo sits above the next card's own forms.
     card = served_card(catalogue, str(form.get("card") or ""))
-    review_id = parse_id(str(form.get("review") or ""))
-    if review_id is None:
-        raise Invalid("review", "The rating to undo could not be read; reload the page")
+    review_id = review_to_undo(form)
     removed = attempts.take_back(session, user_id=user_id, card_id=card.id, review_id=review_id)
     attempt = session.get(Attempt, removed.attempt_id) if removed.attempt_id is not None else None
     settings = preferences.load(session, user_id)
