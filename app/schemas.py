@@ -8,9 +8,9 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BeforeValidator, Field
 
-# The largest value an id column (BIGINT, SQLite's INTEGER) holds: a larger one is refused with a
-# 422 before the database is asked, which would otherwise fail on it.
-MAX_ID = 2**63 - 1
+# The largest value every engine's id column holds (PostgreSQL's INTEGER; SQLite's goes further):
+# a larger one is refused with a 422 before the database is asked, which would otherwise fail on it.
+MAX_ID = 2**31 - 1
 # The longest answer a person may submit, and so the longest text the coverage checker reads.
 MAX_ANSWER_CHARS = 20_000
 

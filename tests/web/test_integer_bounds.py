@@ -56,9 +56,19 @@ def _minimum(schema: dict[str, Any]) -> int | None:
     return next((int(m) for m in found if m is not None), None)
 
 
-def _bad_texts(schema: dict[str, Any]) -> list[str]:
-    minimum = _minimum(schema)
-    return [str(TOO_BIG), str(TOO_SMALL), *NOT_ASCII, *([str(minimum - 1)] if minimum is not None else [])]
+def _maximum(schema: dict[str, Any]) -> int | None:
+    found = [schema.get("maximum"), *(s.get("maximum") for s in schema.get("anyOf", []))]
+    return next((int(m) for m in found if m is not None), None)
+
+
+def _bad_texts(schema: dict[str, Any], *, names_a_row: bool) -> list[str]:
+    """Values out of reach; for an id, also the largest one accepted: every engine's id column
+    must hold it, so that naming a row no one has is a 404 there too."""
+    minimum, maximum = _minimum(schema), _maximum(schema)
+    edges = [str(minimum - 1)] if minimum is not None else []
+    if names_a_row and maximum is not None:
+        edges.append(str(maximum))
+    return [str(TOO_BIG), str(TOO_SMALL), *NOT_ASCII, *edges]
 
 
 def _integer_parameters(app: FastAPI) -> list[tuple[str, str, str, str, str]]:
@@ -66,7 +76,8 @@ def _integer_parameters(app: FastAPI) -> list[tuple[str, str, str, str, str]]:
     for method, path, operation in _operations(app):
         for parameter in operation.get("parameters", []):
             if _is_integer(parameter["schema"]):
-                for bad in _bad_texts(parameter["schema"]):
+                names_a_row = parameter["name"].endswith("_id")
+                for bad in _bad_texts(parameter["schema"], names_a_row=names_a_row):
                     found.append((method, path, parameter["in"], parameter["name"], bad))
     return found
 
