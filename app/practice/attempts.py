@@ -61,6 +61,9 @@ def record(
     )
     # First, before anything is written: the schedule this attempt feeds is the person's own.
     lock_person(session, user_id)
+    # The answer is made when its write turn comes: one read before another answer of the card
+    # was written goes after it, rather than replaying the card's whole history.
+    now = scheduling.in_turn(session, user_id=user_id, card_id=card.id, tier=data.tier, at=now)
     spoken = _spoken(session, card=card, user_id=user_id, data=data) if data.recording_id is not None else {}
     score = quiz.score(quiz.mark(card, choices=data.choices)) if data.choices is not None else None
     attempt = Attempt(

@@ -1,6 +1,6 @@
 """What a person's practice stores: attempts, settings, FSRS review states and the review log."""
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import CheckConstraint, ForeignKey, Index, Integer, String, Text, UniqueConstraint, false
@@ -102,6 +102,8 @@ class ReviewState(Base):
     first_review: Mapped[datetime]
     reps: Mapped[int] = mapped_column(default=0)
     lapses: Mapped[int] = mapped_column(default=0)
+    # Reviews rated again (not recalled) at any state, lapses or not: the team's hardest cards.
+    again: Mapped[int] = mapped_column(default=0, server_default="0")
 
 
 class ReviewLog(Base):
@@ -164,3 +166,34 @@ class AttemptCoverage(Base):
     agreed: Mapped[int | None] = mapped_column(Integer)
     compared: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class PracticeDay(Base):
+    """One person's practice on one UTC day, counted as each answer and review is written
+    (app/practice/totals.py), so a page reads a row a day instead of every answer ever given.
+    `tiercards db rebuild-aggregates` recomputes them from the attempts and the review log."""
+
+    __tablename__ = "practice_days"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    day: Mapped[date] = mapped_column(primary_key=True)
+    answers: Mapped[int] = mapped_column(default=0)  # attempts of any kind, reveals included
+    rated_alone: Mapped[int] = mapped_column(default=0)  # /practice ratings given without an answer
+    reviews: Mapped[int] = mapped_column(default=0)  # reviews of the schedule (the review log)
+    timed: Mapped[int] = mapped_column(default=0)  # basics and solid answers (not reveals)
+    in_time: Mapped[int] = mapped_column(default=0)  # of those, within the card's time budget
+    quizzes: Mapped[int] = mapped_column(default=0)  # pitfall quizzes with a score
+    quiz_score: Mapped[float] = mapped_column(default=0.0)  # their scores added up
+
+
+class QuizTally(Base):
+    """How often a person was dealt one quiz statement and judged it wrong, counted as each quiz
+    is written (app/practice/totals.py): /progress's and /team's missed pitfalls."""
+
+    __tablename__ = "quiz_tallies"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    card_id: Mapped[str] = mapped_column(String(120), primary_key=True)
+    item_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    seen: Mapped[int] = mapped_column(default=0)
+    missed: Mapped[int] = mapped_column(default=0)

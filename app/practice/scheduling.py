@@ -159,6 +159,17 @@ def get_state(session: Session, *, user_id: int, card_id: str, tier: str) -> Rev
     )
 
 
+def in_turn(session: Session, *, user_id: int, card_id: str, tier: str, at: datetime) -> datetime:
+    """Part of the caller's unit of work, under the person's lock: `at`, or the card's last review
+    when that is later (a write that began first took its turn last)."""
+    last = session.scalar(
+        select(ReviewState.last_review).where(
+            ReviewState.user_id == user_id, ReviewState.card_id == card_id, ReviewState.tier == tier
+        )
+    )
+    return at if last is None or at >= last else last
+
+
 def review(
     session: Session,
     *,

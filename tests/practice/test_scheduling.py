@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 from fsrs import Rating
 
 from app.practice import scheduling
+from app.practice.dependencies import get_now
 from app.practice.models import Attempt, ReviewState
 from app.practice.preferences import PracticeSettings
 from tests.factories import OWNER_CARD
@@ -245,3 +246,23 @@ def test_a_rated_review_stores_the_duration_and_refuses_a_negative_one(app: Fast
         scheduling.review(
             session, user_id=1, card_id=OWNER_CARD, tier="middle", rating=Rating.Good, duration_ms=-1, at=T0
         )
+
+
+def test_an_answer_read_before_another_was_written_is_reviewed_after_it(
+    app: FastAPI, client: TestClient
+) -> None:
+    """Two answers of one card at once: the one whose request was read first but written second
+    (its clock earlier than the other's review) is reviewed when it is written, in order."""
+    app.dependency_overrides[get_now] = lambda: T0 + timedelta(minutes=5)
+    post_attempt(client, rating="good")
+    app.dependency_overrides[get_now] = lambda: T0  # read before the answer above was written
+    later = post_attempt(client, rating="hard")
+    assert datetime.fromisoformat(later["created_at"]) == T0 + timedelta(minutes=5)
+    assert [(log.rating, log.review_datetime) for log in logs(app)] == [
+        (3, T0 + timedelta(minutes=5)),
+        (2, T0 + timedelta(minutes=5)),
+    ]
+    row = state(app)
+    review(app, "good", T0 + timedelta(minutes=5), card_id="reference")
+    in_order = review(app, "hard", T0 + timedelta(minutes=5), card_id="reference")
+    assert row is not None and (row.reps, row.due, row.stability) == (2, in_order.due, in_order.stability)
