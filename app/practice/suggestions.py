@@ -3,11 +3,12 @@ compared with the person's own ticks once they assess it, and read back for the 
 
 A suggestion only: the person's ticks and rating decide what is saved."""
 
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.content.model import Card, Entry
@@ -196,16 +197,39 @@ class CardAgreement:
     compared: int
 
 
-def agreement_by_card(session: Session, *, user_id: int) -> dict[str, CardAgreement]:
-    """Per card, on how many points the person's ticks and the checker's suggestions agreed."""
-    query = (
-        select(Attempt.card_id, func.sum(AttemptCoverage.agreed), func.sum(AttemptCoverage.compared))
+# How many of the person's newest assessed answers /progress reads for the agreement: years of
+# answers then cost the page no more than this many rows.
+AGREEMENT_READ = 1000
+
+
+@dataclass(frozen=True)
+class Agreement:
+    by_card: dict[str, CardAgreement]
+    answers: int  # the assessed answers counted, at most AGREEMENT_READ
+    capped: bool  # older assessed answers were left out
+
+
+def agreement_by_card(session: Session, *, user_id: int) -> Agreement:
+    """Per card, on how many points the person's ticks and the checker's suggestions agreed, over
+    their AGREEMENT_READ newest assessed answers."""
+    newest = (
+        select(Attempt.card_id, AttemptCoverage.agreed, AttemptCoverage.compared)
         .join(AttemptCoverage, AttemptCoverage.attempt_id == Attempt.id)
         .where(Attempt.user_id == user_id, AttemptCoverage.compared.is_not(None))
-        .group_by(Attempt.card_id)
+        .order_by(Attempt.created_at.desc(), Attempt.id.desc())
+        .limit(AGREEMENT_READ + 1)
     )
-    return {
-        card_id: CardAgreement(int(agreed or 0), int(compared))
-        for card_id, agreed, compared in session.execute(query)
-        if compared
-    }
+    rows = session.execute(newest).all()
+    sums: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for card_id, agreed, compared in rows[:AGREEMENT_READ]:
+        sums[card_id][0] += int(agreed or 0)
+        sums[card_id][1] += int(compared or 0)
+    return Agreement(
+        {
+            card_id: CardAgreement(agreed, compared)
+            for card_id, (agreed, compared) in sums.items()
+            if compared
+        },
+        min(len(rows), AGREEMENT_READ),
+        len(rows) > AGREEMENT_READ,
+    )

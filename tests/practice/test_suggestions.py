@@ -4,6 +4,7 @@ own ticks agreed with it."""
 
 from typing import Any
 
+import pytest
 from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -11,6 +12,7 @@ from sqlalchemy import select
 
 from app.coverage.checker import check, check_follow_up
 from app.coverage.measured import MEASURED
+from app.practice import suggestions
 from app.practice.models import Attempt, AttemptCoverage
 from tests.factories import DECK, OWNER_CARD
 from tests.helpers.html import HTMX, one, soup_of, text_of
@@ -211,3 +213,22 @@ def test_an_answer_from_a_recordings_edited_transcript_gets_its_suggestion(
     assert row is not None and [p["covered"] for p in row.points] == [
         h.covered for h in check(CARD, ANSWER).points
     ]
+
+
+def test_progress_reads_the_agreement_of_the_latest_answers_only_and_says_so(
+    app: FastAPI, client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Years of assessed answers cost /progress no more than its cap of them: the oldest fall out,
+    and the page says over how many answers it counted."""
+    monkeypatch.setattr(suggestions, "AGREEMENT_READ", 2)
+    for mine in ([], [], sorted(check(CARD, ANSWER).covered)):
+        soup = answer(client)
+        client.post(
+            str(one(soup, "form.assessment")["action"]), data={"points": mine, "rating": "good"}, headers=HTMX
+        )
+    soup = soup_of(client.get("/progress"))
+    row = one(soup, f'tr.card-progress[data-card-id="{OWNER_CARD}"]')
+    compared = 2 * len(CARD.points)
+    agreed = len(CARD.points) + len(CARD.points) - len(check(CARD, ANSWER).covered)
+    assert f"the checker and you agreed on {agreed} of {compared} points" in text_of(row, ".agreement")
+    assert "over your latest 2 assessed answers" in text_of(soup, "#agreement-window")
