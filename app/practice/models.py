@@ -16,6 +16,9 @@ class Attempt(Base):
     __tablename__ = "attempts"
     __table_args__ = (
         Index("ix_attempts_user_card_created", "user_id", "card_id", "created_at"),
+        # A person's newest answers across cards (history, pace, agreement): read without sorting
+        # every answer they ever gave.
+        Index("ix_attempts_user_created", "user_id", "created_at"),
         # A card's recent answers across everyone (the author preview's agreement with the checker).
         Index("ix_attempts_card_created", "card_id", "created_at"),
     )
