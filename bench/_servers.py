@@ -105,8 +105,11 @@ def wrk(
     return WrkResult(rps, p99, errors, output)
 
 
-def migrated_data_dir(folder: Path) -> dict[str, str]:
+def migrated_data_dir(folder: Path, database_url: str | None = None) -> dict[str, str]:
+    """The settings of a server on `folder`, its database (SQLite in it, or `database_url`) migrated."""
     env = {"DATA_DIR": str(folder), "SECRET_KEY": "bench-" + "k" * 40}
+    if database_url is not None:
+        env["DATABASE_URL"] = database_url
     subprocess.run(
         [sys.executable, "-m", "app.cli", "db", "upgrade"],
         cwd=ROOT,

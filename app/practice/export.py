@@ -1,6 +1,13 @@
 """Exporting a person's attempts, schedule, review log and settings: the audit line each export
-leaves, the rows in the order an export lists them, and the JSON document."""
+leaves, the rows in the order an export lists them, and the JSON document.
 
+An export is written as it is read: rows come from the database a batch at a time (`yield_per`)
+and leave as text in chunks, so a history of any length costs the server a batch of rows and a
+chunk of text, not the whole document. All of it is read in one transaction, one snapshot of the
+person's data, however long the client takes to read it.
+"""
+
+from collections.abc import Callable, Generator, Iterable, Iterator
 from datetime import datetime
 
 from pydantic import BaseModel, ValidationError
@@ -23,6 +30,10 @@ from app.practice.export_schema import (
 from app.practice.interview.models import InterviewQuestion, InterviewSession
 from app.practice.models import Attempt, ReviewLog
 
+# Rows read from the database at a time, and about how much text leaves at a time.
+BATCH_ROWS = 500
+CHUNK_CHARS = 64 * 1024
+
 
 def record(session: Session, *, user_id: int, address: str | None, format: str) -> None:
     """Record the export in the audit log before it is read: a read session may then write
@@ -31,28 +42,41 @@ def record(session: Session, *, user_id: int, address: str | None, format: str) 
     session.commit()
 
 
-def attempts_of(session: Session, user_id: int) -> list[Attempt]:
-    """The person's attempts, oldest first."""
+def one_snapshot(session: Session) -> None:
+    """Make the session's transaction read one snapshot throughout. SQLite's read transaction
+    (WAL) already does from its first read; PostgreSQL's default gives each statement its own,
+    so the export's statements could see an answer's review without the answer.
+    Part of the caller's unit of work."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.connection(
+            execution_options={"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}
+        )
+
+
+def attempts_of(session: Session, user_id: int) -> Iterator[Attempt]:
+    """The person's attempts, oldest first, read a batch at a time."""
     query = (
         select(Attempt)
         .where(Attempt.user_id == user_id)
         .order_by(Attempt.created_at, Attempt.id)
         .options(selectinload(Attempt.coverage))
+        .execution_options(yield_per=BATCH_ROWS)
     )
-    return list(session.scalars(query))
+    return iter(session.scalars(query))
 
 
-def review_logs_of(session: Session, user_id: int) -> list[ReviewLog]:
-    """The person's reviews, oldest first."""
+def review_logs_of(session: Session, user_id: int) -> Iterator[ReviewLog]:
+    """The person's reviews, oldest first, read a batch at a time."""
     query = (
         select(ReviewLog)
         .where(ReviewLog.user_id == user_id)
         .order_by(ReviewLog.review_datetime, ReviewLog.id)
+        .execution_options(yield_per=BATCH_ROWS)
     )
-    return list(session.scalars(query))
+    return iter(session.scalars(query))
 
 
-def interviews_of(session: Session, user_id: int) -> list[InterviewDoc]:
+def interviews_of(session: Session, user_id: int) -> Iterator[InterviewDoc]:
     """The person's mock interviews, oldest first, each with its questions in order."""
     query = (
         select(InterviewSession)
@@ -60,14 +84,13 @@ def interviews_of(session: Session, user_id: int) -> list[InterviewDoc]:
         .order_by(InterviewSession.created_at, InterviewSession.id)
         # The file names each question's attempt by id; the attempts themselves are listed once.
         .options(selectinload(InterviewSession.questions).raiseload(InterviewQuestion.attempt))
+        .execution_options(yield_per=BATCH_ROWS)
     )
-    return [
-        InterviewDoc.model_validate(
+    for interview in session.scalars(query):
+        yield InterviewDoc.model_validate(
             _fields(interview, InterviewDoc)
             | {"questions": [_fields(question, InterviewQuestionDoc) for question in interview.questions]}
         )
-        for interview in session.scalars(query)
-    ]
 
 
 def _fields(row: object, doc: type[BaseModel]) -> dict[str, object]:
@@ -108,18 +131,74 @@ def _coverage_doc(attempt: Attempt) -> CoverageDoc | None:
     return doc if attempt.text and doc.furthest() <= len(attempt.text) else None
 
 
-def document(session: Session, *, user_id: int, now: datetime) -> ExportDoc:
-    return ExportDoc(
-        exported_at=now,
-        settings=preferences.load(session, user_id),
-        attempts=[_attempt_doc(a) for a in attempts_of(session, user_id)],
-        review_states=[
+def _lists(session: Session, user_id: int) -> Iterator[tuple[str, Iterable[BaseModel]]]:
+    """Each list of the document, in the document's order; a list's statement runs when the list
+    before it has been written, so one cursor is open at a time."""
+    yield "attempts", (_attempt_doc(a) for a in attempts_of(session, user_id))
+    # One state a card and tier: as many as there are cards, not answers.
+    yield (
+        "review_states",
+        (
             ReviewStateDoc.model_validate(_fields(s, ReviewStateDoc) | {"state": scheduling.state_name(s)})
             for s in scheduling.states_for(session, user_id=user_id)
-        ],
-        review_logs=[
-            ReviewLogDoc.model_validate(_fields(log, ReviewLogDoc))
-            for log in review_logs_of(session, user_id)
-        ],
-        interviews=interviews_of(session, user_id),
+        ),
     )
+    yield (
+        "review_logs",
+        (ReviewLogDoc.model_validate(_fields(log, ReviewLogDoc)) for log in review_logs_of(session, user_id)),
+    )
+    yield "interviews", interviews_of(session, user_id)
+
+
+def _listed(docs: Iterable[BaseModel]) -> Iterator[str]:
+    """A list of the document as the whole document's `model_dump_json(indent=1)` writes it: each
+    row at depth 2. A row's own JSON holds no raw line break (strings escape theirs), so each of
+    its lines can be indented."""
+    separator = "[\n  "
+    for doc in docs:
+        yield separator + doc.model_dump_json(indent=1).replace("\n", "\n  ")
+        separator = ",\n  "
+    yield "[]" if separator == "[\n  " else "\n ]"
+
+
+def chunked(pieces: Iterable[str]) -> Iterator[str]:
+    """`pieces` joined into chunks of about CHUNK_CHARS: one hop to the thread pool a chunk, not a row."""
+    held: list[str] = []
+    size = 0
+    for piece in pieces:
+        held.append(piece)
+        size += len(piece)
+        if size >= CHUNK_CHARS:
+            yield "".join(held)
+            held, size = [], 0
+    if held:
+        yield "".join(held)
+
+
+def document(sessions: Callable[[], Session], *, user_id: int, now: datetime) -> Generator[str]:
+    """The JSON document a chunk at a time, read in one snapshot by a session of its own (a
+    route's session ends before its response is sent). Byte for byte what `ExportDoc(...)
+    .model_dump_json(indent=1)` of the whole document would be: the document with its lists
+    empty is the frame, each `"name": []` in it the place where that list is written out.
+    Reads only: its transaction ends, rolled back, when the generator does."""
+    with sessions() as session:
+        one_snapshot(session)
+        lists = _lists(session, user_id)
+        frame = ExportDoc(
+            exported_at=now,
+            settings=preferences.load(session, user_id),
+            attempts=[],
+            review_states=[],
+            review_logs=[],
+        ).model_dump_json(indent=1)
+        yield from chunked(_framed(frame, lists))
+
+
+def _framed(frame: str, lists: Iterator[tuple[str, Iterable[BaseModel]]]) -> Iterator[str]:
+    # A key is the only place `"name": []` can stand in JSON: in a string its quotes are escaped.
+    rest = frame
+    for name, docs in lists:
+        before, rest = rest.split(f'"{name}": []', 1)
+        yield before + f'"{name}": '
+        yield from _listed(docs)
+    yield rest

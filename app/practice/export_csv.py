@@ -1,9 +1,9 @@
 """A person's attempts, schedule or review log as one CSV table. Each table is a list of
-(column name, getter) pairs, so its header and its rows cannot drift apart."""
+(column name, getter) pairs, so its header and its rows cannot drift apart. A table is written
+as it is read, as the JSON export is (see app/practice/export.py)."""
 
 import csv
-import io
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
 
@@ -124,13 +124,31 @@ def _rows(session: Session, *, user_id: int, table: CsvTable) -> Iterable[object
 
 
 def table(
-    session: Session, *, user_id: int, table: CsvTable, now: datetime, cards: Mapping[str, Card]
-) -> str:
-    """One of the person's tables as CSV, a header line and a line a row."""
+    sessions: Callable[[], Session],
+    *,
+    user_id: int,
+    table: CsvTable,
+    now: datetime,
+    cards: Mapping[str, Card],
+) -> Generator[str]:
+    """One of the person's tables as CSV, a header line and a line a row, a chunk at a time, read
+    in one snapshot by a session of its own (see export.document). Reads only."""
     chosen = columns(table, now=now, cards=cards)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow([name for name, _ in chosen])
-    rows = _rows(session, user_id=user_id, table=table)
-    writer.writerows([_cell(get(row)) for _, get in chosen] for row in rows)
-    return buffer.getvalue()
+    with sessions() as session:
+        export.one_snapshot(session)
+        yield from export.chunked(_lines(chosen, _rows(session, user_id=user_id, table=table)))
+
+
+class _Line:
+    """A file whose `write` hands the line back: csv.writer's `writerow` then returns it."""
+
+    def write(self, line: str) -> str:
+        return line
+
+
+def _lines(chosen: Columns[Any], rows: Iterable[object]) -> Iterator[str]:
+    """The header line, then a line a row."""
+    writer = csv.writer(_Line(), lineterminator="\r\n")
+    yield writer.writerow([name for name, _ in chosen])
+    for row in rows:
+        yield writer.writerow([_cell(get(row)) for _, get in chosen])

@@ -3,19 +3,25 @@
 import csv
 import io
 import json
+import threading
 from datetime import timedelta
 from typing import Any
 
+import anyio
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import delete
 
+from app.practice.export import BATCH_ROWS, CHUNK_CHARS
+from app.practice.export_schema import ExportDoc
 from app.practice.models import Attempt, ReviewLog, ReviewState, UserSettings
 from app.storage.base import utcnow
 from tests.factories import OWNER_CARD, make_attempt
 from tests.helpers.html import HTMX
-from tests.helpers.practice import counts, post_attempt, quiz_ids, review, write_session
+from tests.helpers.interview import answer, rate, start
+from tests.helpers.practice import add, counts, post_attempt, quiz_ids, review, write_session
+from tests.helpers.suggestions import ANSWER
 
 CACHE = "tf-data-cache-shuffle-order"
 
@@ -47,6 +53,48 @@ def wipe(app: FastAPI) -> None:
             session.execute(delete(table))
 
 
+def long_history(app: FastAPI, client: TestClient, answers: int) -> None:
+    """populate's variety, a checked answer, an interview, and then `answers` more answers (some
+    said aloud), each with its review: more rows than the export reads at once, more text than
+    it sends at once."""
+    populate(app, client)
+    client.post(
+        f"/cards/{OWNER_CARD}/answers",
+        data={"tier": "middle", "kind": "solid", "text": ANSWER, "seconds": "12"},
+        headers=HTMX,
+    )
+    url = start(client, source="cards", card=[OWNER_CARD], tier="middle")
+    answer(client, url, "The main answer.")
+    rate(client, url, "good")
+    start_at = utcnow() - timedelta(days=30)
+    made = [
+        make_attempt(
+            created_at=start_at + timedelta(minutes=i),
+            text=f"answer {i}: " + "prefetch overlaps input with compute. " * 8,
+            words_per_minute=120.0 + i % 7 if i % 3 == 0 else None,
+            filler_count=i % 4 if i % 3 == 0 else None,
+            long_pauses=i % 2 if i % 3 == 0 else None,
+        )
+        for i in range(answers)
+    ]
+    add(app, *made)
+    add(
+        app,
+        *(
+            ReviewLog(
+                user_id=1,
+                card_id=OWNER_CARD,
+                tier="middle",
+                rating=1 + i % 4,
+                review_datetime=attempt.created_at,
+                review_duration_ms=1000 + i,
+                attempt_id=attempt.id,
+            )
+            for i, attempt in enumerate(made)
+        ),
+    )
+
+
 def comparable(doc: dict[str, Any]) -> dict[str, Any]:
     """The document without what an import may renumber: attempt ids (logs point at created times)."""
     created = {a["id"]: a["created_at"] for a in doc["attempts"]}
@@ -69,6 +117,125 @@ def test_export_holds_attempts_schedule_logs_and_settings(app: FastAPI, client: 
     assert all(log["review_duration_ms"] is not None for log in doc["review_logs"])
     assert {s["card_id"] for s in doc["review_states"]} >= {"a-retired-card"}
     assert all(a["created_at"].endswith("Z") for a in doc["attempts"])
+
+
+def test_the_streamed_export_is_the_document_pydantic_writes_whole(app: FastAPI, client: TestClient) -> None:
+    """Sent a chunk at a time, the file is still byte for byte the whole document's JSON as it
+    was written before it was streamed: the same keys in the same order, the same indentation."""
+    answers = 3 * BATCH_ROWS
+    long_history(app, client, answers)
+    body = client.get("/api/export.json").content
+    doc = ExportDoc.model_validate_json(body)
+    assert doc.model_dump_json(indent=1).encode() == body
+    assert len(body) > 3 * CHUNK_CHARS
+    # The checked answer is not assessed yet: no review of it.
+    assert len(doc.attempts) == 7 + answers and len(doc.review_logs) == 6 + answers
+    created = [a.created_at for a in doc.attempts]
+    assert created == sorted(created)
+    assert [log.review_datetime for log in doc.review_logs] == sorted(
+        log.review_datetime for log in doc.review_logs
+    )
+    assert any(a.coverage is not None for a in doc.attempts)
+    assert sum(a.words_per_minute is not None for a in doc.attempts) == answers // 3
+    assert len(doc.interviews) == 1 and doc.interviews[0].questions[0].attempt_id in {
+        a.id for a in doc.attempts
+    }
+
+
+def test_an_empty_history_exports_as_the_whole_document(client: TestClient) -> None:
+    body = client.get("/api/export.json").content
+    assert ExportDoc.model_validate_json(body).model_dump_json(indent=1).encode() == body
+    assert b'"attempts": [],' in body and b'"interviews": []\n}' in body
+
+
+@pytest.mark.parametrize("table", ["attempts", "schedule", "reviews"])
+def test_a_streamed_csv_table_has_every_row_once(app: FastAPI, client: TestClient, table: str) -> None:
+    long_history(app, client, 3 * BATCH_ROWS)
+    body = client.get("/api/export.csv", params={"table": table}).text
+    header, *rows = list(csv.reader(io.StringIO(body, newline="")))
+    # Written again whole, the rows are the same text: no line was cut or doubled at a chunk's edge.
+    again = io.StringIO()
+    csv.writer(again, lineterminator="\r\n").writerows([header, *rows])
+    assert again.getvalue() == body
+    expected = {"attempts": 7 + 3 * BATCH_ROWS, "reviews": 6 + 3 * BATCH_ROWS, "schedule": 4}
+    assert len(rows) == expected[table] and all(len(row) == len(header) for row in rows)
+    if table == "attempts":
+        assert [row[1] for row in rows] == sorted(row[1] for row in rows)
+
+
+def _export_while_answering(app: FastAPI, url: str) -> tuple[list[dict[str, Any]], bytes]:
+    """The export at `url` read straight from the app, an answer (with its review) written as its
+    first chunk arrives; the messages the app sent and the body."""
+    sent: list[dict[str, Any]] = []
+
+    requested: list[bool] = []
+
+    async def receive() -> dict[str, Any]:
+        if requested:  # the client stays connected until the response is done
+            await anyio.sleep_forever()
+        requested.append(True)
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.body" and len(sent) == 1:
+            # A person answering on another device while the file downloads.
+            later = make_attempt(created_at=utcnow() + timedelta(days=1), text="written during the export")
+            add(app, later)
+            add(
+                app,
+                ReviewLog(
+                    user_id=1,
+                    card_id=OWNER_CARD,
+                    tier="middle",
+                    rating=3,
+                    review_datetime=later.created_at,
+                    attempt_id=later.id,
+                ),
+            )
+        sent.append(message)
+
+    path, _, query = url.partition("?")
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": path,
+        "query_string": query.encode(),
+        "headers": [(b"host", b"testserver")],
+        "client": ("127.0.0.1", 5000),
+        "scheme": "http",
+    }
+    # On a thread of its own: the browser tests keep an event loop running on the main thread.
+    thread = threading.Thread(target=anyio.run, args=(app, scope, receive, send))
+    thread.start()
+    thread.join()
+    return sent, b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+
+
+@pytest.mark.parametrize("url", ["/api/export.json", "/api/export.csv", "/api/export.csv?table=reviews"])
+def test_an_export_streams_one_snapshot(app: FastAPI, client: TestClient, url: str) -> None:
+    """The file leaves in chunks, the first before the last row is read, and it is the history as
+    it stood when the export began: an answer written meanwhile is in the next export, not this."""
+    long_history(app, client, 3 * BATCH_ROWS)
+    sent, body = _export_while_answering(app, url)
+    chunks = [m for m in sent if m["type"] == "http.response.body" and m.get("body")]
+    assert sent[0]["status"] == 200 and len(chunks) >= 2
+    headers = dict(sent[0]["headers"])
+    assert headers[b"content-disposition"].startswith(b'attachment; filename="tiercards-')
+    assert headers[b"content-type"].split(b";")[0] in (b"application/json", b"text/csv")
+    assert b"written during the export" not in body
+    if url.endswith(".json"):
+        # The log was read after the answer was written, and still is not in the file.
+        now, later = (
+            ExportDoc.model_validate_json(body),
+            ExportDoc.model_validate_json(client.get(url).content),
+        )
+        assert (len(later.attempts), len(later.review_logs)) == (
+            len(now.attempts) + 1,
+            len(now.review_logs) + 1,
+        )
+    next_time = client.get(url).content
+    assert next_time.count(b"written during the export") == (0 if "reviews" in url else 1)
+    assert len(next_time.splitlines()) > len(body.splitlines())
 
 
 def test_round_trip_into_an_empty_database_restores_everything(app: FastAPI, client: TestClient) -> None:

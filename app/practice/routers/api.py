@@ -2,13 +2,14 @@
 progress, and the export and import of a person's history."""
 
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Generator
 from datetime import datetime
 from typing import IO, Annotated, BinaryIO, cast
 
+import anyio
 from fastapi import APIRouter, Depends, Path, Query, Request, status
 from starlette.datastructures import UploadFile
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CardDep, CatalogueDep, TierQuery, chosen_tier
@@ -35,7 +36,7 @@ from app.practice.schemas import (
 )
 from app.schemas import MAX_ID
 from app.storage.base import utcnow
-from app.storage.dependencies import SessionDep, WriteSessionDep
+from app.storage.dependencies import DatabaseDep, SessionDep, WriteSessionDep
 from app.web.dependencies import ClientAddressDep
 
 # Tags per route, as the OpenAPI groups had them before export and progress joined this module.
@@ -228,16 +229,38 @@ def _attachment(name: str) -> dict[str, str]:
     return {"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"}
 
 
+def _streamed(chunks: Generator[str], *, media_type: str, name: str) -> StreamingResponse:
+    """`chunks` as the response body. The first is read here, in the route's thread, before the
+    status goes out: the export's transaction begins and its first rows are read while a failure
+    can still answer 500; after that only stored rows are read, nothing the request sent."""
+    first = next(chunks, "")
+    return StreamingResponse(_off_the_loop(first, chunks), media_type=media_type, headers=_attachment(name))
+
+
+async def _off_the_loop(first: str, chunks: Generator[str]) -> AsyncIterator[str]:
+    """The chunks, each read on the thread pool as a sync generator's would be. Unlike a bare
+    sync generator, a response cut short (the client went away) closes it there too, so its
+    transaction ends off the loop and at once, not when the garbage collector finds it."""
+    try:
+        yield first
+        while (chunk := await anyio.to_thread.run_sync(next, chunks, None)) is not None:
+            yield chunk
+    finally:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(chunks.close)
+
+
 @router.get("/export.json", response_model=ExportDoc, tags=["export"])
-def export_json(*, session: SessionDep, user_id: UserIdDep, address: ClientAddressDep) -> Response:
+def export_json(
+    *, session: SessionDep, db: DatabaseDep, user_id: UserIdDep, address: ClientAddressDep
+) -> StreamingResponse:
     """All of the person's attempts, review states, review logs and settings: what import reads."""
     export.record(session, user_id=user_id, address=address, format="json")
     now = utcnow()
-    doc = export.document(session, user_id=user_id, now=now)
-    return Response(
-        doc.model_dump_json(indent=1),
+    return _streamed(
+        export.document(db.read_sessions, user_id=user_id, now=now),
         media_type="application/json",
-        headers=_attachment(f"tiercards-{now:%Y%m%d}.json"),
+        name=f"tiercards-{now:%Y%m%d}.json",
     )
 
 
@@ -245,18 +268,20 @@ def export_json(*, session: SessionDep, user_id: UserIdDep, address: ClientAddre
 def export_csv(
     *,
     session: SessionDep,
+    db: DatabaseDep,
     user_id: UserIdDep,
     address: ClientAddressDep,
     catalogue: CatalogueDep,
     table: Annotated[CsvTable, Query()] = "attempts",
-) -> Response:
+) -> StreamingResponse:
     """One table as CSV: `attempts` (default), `schedule` (review states) or `reviews` (the log)."""
     export.record(session, user_id=user_id, address=address, format=f"csv {table}")
     now = utcnow()
-    return Response(
-        csv_tables.table(session, user_id=user_id, table=table, now=now, cards=catalogue.snapshot().cards),
+    cards = catalogue.snapshot().cards
+    return _streamed(
+        csv_tables.table(db.read_sessions, user_id=user_id, table=table, now=now, cards=cards),
         media_type="text/csv; charset=utf-8",
-        headers=_attachment(f"tiercards-{table}-{now:%Y%m%d}.csv"),
+        name=f"tiercards-{table}-{now:%Y%m%d}.csv",
     )
 
 
