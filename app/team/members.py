@@ -93,7 +93,7 @@ class MemberPage:
         return max(1, -(-self.total // PAGE_SIZE))
 
 
-def _days_since(moment: datetime, column: Any, dialect: str) -> ColumnElement[Any]:
+def _days_since(column: Any, *, moment: datetime, dialect: str) -> ColumnElement[Any]:
     """Days from `column` to `moment`, fractional: each engine subtracts timestamps its own way."""
     at = literal(moment, UTCDateTime())
     if dialect == "sqlite":
@@ -105,7 +105,7 @@ def recall_expression(now: datetime, dialect: str) -> ColumnElement[float]:
     """FSRS-6's retrievability of a review_states row at `now`, in SQL: what
     scheduling.retrievability computes in Python (whole days since the last review; 0 if never
     reviewed), so a page can sort by it without loading every row."""
-    elapsed = func.floor(_days_since(now, ReviewState.last_review, dialect))
+    elapsed = func.floor(_days_since(ReviewState.last_review, moment=now, dialect=dialect))
     days = case((elapsed < 0, 0.0), else_=elapsed)
     curve = func.power(1.0 + FACTOR * days / ReviewState.stability, DECAY)
     never = ReviewState.stability.is_(None) | ReviewState.last_review.is_(None)

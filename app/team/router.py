@@ -74,6 +74,7 @@ def _dashboard(
         choices=assignments.choices(snapshot),
         tiers=TIERS,
         kinds=KINDS,
+        shown_assignments=assignments.SHOWN,
         team=[member.name for member in team],
         now=now,
         **extra,
