@@ -6,12 +6,11 @@ of a thousand, and for a week of history or years of it. They follow the practic
 queue, FSRS retrievability, the streak of /progress), so a lead reads the figures the member reads.
 """
 
-from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Float, Select, case, cast, func, literal, select
+from sqlalchemy import Float, Integer, Select, case, cast, func, literal, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.selectable import ScalarSelect, Subquery
@@ -116,9 +115,10 @@ def _target_tier() -> ColumnElement[str]:
     return func.coalesce(UserSettings.target_tier, DEFAULT_TIER)
 
 
-def _at_target(session: Session, *, known: list[str], now: datetime) -> Subquery:
-    """(user_id, due, overdue, recall) at each person's target depth, over the cards served:
-    one grouped read of review_states, a row per card and depth at most."""
+def _at_target(session: Session, *, known: list[str], now: datetime, of: Any) -> Subquery:
+    """(user_id, due, overdue, recall) at the target depth of each person `of` names (ids, or a
+    subquery of them), over the cards served: a grouped read of review_states, a row per card and
+    depth at most."""
     today = scheduling.utc_day_start(now)
     dialect = session.get_bind().dialect.name
     return (
@@ -129,7 +129,9 @@ def _at_target(session: Session, *, known: list[str], now: datetime) -> Subquery
             func.avg(recall_expression(now, dialect)).label("recall"),
         )
         .outerjoin(UserSettings, UserSettings.user_id == ReviewState.user_id)
-        .where(ReviewState.tier == _target_tier(), ReviewState.card_id.in_(known))
+        .where(
+            ReviewState.user_id.in_(of), ReviewState.tier == _target_tier(), ReviewState.card_id.in_(known)
+        )
         .group_by(ReviewState.user_id)
         .subquery()
     )
@@ -151,7 +153,7 @@ def member_page(
     if sort == "active":
         query = query.order_by(_last_active().desc().nulls_last())
     elif sort in ("due", "weakest"):
-        target = _at_target(session, known=list(snapshot.cards), now=now)
+        target = _at_target(session, known=list(snapshot.cards), now=now, of=select(User.id).where(matching))
         query = query.outerjoin(target, target.c.user_id == User.id).order_by(
             func.coalesce(target.c.due, 0).desc() if sort == "due" else target.c.recall.asc().nulls_last()
         )
@@ -182,17 +184,47 @@ def _day_totals(session: Session, *, ids: list[int], today: date) -> dict[int, A
     return {row.user_id: row for row in session.execute(query)}
 
 
-def _active_days(session: Session, *, ids: list[int], today: date) -> dict[int, list[date]]:
-    """Days with an answer or a rating, at most STREAK_DAYS back: a longer streak reads as that."""
-    query = select(PracticeDay.user_id, PracticeDay.day).where(
-        PracticeDay.user_id.in_(ids),
-        PracticeDay.day >= today - timedelta(days=STREAK_DAYS),
-        PracticeDay.answers + PracticeDay.rated_alone > 0,
+def _day_number(column: Any, dialect: str) -> ColumnElement[int]:
+    """A date as a whole number of days, one more for each next day: each engine counts its way."""
+    if dialect == "sqlite":
+        return cast(func.julianday(column), Integer)
+    return column - literal(date(1970, 1, 1))
+
+
+def _streaks(session: Session, *, ids: list[int], today: date) -> dict[int, int]:
+    """The current streak of each person, as stats.streaks counts it from the same days (an
+    answer or a rating; a run that ended yesterday still counts), worked out in SQL at most
+    STREAK_DAYS back: one row a person comes back, however long they have practised.
+
+    A run of consecutive days numbered newest first keeps day + position constant; the newest
+    run has the largest such key."""
+    position = func.row_number().over(partition_by=PracticeDay.user_id, order_by=PracticeDay.day.desc())
+    days = (
+        select(
+            PracticeDay.user_id,
+            PracticeDay.day,
+            (_day_number(PracticeDay.day, session.get_bind().dialect.name) + position).label("run"),
+        )
+        .where(
+            PracticeDay.user_id.in_(ids),
+            PracticeDay.day >= today - timedelta(days=STREAK_DAYS),
+            PracticeDay.answers + PracticeDay.rated_alone > 0,
+        )
+        .subquery()
     )
-    days: dict[int, list[date]] = defaultdict(list)
-    for user_id, day in session.execute(query):
-        days[user_id].append(day)
-    return days
+    runs = select(
+        days.c.user_id,
+        days.c.day,
+        days.c.run,
+        func.max(days.c.run).over(partition_by=days.c.user_id).label("newest"),
+    ).subquery()
+    query = (
+        select(runs.c.user_id, func.count(), func.max(runs.c.day))
+        .where(runs.c.run == runs.c.newest)
+        .group_by(runs.c.user_id)
+    )
+    yesterday = today - timedelta(days=1)
+    return {user_id: int(count) for user_id, count, last in session.execute(query) if last >= yesterday}
 
 
 def numbers(
@@ -203,14 +235,14 @@ def numbers(
     ids = [member.id for member in members]
     today = scheduling.utc_day_start(now).date()
     totals = _day_totals(session, ids=ids, today=today)
-    active = _active_days(session, ids=ids, today=today)
+    streaks = _streaks(session, ids=ids, today=today)
     tiers = dict(
         session.execute(
             select(UserSettings.user_id, UserSettings.target_tier).where(UserSettings.user_id.in_(ids))
         ).all()
     )
-    target = _at_target(session, known=list(snapshot.cards), now=now)
-    states = {row.user_id: row for row in session.execute(select(target).where(target.c.user_id.in_(ids)))}
+    target = _at_target(session, known=list(snapshot.cards), now=now, of=ids)
+    states = {row.user_id: row for row in session.execute(select(target))}
     last = dict(
         session.execute(
             select(PracticeDay.user_id, func.max(PracticeDay.day))
@@ -233,7 +265,7 @@ def numbers(
                 due=int(state.due) if state else 0,
                 overdue=int(state.overdue) if state else 0,
                 recall=None if state is None or state.recall is None else float(state.recall),
-                streak=stats.streaks(active.get(member.id, []), today)[0],
+                streak=streaks.get(member.id, 0),
                 last_active=last.get(member.id),
                 timed_answers=int(day.timed) if day else 0,
                 in_time=int(day.in_time) if day else 0,

@@ -196,3 +196,16 @@ def test_a_members_numbers_agree_with_their_own_progress(
     assert row["reviews_30d"] == "6"  # the one 45 days ago is older
     assert row["reviews_7d"] == "5"
     assert row["last_active"] == now.date().isoformat()
+
+    # A run that ended yesterday is still current, as on /progress; an older one is not.
+    bob = signed_in("bob")
+    for days in (1, 2, 4):
+        review_as(team_app, "bob", PARALLEL, "middle", "good", now - timedelta(days=days))
+    review_as(team_app, "lena", PARALLEL, "middle", "good", now - timedelta(days=2))
+    page = soup_of(lena.get("/team"))
+    assert (
+        row_of(page, "bob")["streak"]
+        == f"{bob.get('/api/progress').json()['summary']['streak_days']} d"
+        == "2 d"
+    )
+    assert row_of(page, "lena")["streak"] == "0 d"
