@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Float, Integer, Select, case, cast, func, literal, select
+from sqlalchemy import Float, Select, case, cast, func, literal, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.selectable import ScalarSelect, Subquery
@@ -27,6 +27,7 @@ MONTH = timedelta(days=30)
 TIMED_KINDS = ("basics", "solid")
 PAGE_SIZE = 50
 STREAK_DAYS = 400  # how far back a streak is read
+FIRST_WINDOW = 7  # days of practice read first for a streak; each further read goes 4 times as far
 DEFAULT_TIER = preferences.PracticeSettings().target_tier
 # FSRS-6's forgetting curve with py-fsrs' default parameters (what scheduling.retrievability uses).
 DECAY = -scheduling.scheduler().parameters[20]
@@ -184,47 +185,35 @@ def _day_totals(session: Session, *, ids: list[int], today: date) -> dict[int, A
     return {row.user_id: row for row in session.execute(query)}
 
 
-def _day_number(column: Any, dialect: str) -> ColumnElement[int]:
-    """A date as a whole number of days, one more for each next day: each engine counts its way."""
-    if dialect == "sqlite":
-        return cast(func.julianday(column), Integer)
-    return column - literal(date(1970, 1, 1))
-
-
 def _streaks(session: Session, *, ids: list[int], today: date) -> dict[int, int]:
-    """The current streak of each person, as stats.streaks counts it from the same days (an
-    answer or a rating; a run that ended yesterday still counts), worked out in SQL at most
-    STREAK_DAYS back: one row a person comes back, however long they have practised.
+    """The current streak of each person, as /progress counts it (stats.streaks over the days with
+    an answer or a rating), at most STREAK_DAYS long.
 
-    A run of consecutive days numbered newest first keeps day + position constant; the newest
-    run has the largest such key."""
-    position = func.row_number().over(partition_by=PracticeDay.user_id, order_by=PracticeDay.day.desc())
-    days = (
-        select(
-            PracticeDay.user_id,
-            PracticeDay.day,
-            (_day_number(PracticeDay.day, session.get_bind().dialect.name) + position).label("run"),
-        )
-        .where(
-            PracticeDay.user_id.in_(ids),
-            PracticeDay.day >= today - timedelta(days=STREAK_DAYS),
+    Read newest first a window at a time, going further back only for those whose run reaches the
+    start of what was read: a page of members reads about a week each, not a year each."""
+    active: dict[int, set[date]] = {user_id: set() for user_id in ids}
+    limit = today - timedelta(days=STREAK_DAYS)
+    pending, before, span = ids, today + timedelta(days=1), FIRST_WINDOW
+    while pending:
+        start = max(today - timedelta(days=span), limit)
+        query = select(PracticeDay.user_id, PracticeDay.day).where(
+            PracticeDay.user_id.in_(pending),
+            PracticeDay.day >= start,
+            PracticeDay.day < before,
             PracticeDay.answers + PracticeDay.rated_alone > 0,
         )
-        .subquery()
-    )
-    runs = select(
-        days.c.user_id,
-        days.c.day,
-        days.c.run,
-        func.max(days.c.run).over(partition_by=days.c.user_id).label("newest"),
-    ).subquery()
-    query = (
-        select(runs.c.user_id, func.count(), func.max(runs.c.day))
-        .where(runs.c.run == runs.c.newest)
-        .group_by(runs.c.user_id)
-    )
-    yesterday = today - timedelta(days=1)
-    return {user_id: int(count) for user_id, count, last in session.execute(query) if last >= yesterday}
+        for user_id, day in session.execute(query):
+            active[user_id].add(day)
+        pending = [u for u in pending if start > limit and _run_reaches(active[u], today=today, day=start)]
+        before, span = start, span * 4
+    return {user_id: stats.streaks(days, today)[0] for user_id, days in active.items()}
+
+
+def _run_reaches(days: set[date], *, today: date, day: date) -> bool:
+    """Whether the current run of `days` goes back as far as `day` (and so perhaps further)."""
+    run = stats.streaks(days, today)[0]
+    last = today if today in days else today - timedelta(days=1)
+    return run > 0 and last - timedelta(days=run - 1) == day
 
 
 def numbers(
