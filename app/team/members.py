@@ -116,19 +116,25 @@ def _target_tier() -> ColumnElement[str]:
     return func.coalesce(UserSettings.target_tier, DEFAULT_TIER)
 
 
-def _at_target(session: Session, *, known: list[str], now: datetime, of: Any) -> Subquery:
-    """(user_id, due, overdue, recall) at the target depth of each person `of` names (ids, or a
-    subquery of them), over the cards served: a grouped read of review_states, a row per card and
-    depth at most."""
+FIGURES = ("due", "overdue", "recall")
+
+
+def _at_target(
+    session: Session, *, known: list[str], now: datetime, of: Any, figures: tuple[str, ...] = FIGURES
+) -> Subquery:
+    """(user_id, and of due, overdue and recall the `figures` asked for) at the target depth of
+    each person `of` names (ids, or a subquery of them), over the cards served: a grouped read of
+    review_states, a row per card and depth at most. A sort asks for its one figure alone: over
+    the whole team, each costs a pass."""
     today = scheduling.utc_day_start(now)
     dialect = session.get_bind().dialect.name
+    columns = {
+        "due": func.sum(case((ReviewState.due <= now, 1), else_=0)),
+        "overdue": func.sum(case((ReviewState.due < today, 1), else_=0)),
+        "recall": func.avg(recall_expression(now, dialect)),
+    }
     return (
-        select(
-            ReviewState.user_id.label("user_id"),
-            func.sum(case((ReviewState.due <= now, 1), else_=0)).label("due"),
-            func.sum(case((ReviewState.due < today, 1), else_=0)).label("overdue"),
-            func.avg(recall_expression(now, dialect)).label("recall"),
-        )
+        select(ReviewState.user_id.label("user_id"), *(columns[name].label(name) for name in figures))
         .outerjoin(UserSettings, UserSettings.user_id == ReviewState.user_id)
         .where(
             ReviewState.user_id.in_(of), ReviewState.tier == _target_tier(), ReviewState.card_id.in_(known)
@@ -154,7 +160,14 @@ def member_page(
     if sort == "active":
         query = query.order_by(_last_active().desc().nulls_last())
     elif sort in ("due", "weakest"):
-        target = _at_target(session, known=list(snapshot.cards), now=now, of=select(User.id).where(matching))
+        figure = "due" if sort == "due" else "recall"
+        target = _at_target(
+            session,
+            known=list(snapshot.cards),
+            now=now,
+            of=select(User.id).where(matching),
+            figures=(figure,),
+        )
         query = query.outerjoin(target, target.c.user_id == User.id).order_by(
             func.coalesce(target.c.due, 0).desc() if sort == "due" else target.c.recall.asc().nulls_last()
         )

@@ -75,7 +75,6 @@ def _dashboard(
         tiers=TIERS,
         kinds=KINDS,
         shown_assignments=assignments.SHOWN,
-        team=[member.name for member in team],
         now=now,
         **extra,
     )
