@@ -25,7 +25,7 @@ from app.content.model import Card
 from app.coverage.measured import MEASURED
 from app.practice import stats
 from app.practice.models import Attempt, AttemptCoverage
-from app.team.members import MONTH, TIMED_KINDS
+from app.team.members import MONTH, TIMED_KINDS, team_ids
 
 CAP = 100  # answers read per card and question: a busy team's month, never its whole history
 CARDS = 10
@@ -93,11 +93,11 @@ def _served(rows: Iterable[Any], snapshot: Snapshot) -> Iterator[tuple[Card, lis
             yield card, items
 
 
-def team_answers(session: Session, *, team: list[User], snapshot: Snapshot, now: datetime) -> TeamAnswers:
+def team_answers(session: Session, *, snapshot: Snapshot, now: datetime) -> TeamAnswers:
     since = now - MONTH
     ticks = _newest(
         select(Attempt.card_id, Attempt.points).where(
-            Attempt.user_id.in_([member.id for member in team]),
+            Attempt.user_id.in_(team_ids()),
             Attempt.kind.in_(TIMED_KINDS),
             Attempt.revealed.is_(False),
             Attempt.rating.is_not(None),
@@ -108,7 +108,7 @@ def team_answers(session: Session, *, team: list[User], snapshot: Snapshot, now:
     suggestions = _newest(
         select(Attempt.card_id, AttemptCoverage.pitfalls)
         .join(AttemptCoverage, AttemptCoverage.attempt_id == Attempt.id)
-        .where(Attempt.user_id.in_([member.id for member in team if not member.hide_answers])),
+        .where(Attempt.user_id.in_(team_ids().where(User.hide_answers.is_(False)))),
         since=since,
         cards=snapshot.cards,
     )

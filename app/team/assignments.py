@@ -156,11 +156,15 @@ class Status:
     overdue: bool  # past its date and not everyone is done
 
 
-def statuses(session: Session, *, snapshot: Snapshot, members: list[User], now: datetime) -> list[Status]:
-    """The SHOWN assignments due latest, soonest due first: years of them cost what a few do."""
-    latest = select(Assignment).order_by(Assignment.due.desc(), Assignment.id.desc()).limit(SHOWN)
+def statuses(session: Session, *, snapshot: Snapshot, now: datetime) -> list[Status]:
+    """The SHOWN assignments due latest, soonest due first: years of them cost what a few do.
+    The team is read only when there is one."""
+    latest = list(
+        session.scalars(select(Assignment).order_by(Assignment.due.desc(), Assignment.id.desc()).limit(SHOWN))
+    )
+    members = team_members(session) if latest else []
     rows = []
-    for assignment in reversed(list(session.scalars(latest))):
+    for assignment in reversed(latest):
         audience = _audience(assignment, members)
         required = set(_required(assignment, snapshot))
         reviewed = _reviewed(session, assignment=assignment, user_ids=[m.id for m in audience])

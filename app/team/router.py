@@ -62,8 +62,7 @@ def _dashboard(
         # A sort header, the pager or the name filter: only the member table changes.
         table = service.member_table(session, snapshot=snapshot, view=view, now=now)
         return render(request, "_team_members.html", status_code=status_code, table=table, sorts=MEMBER_SORTS)
-    team = members.team_members(session)
-    dashboard = service.dashboard(session, snapshot=snapshot, team=team, view=view, now=now)
+    dashboard = service.dashboard(session, snapshot=snapshot, view=view, now=now)
     return render(
         request,
         "team.html",

@@ -10,7 +10,6 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.accounts.models import User
 from app.content.catalogue import Snapshot
 from app.content.model import Problem
 from app.demos.models import DemoRun
@@ -134,15 +133,13 @@ def member_table(session: Session, *, snapshot: Snapshot, view: MemberView, now:
     )
 
 
-def dashboard(
-    session: Session, *, snapshot: Snapshot, team: list[User], view: MemberView, now: datetime
-) -> Dashboard:
+def dashboard(session: Session, *, snapshot: Snapshot, view: MemberView, now: datetime) -> Dashboard:
     return Dashboard(
         table=member_table(session, snapshot=snapshot, view=view, now=now),
         hardest=hardest_cards(session, snapshot=snapshot),
         missed=missed_pitfalls(session, snapshot=snapshot),
-        answers=answers.team_answers(session, team=team, snapshot=snapshot, now=now),
+        answers=answers.team_answers(session, snapshot=snapshot, now=now),
         content_errors=snapshot.problems,
         demos=demo_counts(session),
-        assignments=assignments.statuses(session, snapshot=snapshot, members=team, now=now),
+        assignments=assignments.statuses(session, snapshot=snapshot, now=now),
     )
