@@ -27,7 +27,7 @@ from app.practice import stats
 from app.practice.models import Attempt, AttemptCoverage
 from app.team.members import MONTH, TIMED_KINDS, team_ids
 
-CAP = 100  # answers read per card and question: a busy team's month, never its whole history
+CAP = 50  # answers read per card and question: a busy team's month, never its whole history
 CARDS = 10
 PER_CARD = 3
 
