@@ -2,7 +2,8 @@
 
 Everything is keyed on the card id, so history outlives edits to a card's file; a card whose file
 is gone keeps its rows and is reported as retired (the catalogue no longer has it).
-Days are UTC days.
+Days are UTC days. Activity, streaks, missed pitfalls and the review count read the counts kept as
+practice is written (app/practice/totals.py), never every answer or review of the person.
 """
 
 from collections import Counter, defaultdict
@@ -18,7 +19,7 @@ from app.content.catalogue import Snapshot
 from app.content.model import Card
 from app.content.tiers import Tier
 from app.practice import preferences, quiz, scheduling, suggestions
-from app.practice.models import Attempt, ReviewLog, ReviewState
+from app.practice.models import Attempt, PracticeDay, QuizTally, ReviewState
 
 HEATMAP_WEEKS = 26
 # Activity levels for the heatmap: the lowest count of each level (level 0 is no activity).
@@ -157,30 +158,14 @@ def topic_progress(rows: Iterable[CardProgress]) -> list[TopicProgress]:
 # --- activity ---------------------------------------------------------------------------------
 
 
-def _day(value: object) -> date:
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    return date.fromisoformat(str(value)[:10])
-
-
 def activity_by_day(session: Session, *, user_id: int, since: datetime | None = None) -> Counter[date]:
-    """Answers recorded plus reviews rated without a typed answer, per UTC day."""
-    counts: Counter[date] = Counter()
-    attempt_day = func.date(Attempt.created_at)
-    query = select(attempt_day, func.count()).where(Attempt.user_id == user_id)
+    """Answers recorded plus reviews rated without a typed answer, per UTC day (a row a day of
+    practice_days, counted as they were written)."""
+    count = PracticeDay.answers + PracticeDay.rated_alone
+    query = select(PracticeDay.day, count).where(PracticeDay.user_id == user_id, count > 0)
     if since is not None:
-        query = query.where(Attempt.created_at >= since)
-    for day, count in session.execute(query.group_by(attempt_day)):
-        counts[_day(day)] += count
-    log_day = func.date(ReviewLog.review_datetime)
-    query = select(log_day, func.count()).where(ReviewLog.user_id == user_id, ReviewLog.attempt_id.is_(None))
-    if since is not None:
-        query = query.where(ReviewLog.review_datetime >= since)
-    for day, count in session.execute(query.group_by(log_day)):
-        counts[_day(day)] += count
-    return counts
+        query = query.where(PracticeDay.day >= since.date())
+    return Counter({day: int(n) for day, n in session.execute(query)})
 
 
 def streaks(active_days: Iterable[date], today: date) -> tuple[int, int]:
@@ -340,24 +325,22 @@ def missed_pitfalls(
     Items are counted by id, so a statement keeps its count when the card is reordered. Quizzes on
     retired cards are left out: their statements are no longer known.
     """
-    seen: Counter[tuple[str, str]] = Counter()
-    missed: Counter[tuple[str, str]] = Counter()
-    items: dict[tuple[str, str], quiz.QuizItem] = {}
-    query = select(Attempt.card_id, Attempt.choices).where(
-        Attempt.user_id == user_id, Attempt.kind == "quiz", Attempt.choices.is_not(None)
+    found: list[MissedItem] = []
+    items: dict[str, dict[str, quiz.QuizItem]] = {}  # per card, its statements by id
+    query = select(QuizTally.card_id, QuizTally.item_id, QuizTally.missed, QuizTally.seen).where(
+        QuizTally.user_id == user_id, QuizTally.missed > 0
     )
-    for card_id, choices in session.execute(query):
+    for card_id, item_id, missed, seen in session.execute(query):
         card = snapshot.cards.get(card_id)
         if card is None:
             continue
-        for marked in quiz.mark(card, choices=list(choices or [])):
-            key = (card_id, marked.item.id)
-            items[key] = marked.item
-            seen[key] += 1
-            if not marked.correct:
-                missed[key] += 1
-    ranked = sorted(missed, key=lambda k: (-missed[k], -missed[k] / seen[k], k))
-    return [MissedItem(snapshot.cards[k[0]], items[k], missed[k], seen[k]) for k in ranked[:limit]]
+        if card_id not in items:
+            items[card_id] = {item.id: item for item in quiz.card_items(card)}
+        item = items[card_id].get(item_id)
+        if item is not None:  # a statement the card no longer has is not known
+            found.append(MissedItem(card, item, missed, seen))
+    found.sort(key=lambda m: (-m.missed, -m.rate, m.card.id, m.item.id))
+    return found[:limit]
 
 
 # --- answer history ---------------------------------------------------------------------------
@@ -366,6 +349,10 @@ def missed_pitfalls(
 def _like(text: str) -> str:
     escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{escaped}%"
+
+
+# The most answers the history counts; past it the page says there are more.
+HISTORY_COUNT_CAP = 1000
 
 
 def search_history(
@@ -377,7 +364,8 @@ def search_history(
     kind: str | None = None,
     limit: int = 50,
 ) -> tuple[list[Attempt], int]:
-    """The person's attempts whose text (or card title) contains `q`, newest first; and the total."""
+    """The person's attempts whose text (or card title) contains `q`, newest first; and the total,
+    counted up to HISTORY_COUNT_CAP + 1 (more than the cap: the page says "1,000+")."""
     query = select(Attempt).where(Attempt.user_id == user_id)
     q = q.strip()
     if q:
@@ -392,7 +380,9 @@ def search_history(
         )
     if kind:
         query = query.where(Attempt.kind == kind)
-    total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+    # Counted up to one past the cap: a person with years of answers costs no count of them all.
+    capped = query.with_only_columns(Attempt.id).limit(HISTORY_COUNT_CAP + 1).subquery()
+    total = session.scalar(select(func.count()).select_from(capped)) or 0
     found = session.scalars(query.order_by(Attempt.created_at.desc(), Attempt.id.desc()).limit(limit))
     return list(found), int(total)
 
@@ -458,7 +448,7 @@ def overview(session: Session, *, user_id: int, snapshot: Snapshot, now: datetim
     known = set(snapshot.cards)
     scheduled = [r for r in rows if r.state != scheduling.NEW]
     recall = [r.retrievability for r in scheduled if r.retrievability is not None and not r.retired]
-    reviews = session.scalar(select(func.count()).select_from(ReviewLog).where(ReviewLog.user_id == user_id))
+    reviews = session.scalar(select(func.sum(PracticeDay.reviews)).where(PracticeDay.user_id == user_id))
     return {
         "now": now,
         "settings": settings,

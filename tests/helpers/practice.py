@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.practice import scheduling
+from app.practice import scheduling, totals
 from app.practice.models import Attempt, ReviewLog, ReviewState
 from tests.factories import OWNER_CARD
 from tests.helpers.html import HTMX, soup_of
@@ -70,8 +70,16 @@ def counts(app: FastAPI) -> dict[str, int]:
 
 
 def add(app: FastAPI, *rows: Any) -> None:
+    """Rows stored directly; attempts among them counted as the app counts what it writes (per
+    day, per quiz statement), with the cards the app serves."""
     with write_session(app) as session:
         session.add_all(rows)
+        session.flush()  # the attempts' created_at
+        answers = [row for row in rows if isinstance(row, Attempt)]
+        cards = app.state.catalogue.snapshot().cards
+        for user_id in {answer.user_id for answer in answers}:
+            mine = [answer for answer in answers if answer.user_id == user_id]
+            totals.count_answers(session, user_id=user_id, answers=mine, cards=cards)
 
 
 def quiz_ids(client: TestClient, card_id: str = OWNER_CARD) -> tuple[list[str], list[str]]:

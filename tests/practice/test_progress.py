@@ -7,6 +7,7 @@ import pytest
 from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from sqlalchemy import event
 
 from app.practice import stats
 from app.storage.base import utcnow
@@ -203,3 +204,37 @@ def test_activity_counts_utc_days(app: FastAPI) -> None:
     with app.state.db.read_sessions() as session:
         counts = stats.activity_by_day(session, user_id=1)
     assert counts == {date(2026, 3, 2): 2, date(2026, 3, 3): 2}
+
+
+def test_a_long_history_says_how_many_answers_up_to_a_thousand(app: FastAPI, client: TestClient) -> None:
+    add(app, *(make_attempt(created_at=T0 + timedelta(seconds=i)) for i in range(stats.HISTORY_COUNT_CAP)))
+    count = page(client).select_one("#answer-history .count").get_text()
+    assert count.startswith("1000 attempts, newest 50 shown")
+    add(app, make_attempt(created_at=T0 - timedelta(days=1)))
+    count = page(client).select_one("#answer-history .count").get_text()
+    assert count.startswith("1,000+ attempts, newest 50 shown")
+
+
+def test_the_dashboard_reads_no_review_log_and_no_unbounded_answers(app: FastAPI, client: TestClient) -> None:
+    """Its figures come from the counts kept per day and per quiz statement: a long history costs
+    a row a day, not a row an answer."""
+    post_attempt(client, rating="again")
+    pitfalls, _truths = quiz_ids(client)
+    post_attempt(client, kind="quiz", text=None, choices=pitfalls[:1], points=[], rating=None)
+    statements: list[str] = []
+
+    def seen(_connection: object, _cursor: object, statement: str, *_rest: object) -> None:
+        statements.append(" ".join(statement.split()))
+
+    event.listen(app.state.db.engine, "before_cursor_execute", seen)
+    try:
+        soup = page(client)
+    finally:
+        event.remove(app.state.db.engine, "before_cursor_execute", seen)
+    assert soup.select_one("#answer-history .count").get_text().startswith("2 attempts")
+    assert not [s for s in statements if "FROM review_logs" in s]
+    # The checker's agreement per card still sums the assessed answers' coverage rows.
+    unbounded = [
+        s for s in statements if "FROM attempts" in s and "LIMIT" not in s and "attempt_coverage" not in s
+    ]
+    assert unbounded == []

@@ -36,6 +36,7 @@ def progress_page(
     context: dict[str, Any] = {
         "history": history,
         "history_total": total,
+        "history_cap": stats.HISTORY_COUNT_CAP,
         "q": q,
         "kind": kind,
         "cards": snapshot.cards,
