@@ -37,15 +37,16 @@ FACTOR = 0.9 ** (1 / DECAY) - 1
 def team_members(session: Session) -> list[User]:
     """Every active person, by name. The local user of single mode is left out: in the other modes
     it is the solo history, nobody's account (`tiercards users adopt-local` gives it to one)."""
-    return list(session.scalars(select(User).where(_on_team()).order_by(User.name)))
+    return list(session.scalars(select(User).where(on_team()).order_by(User.name)))
 
 
 def team_ids() -> Select[Any]:
     """The ids of team_members, as a subquery: the team's totals read in SQL, not a list of ids."""
-    return select(User.id).where(_on_team())
+    return select(User.id).where(on_team())
 
 
-def _on_team() -> ColumnElement[bool]:
+def on_team() -> ColumnElement[bool]:
+    """Whom team_members lists, as a condition on users (joined where the rows are read)."""
     return User.disabled_at.is_(None) & (User.id != LOCAL_USER_ID)
 
 
@@ -154,7 +155,7 @@ def member_page(
 ) -> MemberPage:
     """PAGE_SIZE members whose name contains `q`, sorted in SQL over the whole team; numbers for
     those only."""
-    matching = _on_team() & func.lower(User.name).contains(q.lower(), autoescape=True)
+    matching = on_team() & func.lower(User.name).contains(q.lower(), autoescape=True)
     total = session.scalar(select(func.count()).select_from(User).where(matching)) or 0
     query = select(User).where(matching)
     if sort == "active":

@@ -10,6 +10,7 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from app.accounts.models import User
 from app.content.catalogue import Snapshot
 from app.content.model import Problem
 from app.demos.models import DemoRun
@@ -44,7 +45,8 @@ def hardest_cards(session: Session, *, snapshot: Snapshot, limit: int = TOP) -> 
         select(
             ReviewState.card_id, func.sum(ReviewState.reps), again, func.count(ReviewState.user_id.distinct())
         )
-        .where(ReviewState.user_id.in_(members.team_ids()))
+        .join(User, User.id == ReviewState.user_id)
+        .where(members.on_team())
         .group_by(ReviewState.card_id)
         .having(again > 0)
     )
@@ -76,7 +78,8 @@ def missed_pitfalls(session: Session, *, snapshot: Snapshot, limit: int = TOP) -
             func.sum(QuizTally.seen),
             func.count(),
         )
-        .where(QuizTally.user_id.in_(members.team_ids()), QuizTally.missed > 0)
+        .join(User, User.id == QuizTally.user_id)
+        .where(members.on_team(), QuizTally.missed > 0)
         .group_by(QuizTally.card_id, QuizTally.item_id)
     )
     found = []
