@@ -5,7 +5,8 @@ answers asserting. Counts only: no answer's text and no name leave here.
 Ticks are the member's own verdict, like a score, so everyone's count. The pitfalls come from
 reading the answer's text, so only answers of members who let leads read them count
 (`User.hide_answers`, the rule members.seen_attempts keeps). Both reads are bounded: the last
-30 days, at most CAP answers, the newest first.
+30 days, at most CAP answers of each card served, the newest first, read card by card along the
+(card, time) index, so a team's whole history is never scanned.
 """
 
 from collections import Counter, defaultdict
@@ -14,9 +15,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, union_all
 from sqlalchemy.orm import Session
-from sqlalchemy.sql import Select
+from sqlalchemy.sql import CompoundSelect, Select
 
 from app.accounts.models import User
 from app.content.catalogue import Snapshot
@@ -24,9 +25,9 @@ from app.content.model import Card
 from app.coverage.measured import MEASURED
 from app.practice import stats
 from app.practice.models import Attempt, AttemptCoverage
-from app.team.members import MONTH, TIMED_KINDS
+from app.team.members import MONTH, TIMED_KINDS, team_ids
 
-CAP = 5000  # answers read per question: a busy team's month, never its whole history
+CAP = 50  # answers read per card and question: a busy team's month, never its whole history
 CARDS = 10
 PER_CARD = 3
 
@@ -54,8 +55,16 @@ class TeamAnswers:
     measured: str  # how far to trust the checker: stated beside its counts
 
 
-def _newest(query: Select[Any], *, since: datetime) -> Select[Any]:
-    return query.where(Attempt.created_at >= since).order_by(Attempt.created_at.desc()).limit(CAP)
+def _newest(query: Select[Any], *, since: datetime, cards: Iterable[str]) -> CompoundSelect[Any]:
+    """Each card's newest CAP rows of `query` since `since`, one bounded read a card."""
+    newest = [
+        query.where(Attempt.card_id == card_id, Attempt.created_at >= since)
+        .order_by(Attempt.created_at.desc())
+        .limit(CAP)
+        .subquery()
+        for card_id in cards
+    ]
+    return union_all(*(select(*part.c) for part in newest))
 
 
 def _top(counts: Counter[str], items: list[tuple[str, str]]) -> list[Tally]:
@@ -84,22 +93,24 @@ def _served(rows: Iterable[Any], snapshot: Snapshot) -> Iterator[tuple[Card, lis
             yield card, items
 
 
-def team_answers(session: Session, *, team: list[User], snapshot: Snapshot, now: datetime) -> TeamAnswers:
+def team_answers(session: Session, *, snapshot: Snapshot, now: datetime) -> TeamAnswers:
     since = now - MONTH
     ticks = _newest(
         select(Attempt.card_id, Attempt.points).where(
-            Attempt.user_id.in_([member.id for member in team]),
+            Attempt.user_id.in_(team_ids()),
             Attempt.kind.in_(TIMED_KINDS),
             Attempt.revealed.is_(False),
             Attempt.rating.is_not(None),
         ),
         since=since,
+        cards=snapshot.cards,
     )
     suggestions = _newest(
         select(Attempt.card_id, AttemptCoverage.pitfalls)
         .join(AttemptCoverage, AttemptCoverage.attempt_id == Attempt.id)
-        .where(Attempt.user_id.in_([member.id for member in team if not member.hide_answers])),
+        .where(Attempt.user_id.in_(team_ids().where(User.hide_answers.is_(False)))),
         since=since,
+        cards=snapshot.cards,
     )
     rated, missed = _count(
         ((card, set(points)) for card, points in _served(session.execute(ticks), snapshot)),

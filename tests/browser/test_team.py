@@ -143,3 +143,36 @@ def test_the_lead_finds_cards_by_typing_and_ticks_them_by_keyboard_on_a_phone(
     lena.fill("input[name=due]", "2099-01-01")
     lena.click(".assign-form button[type=submit]")
     expect(lena.locator("tr.assignment .done-count")).to_have_text("0 of 2")
+
+
+def test_the_lead_sorts_and_filters_the_members_in_place(
+    signed_in: Callable[[str], Page], team_url: str
+) -> None:
+    bob = signed_in("bob")
+    bob.goto(f"{team_url}/cards/{CARD}?tier=middle")
+    bob.fill("#answer-text", "prefetch overlaps the input pipeline with the step")
+    bob.click("text=Submit answer")
+    bob.click("#answer-panel .rating button[value=good]")
+    expect(bob.locator("#answer-panel .saved")).to_contain_text("rated good")
+
+    lena = signed_in("lena")
+    lena.goto(f"{team_url}/team")
+    rows = lena.locator("#member-table tr.member")
+    expect(rows).to_have_count(3)
+    assert [rows.nth(i).get_attribute("data-member") for i in range(3)] == ["alice", "bob", "lena"]
+    lena.click('#member-table a.sort[data-sort="active"]')
+    expect(lena).to_have_url(f"{team_url}/team?sort=active")
+    expect(rows.first).to_have_attribute("data-member", "bob")  # the only one who practised
+    expect(lena.locator("#member-table th[aria-sort=descending] a.sort")).to_have_text("Last active")
+    # Focus lands on the new table, where a keyboard or screen reader user carries on.
+    expect(lena.locator("#member-table")).to_be_focused()
+    assert [v for v in axe_violations(lena) if v["impact"] in ("serious", "critical")] == [], described(
+        axe_violations(lena)
+    )
+
+    search = lena.get_by_label("Name contains")
+    search.press_sequentially("li")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_have_attribute("data-member", "alice")
+    expect(lena).to_have_url(f"{team_url}/team?q=li&sort=active")
+    expect(search).to_be_focused()  # typing goes on where it was
