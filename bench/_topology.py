@@ -141,8 +141,11 @@ def _base_env(data: Path) -> dict[str, str]:
 
 
 @contextmanager
-def scaled_out(folder: Path, replicas: int = 2, workers: int = 1) -> Iterator[Deployment]:
-    """PostgreSQL + Redis + `replicas` web replicas behind nginx + `workers` demo workers."""
+def scaled_out(
+    folder: Path, replicas: int = 2, workers: int = 1, settings: dict[str, str] | None = None
+) -> Iterator[Deployment]:
+    """PostgreSQL + Redis + `replicas` web replicas behind nginx + `workers` demo workers, with
+    `settings` added to every process's environment."""
     folder.mkdir(parents=True)
     with ExitStack() as stack:
         admin_url = postgres("start", folder / "postgres", str(free_port()))
@@ -172,6 +175,7 @@ def scaled_out(folder: Path, replicas: int = 2, workers: int = 1) -> Iterator[De
             **_base_env(folder / "data"),
             "DATABASE_URL": admin_url,
             "QUEUE_URL": f"redis://127.0.0.1:{redis_port}/0",
+            **(settings or {}),
         }
         subprocess.run([sys.executable, "-m", "app.cli", "db", "upgrade"], cwd=ROOT, env=env, check=True)
         deployment = Deployment("", env, folder)
