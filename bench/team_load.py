@@ -22,6 +22,8 @@ from bench.scale_out import run, table
 THINK = (20, 60)
 MAX_P99_MS = 250.0
 BASELINE = "/healthz"
+# A core kept half busy leaves room for bursts (everyone opening /practice at 9:00).
+BUSY = 0.5
 
 
 def main() -> None:
@@ -36,6 +38,7 @@ def main() -> None:
         tempfile.TemporaryDirectory() as folder,
         scaled_out(Path(folder) / "team", settings=settings) as deployment,
     ):
+        before = deployment.cpu_seconds()
         results = {
             f"{args.people} people, 2 replicas": run(
                 deployment,
@@ -46,6 +49,7 @@ def main() -> None:
                 spawn_rate=args.people / THINK[0],
             )
         }
+        used = {part: cpu_now - before[part] for part, cpu_now in deployment.cpu_seconds().items()}
     stats, acknowledged, missing = next(iter(results.values()))
     table(results)
     baseline = stats[BASELINE]
@@ -68,6 +72,16 @@ def main() -> None:
         f"{total.requests} requests in {seconds} s ({total.per_second:.1f}/s); acknowledged answers "
         f"{acknowledged}, missing afterwards {missing}"
     )
+    # What capacity planning starts from (docs/capacity.md): CPU per request, and requests per person.
+    per_person = total.per_second / args.people
+    print(f"requests per person per second: {per_person:.4f}")
+    for part, cpu in used.items():
+        per_request_ms = 1000 * cpu / total.requests
+        people = BUSY / (per_request_ms / 1000 * per_person)
+        print(
+            f"{part}: {cpu:.1f} CPU s, {per_request_ms:.2f} CPU ms a request; "
+            f"people per core at {BUSY:.0%} busy: {people:.0f}"
+        )
     print("(machine: 2 cores shared with other work; the load tool, nginx, both replicas, PostgreSQL, Redis")
     print(" and the demo worker all run on it)")
     ok &= missing == 0
