@@ -20,7 +20,15 @@ from sqlalchemy import delete
 from app import PROJECT_ROOT
 from app.factory import create_app
 from app.practice.interview.models import InterviewQuestion, InterviewSession
-from app.practice.models import Attempt, ImportGuard, ReviewLog, ReviewState, UserSettings
+from app.practice.models import (
+    Attempt,
+    ImportGuard,
+    PracticeDay,
+    QuizTally,
+    ReviewLog,
+    ReviewState,
+    UserSettings,
+)
 from app.settings import Settings
 from app.speech.models import Recording, RecordingAudio
 from app.storage import migrations
@@ -92,6 +100,8 @@ def app(settings: Settings) -> Iterator[FastAPI]:
             ImportGuard,
             ReviewLog,
             ReviewState,
+            PracticeDay,
+            QuizTally,
             UserSettings,
             Attempt,
             RecordingAudio,

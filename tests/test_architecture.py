@@ -61,7 +61,7 @@ ALLOWED: dict[str, frozenset[str]] = {
         ("main", "factory"),
         (
             "cli",
-            "accounts content coverage demos exceptions jobs logs presets roles settings speech storage team",
+            "accounts content coverage demos exceptions jobs logs practice presets roles settings speech storage team",
         ),
     )
 }

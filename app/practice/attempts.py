@@ -10,7 +10,7 @@ from app.accounts.service import lock_person
 from app.content.model import Card
 from app.exceptions import Conflict, Invalid
 from app.metrics import answer_recorded
-from app.practice import quiz, scheduling, suggestions
+from app.practice import quiz, scheduling, suggestions, totals
 from app.practice.models import Attempt, ReviewLog
 from app.practice.schemas import Assessment, AttemptIn, AttemptOut
 from app.speech import service as speech
@@ -83,6 +83,7 @@ def record(
     )
     session.add(attempt)
     scheduling.review_attempt(session, attempt)  # a rated answer or a quiz feeds the card's schedule
+    totals.count_answers(session, user_id=user_id, answers=[attempt], cards={card.id: card})
     if coverage is not None:
         suggestions.add(session, attempt=attempt, coverage=coverage)
     if beside is not None:
@@ -153,6 +154,7 @@ def take_back(
         raise Conflict("that review is a reveal or a quiz's score, not a rating to undo")
     if attempt is not None:
         attempt.rating = None
+    totals.uncount_review(session, latest)
     session.delete(latest)
     session.flush()
     scheduling.replay(session, user_id=user_id, card_id=card_id, tier=latest.tier)

@@ -24,12 +24,14 @@ made them owed, and the next import of that person does them.
 
 import math
 import secrets
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from datetime import datetime, timedelta
 from itertools import islice
 from typing import Any, TypeVar, cast
 
+from fsrs import Rating
 from pydantic import BaseModel
 from sqlalchemy import func, insert, select, tuple_, update
 from sqlalchemy.exc import IntegrityError
@@ -37,7 +39,7 @@ from sqlalchemy.orm import Session
 
 from app.content.model import Card
 from app.exceptions import Conflict, TooMany
-from app.practice import preferences, quiz, scheduling
+from app.practice import preferences, quiz, scheduling, totals
 from app.practice.export_schema import STATE_BY_NAME, AttemptDoc, CoverageDoc, ReviewLogDoc, ReviewStateDoc
 from app.practice.import_file import YIELD_EVERY_ROWS, ImportFile, let_others_run
 from app.practice.models import Attempt, AttemptCoverage, ImportGuard, ReviewLog, ReviewState
@@ -158,11 +160,13 @@ class _Import:
     def attempts(self, docs: list[AttemptDoc]) -> None:
         rows: dict[tuple[object, ...], tuple[list[int], dict[str, object]]] = {}
         suggested: dict[tuple[object, ...], CoverageDoc] = {}
+        docs_by_key: dict[tuple[object, ...], AttemptDoc] = {}
         for doc in docs:
             key: tuple[object, ...] = doc.card_id, doc.tier, doc.kind, doc.follow_up, doc.created_at
             if key in rows:  # a key twice in the file is added once
                 rows[key][0].append(doc.id)
                 continue
+            docs_by_key[key] = doc
             rows[key] = [doc.id], {"user_id": self.user_id, **doc.model_dump(exclude={"id", "coverage"})}
             if doc.coverage is not None:
                 suggested[key] = doc.coverage
@@ -187,6 +191,12 @@ class _Import:
                 if stored_key in present:
                     self.attempt_ids.update(dict.fromkeys(doc_ids, present[stored_key]))
             if new:
+                totals.count_answers(
+                    session,
+                    user_id=self.user_id,
+                    answers=[docs_by_key[key] for key, _, _ in new],
+                    cards=self.cards,
+                )
                 stored = session.scalars(
                     insert(Attempt).returning(Attempt.id, sort_by_parameter_order=True),
                     [row for _, _, row in new],
@@ -233,6 +243,14 @@ class _Import:
                     reviewed.add(row["attempt_id"])
             if new:
                 session.execute(insert(ReviewLog), new)
+                totals.count_reviews(
+                    session,
+                    user_id=self.user_id,
+                    reviews=[
+                        (cast(datetime, row["review_datetime"]), row["attempt_id"] is None) for row in new
+                    ],
+                )
+                self._count_again_unreplayed(session, new)
             owed = {(str(row["card_id"]), str(row["tier"])) for row in new if row["card_id"] in self.cards}
             self._renew(session, replays=owed)
             session.commit()
@@ -251,12 +269,54 @@ class _Import:
             missing = [d for d in docs if (d.card_id, d.tier) not in present]
             if missing:
                 session.execute(insert(ReviewState), [self._state_row(d) for d in missing])
+                self._count_again_restored(session, {(d.card_id, d.tier) for d in missing})
             self.result.review_states_restored += len(missing)
             self.result.review_states_kept += len(present)
             self.kept |= {pair for pair in present if pair[0] in self.cards}
             restored: set[Pair] = {(d.card_id, d.tier) for d in missing if d.card_id in self.cards}
             self._renew(session, restored=restored)
             session.commit()
+
+    def _count_again_unreplayed(self, session: Session, new: list[dict[str, object]]) -> None:
+        """A state of a card no longer served is not replayed: the reviews rated again that the
+        import adds to it are added to its count here (a served card's replay recounts them)."""
+        again = Counter(
+            (str(row["card_id"]), str(row["tier"]))
+            for row in new
+            if row["card_id"] not in self.cards and row["rating"] == int(Rating.Again)
+        )
+        for (card_id, tier), count in again.items():
+            session.execute(
+                update(ReviewState)
+                .where(
+                    ReviewState.user_id == self.user_id,
+                    ReviewState.card_id == card_id,
+                    ReviewState.tier == tier,
+                )
+                .values(again=ReviewState.again + count)
+            )
+
+    def _count_again_restored(self, session: Session, pairs: set[Pair]) -> None:
+        """A state restored as exported (the file has no count of its reviews rated again): the
+        count from its reviews, all of which the import has stored by now."""
+        again = (
+            select(func.count())
+            .where(
+                ReviewLog.user_id == ReviewState.user_id,
+                ReviewLog.card_id == ReviewState.card_id,
+                ReviewLog.tier == ReviewState.tier,
+                ReviewLog.rating == int(Rating.Again),
+            )
+            .scalar_subquery()
+        )
+        session.execute(
+            update(ReviewState)
+            .where(
+                ReviewState.user_id == self.user_id, tuple_(ReviewState.card_id, ReviewState.tier).in_(pairs)
+            )
+            .values(again=again),
+            execution_options={"synchronize_session": False},
+        )
 
     def _state_row(self, doc: ReviewStateDoc) -> dict[str, object]:
         return {

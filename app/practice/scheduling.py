@@ -39,7 +39,7 @@ from sqlalchemy.orm import Session
 from app.accounts.service import lock_person
 from app.content.model import Card
 from app.content.tiers import IMPORTANCES, Tier
-from app.practice import preferences
+from app.practice import preferences, totals
 from app.practice.models import Attempt, ReviewLog, ReviewState
 
 RATING_BY_NAME: dict[str, Rating] = {
@@ -135,6 +135,7 @@ def _fresh_state(row: ReviewState, at: datetime) -> None:
     row.first_review = at
     row.reps = 0
     row.lapses = 0
+    row.again = 0
 
 
 def _apply(sched: Scheduler, *, row: ReviewState, rating: Rating, at: datetime) -> None:
@@ -149,6 +150,8 @@ def _apply(sched: Scheduler, *, row: ReviewState, rating: Rating, at: datetime) 
     row.reps += 1
     if before == int(State.Review) and rating == Rating.Again:
         row.lapses += 1
+    if rating == Rating.Again:
+        row.again += 1
 
 
 def get_state(session: Session, *, user_id: int, card_id: str, tier: str) -> ReviewState | None:
@@ -220,6 +223,7 @@ def record_review(
             attempt_id=attempt_id,
         )
     )
+    totals.count_reviews(session, user_id=user_id, reviews=[(at, attempt_id is None)])
     if row is not None and row.last_review is not None and at < row.last_review:
         # Out of order (an older attempt rated late): replay the card's history in time order.
         replayed = replay(session, user_id=user_id, card_id=card_id, tier=tier)

@@ -2,6 +2,7 @@
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
 
 from app import PROJECT_ROOT
 from app.settings import Settings
@@ -23,5 +24,15 @@ def upgrade(settings: Settings, revision: str = "head") -> None:
             # Data migrations read what the settings point at (0005: the cards in the content folder).
             config.attributes["settings"] = settings
             command.upgrade(config, revision)
+    finally:
+        engine.dispose()
+
+
+def revision(settings: Settings) -> str | None:
+    """The revision the database is at; None when it has none yet (empty or never migrated)."""
+    engine = make_engine(settings)
+    try:
+        with engine.connect() as connection:
+            return MigrationContext.configure(connection).get_current_revision()
     finally:
         engine.dispose()

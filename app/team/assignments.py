@@ -25,6 +25,7 @@ from app.team.schemas import AssignmentIn, AssignmentKind
 EVERYONE = "everyone"
 # How many names the dashboard lists on each side of an assignment; the rest are counted.
 NAMES_SHOWN = 12
+SHOWN = 50  # assignments on the dashboard: those due latest
 
 
 @dataclass(frozen=True)
@@ -156,8 +157,10 @@ class Status:
 
 
 def statuses(session: Session, *, snapshot: Snapshot, members: list[User], now: datetime) -> list[Status]:
+    """The SHOWN assignments due latest, soonest due first: years of them cost what a few do."""
+    latest = select(Assignment).order_by(Assignment.due.desc(), Assignment.id.desc()).limit(SHOWN)
     rows = []
-    for assignment in session.scalars(select(Assignment).order_by(Assignment.due, Assignment.id)):
+    for assignment in reversed(list(session.scalars(latest))):
         audience = _audience(assignment, members)
         required = set(_required(assignment, snapshot))
         reviewed = _reviewed(session, assignment=assignment, user_ids=[m.id for m in audience])

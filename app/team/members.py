@@ -1,32 +1,52 @@
 """Who is on the team, and each member's numbers as a lead sees them.
 
-The numbers come from the practice rules themselves (the due queue, FSRS retrievability, the
-streak of /progress), so a lead reads the same figures the member reads on their own pages.
+The numbers come from what practice keeps per day (practice_days) and per schedule
+(review_states), read a page of members at a time, so /team costs the same for a team of ten and
+of a thousand, and for a week of history or years of it. They follow the practice rules (the due
+queue, FSRS retrievability, the streak of /progress), so a lead reads the figures the member reads.
 """
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
+from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import Float, Select, case, cast, func, literal, select
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.sql.selectable import ScalarSelect, Subquery
 
 from app.accounts.models import LOCAL_USER_ID, User
 from app.content.catalogue import Snapshot
 from app.practice import attempts, preferences, scheduling, stats
 from app.practice.filters import attempt_result, attempt_what
-from app.practice.models import Attempt, ReviewLog
+from app.practice.models import PracticeDay, ReviewState, UserSettings
+from app.storage.base import UTCDateTime
+from app.team.schemas import MemberSort
 
-WEEK = timedelta(days=7)
 MONTH = timedelta(days=30)
 TIMED_KINDS = ("basics", "solid")
+PAGE_SIZE = 50
+STREAK_DAYS = 400  # how far back a streak is read
+DEFAULT_TIER = preferences.PracticeSettings().target_tier
+# FSRS-6's forgetting curve with py-fsrs' default parameters (what scheduling.retrievability uses).
+DECAY = -scheduling.scheduler().parameters[20]
+FACTOR = 0.9 ** (1 / DECAY) - 1
 
 
 def team_members(session: Session) -> list[User]:
     """Every active person, by name. The local user of single mode is left out: in the other modes
     it is the solo history, nobody's account (`tiercards users adopt-local` gives it to one)."""
-    query = select(User).where(User.disabled_at.is_(None), User.id != LOCAL_USER_ID)
-    return list(session.scalars(query.order_by(User.name)))
+    return list(session.scalars(select(User).where(_on_team()).order_by(User.name)))
+
+
+def team_ids() -> Select[Any]:
+    """The ids of team_members, as a subquery: the team's totals read in SQL, not a list of ids."""
+    return select(User.id).where(_on_team())
+
+
+def _on_team() -> ColumnElement[bool]:
+    return User.disabled_at.is_(None) & (User.id != LOCAL_USER_ID)
 
 
 def name_of(session: Session, user_id: int | None) -> str | None:
@@ -45,10 +65,11 @@ class MemberNumbers:
     due: int  # due now at the target depth
     overdue: int  # of those, due before today (UTC)
     recall: float | None  # mean retrievability now at the target depth
-    streak: int
-    timed_answers: int  # basics and solid answers in the last 30 days
+    streak: int  # days in a row with practice, read at most STREAK_DAYS back
+    last_active: date | None  # the latest UTC day with practice
+    timed_answers: int  # basics and solid answers in the last 30 UTC days
     in_time: int  # of those, within the card's time budget for that kind
-    quizzes: int  # pitfall quizzes in the last 30 days
+    quizzes: int  # pitfall quizzes in the last 30 UTC days
     quiz_accuracy: float | None  # their mean score
     hide_answers: bool
 
@@ -57,103 +78,167 @@ class MemberNumbers:
         return self.in_time / self.timed_answers if self.timed_answers else None
 
 
-def _reviews(session: Session, *, ids: list[int], now: datetime) -> dict[int, tuple[int, int]]:
-    """(last 7 days, last 30 days) of reviews per person."""
-    week = func.sum(case((ReviewLog.review_datetime >= now - WEEK, 1), else_=0))
-    query = (
-        select(ReviewLog.user_id, week, func.count())
-        .where(ReviewLog.user_id.in_(ids), ReviewLog.review_datetime >= now - MONTH)
-        .group_by(ReviewLog.user_id)
-    )
-    return {user_id: (int(w or 0), int(m)) for user_id, w, m in session.execute(query)}
+@dataclass(frozen=True)
+class MemberPage:
+    """One page of the member table, in the order asked for."""
+
+    members: list[MemberNumbers]
+    sort: MemberSort
+    q: str
+    page: int
+    total: int  # members matching `q`, on every page
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // PAGE_SIZE))
 
 
-def _timed(
-    session: Session, *, ids: list[int], snapshot: Snapshot, now: datetime
-) -> dict[int, tuple[int, int]]:
-    """(answers, answers within the card's budget) per person over the last 30 days; answers on
-    retired cards are left out, their budget is gone."""
-    counts: dict[int, tuple[int, int]] = defaultdict(lambda: (0, 0))
-    # A reveal without answering is no answer, however quick.
-    query = select(Attempt.user_id, Attempt.card_id, Attempt.kind, Attempt.seconds).where(
-        Attempt.user_id.in_(ids),
-        Attempt.kind.in_(TIMED_KINDS),
-        Attempt.revealed.is_(False),
-        Attempt.created_at >= now - MONTH,
-    )
-    for user_id, card_id, kind, seconds in session.execute(query):
-        card = snapshot.cards.get(card_id)
-        if card is None:
-            continue
-        budget = card.time_budget(kind)
-        total, in_time = counts[user_id]
-        counts[user_id] = (total + 1, in_time + (seconds <= budget))
-    return counts
+def _days_since(column: Any, *, moment: datetime, dialect: str) -> ColumnElement[Any]:
+    """Days from `column` to `moment`, fractional: each engine subtracts timestamps its own way."""
+    at = literal(moment, UTCDateTime())
+    if dialect == "sqlite":
+        return cast(func.julianday(at) - func.julianday(column), Float)
+    return cast(func.extract("epoch", at - column), Float) / 86400.0
 
 
-def _quizzes(session: Session, *, ids: list[int], now: datetime) -> dict[int, tuple[int, float | None]]:
-    query = (
-        select(Attempt.user_id, func.count(), func.avg(Attempt.score))
-        .where(
-            Attempt.user_id.in_(ids),
-            Attempt.kind == "quiz",
-            Attempt.score.is_not(None),
-            Attempt.created_at >= now - MONTH,
-        )
-        .group_by(Attempt.user_id)
-    )
-    return {
-        user_id: (int(n), None if mean is None else float(mean))
-        for user_id, n, mean in session.execute(query)
-    }
+def recall_expression(now: datetime, dialect: str) -> ColumnElement[float]:
+    """FSRS-6's retrievability of a review_states row at `now`, in SQL: what
+    scheduling.retrievability computes in Python (whole days since the last review; 0 if never
+    reviewed), so a page can sort by it without loading every row."""
+    elapsed = func.floor(_days_since(ReviewState.last_review, moment=now, dialect=dialect))
+    days = case((elapsed < 0, 0.0), else_=elapsed)
+    curve = func.power(1.0 + FACTOR * days / ReviewState.stability, DECAY)
+    never = ReviewState.stability.is_(None) | ReviewState.last_review.is_(None)
+    return case((never, 0.0), else_=curve)
 
 
-def _at_target(
-    session: Session, *, user_id: int, tier: str, known: set[str], now: datetime
-) -> tuple[int, int, float | None]:
-    """(due, overdue, mean recall) at one tier, over the cards the catalogue serves."""
-    due = scheduling.due_queue(session, user_id=user_id, tier=tier, now=now, known=known)
+def _target_tier() -> ColumnElement[str]:
+    return func.coalesce(UserSettings.target_tier, DEFAULT_TIER)
+
+
+def _at_target(session: Session, *, known: list[str], now: datetime) -> Subquery:
+    """(user_id, due, overdue, recall) at each person's target depth, over the cards served:
+    one grouped read of review_states, a row per card and depth at most."""
     today = scheduling.utc_day_start(now)
-    recall = [
-        scheduling.retrievability(row, now)
-        for row in scheduling.states_for(session, user_id=user_id)
-        if row.tier == tier and row.card_id in known
-    ]
-    return len(due), sum(item.due < today for item in due), sum(recall) / len(recall) if recall else None
+    dialect = session.get_bind().dialect.name
+    return (
+        select(
+            ReviewState.user_id.label("user_id"),
+            func.sum(case((ReviewState.due <= now, 1), else_=0)).label("due"),
+            func.sum(case((ReviewState.due < today, 1), else_=0)).label("overdue"),
+            func.avg(recall_expression(now, dialect)).label("recall"),
+        )
+        .outerjoin(UserSettings, UserSettings.user_id == ReviewState.user_id)
+        .where(ReviewState.tier == _target_tier(), ReviewState.card_id.in_(known))
+        .group_by(ReviewState.user_id)
+        .subquery()
+    )
+
+
+def _last_active() -> ScalarSelect[date]:
+    # The newest day counted: an index lookup on practice_days' key, however long the history.
+    return select(func.max(PracticeDay.day)).where(PracticeDay.user_id == User.id).scalar_subquery()
+
+
+def member_page(
+    session: Session, *, snapshot: Snapshot, sort: MemberSort, q: str, page: int, now: datetime
+) -> MemberPage:
+    """PAGE_SIZE members whose name contains `q`, sorted in SQL over the whole team; numbers for
+    those only."""
+    matching = _on_team() & func.lower(User.name).contains(q.lower(), autoescape=True)
+    total = session.scalar(select(func.count()).select_from(User).where(matching)) or 0
+    query = select(User).where(matching)
+    if sort == "active":
+        query = query.order_by(_last_active().desc().nulls_last())
+    elif sort in ("due", "weakest"):
+        target = _at_target(session, known=list(snapshot.cards), now=now)
+        query = query.outerjoin(target, target.c.user_id == User.id).order_by(
+            func.coalesce(target.c.due, 0).desc() if sort == "due" else target.c.recall.asc().nulls_last()
+        )
+    query = query.order_by(User.name).limit(PAGE_SIZE).offset((page - 1) * PAGE_SIZE)
+    shown = list(session.scalars(query))
+    rows = numbers(session, members=shown, snapshot=snapshot, now=now)
+    return MemberPage(rows, sort, q, page, total)
+
+
+def _day_totals(session: Session, *, ids: list[int], today: date) -> dict[int, Any]:
+    """Per person: reviews over 7 and 30 whole UTC days (today included), and the timed answers
+    and quizzes of the 30."""
+    week = today - timedelta(days=6)
+    month = today - timedelta(days=29)
+    query = (
+        select(
+            PracticeDay.user_id,
+            func.sum(case((PracticeDay.day >= week, PracticeDay.reviews), else_=0)).label("reviews_7d"),
+            func.sum(PracticeDay.reviews).label("reviews_30d"),
+            func.sum(PracticeDay.timed).label("timed"),
+            func.sum(PracticeDay.in_time).label("in_time"),
+            func.sum(PracticeDay.quizzes).label("quizzes"),
+            func.sum(PracticeDay.quiz_score).label("quiz_score"),
+        )
+        .where(PracticeDay.user_id.in_(ids), PracticeDay.day >= month)
+        .group_by(PracticeDay.user_id)
+    )
+    return {row.user_id: row for row in session.execute(query)}
+
+
+def _active_days(session: Session, *, ids: list[int], today: date) -> dict[int, list[date]]:
+    """Days with an answer or a rating, at most STREAK_DAYS back: a longer streak reads as that."""
+    query = select(PracticeDay.user_id, PracticeDay.day).where(
+        PracticeDay.user_id.in_(ids),
+        PracticeDay.day >= today - timedelta(days=STREAK_DAYS),
+        PracticeDay.answers + PracticeDay.rated_alone > 0,
+    )
+    days: dict[int, list[date]] = defaultdict(list)
+    for user_id, day in session.execute(query):
+        days[user_id].append(day)
+    return days
 
 
 def numbers(
     session: Session, *, members: list[User], snapshot: Snapshot, now: datetime
 ) -> list[MemberNumbers]:
-    """One row per member, in the order given."""
+    """One row per member, in the order given, from bounded reads: practice_days of the last
+    STREAK_DAYS and review_states at the target depth."""
     ids = [member.id for member in members]
-    reviews = _reviews(session, ids=ids, now=now)
-    timed = _timed(session, ids=ids, snapshot=snapshot, now=now)
-    quizzes = _quizzes(session, ids=ids, now=now)
-    known = set(snapshot.cards)
+    today = scheduling.utc_day_start(now).date()
+    totals = _day_totals(session, ids=ids, today=today)
+    active = _active_days(session, ids=ids, today=today)
+    tiers = dict(
+        session.execute(
+            select(UserSettings.user_id, UserSettings.target_tier).where(UserSettings.user_id.in_(ids))
+        ).all()
+    )
+    target = _at_target(session, known=list(snapshot.cards), now=now)
+    states = {row.user_id: row for row in session.execute(select(target).where(target.c.user_id.in_(ids)))}
+    last = dict(
+        session.execute(
+            select(PracticeDay.user_id, func.max(PracticeDay.day))
+            .where(PracticeDay.user_id.in_(ids))
+            .group_by(PracticeDay.user_id)
+        ).all()
+    )
     rows = []
     for member in members:
-        tier = preferences.load(session, member.id).target_tier
-        due, overdue, recall = _at_target(session, user_id=member.id, tier=tier, known=known, now=now)
-        streak, _longest = stats.streaks(stats.activity_by_day(session, user_id=member.id).keys(), now.date())
-        week, month = reviews.get(member.id, (0, 0))
-        answers, in_time = timed[member.id]
-        quiz_count, accuracy = quizzes.get(member.id, (0, None))
+        day = totals.get(member.id)
+        state = states.get(member.id)
+        quizzes = int(day.quizzes) if day else 0
         rows.append(
             MemberNumbers(
                 name=member.name,
                 role=member.role,
-                target_tier=tier,
-                reviews_7d=week,
-                reviews_30d=month,
-                due=due,
-                overdue=overdue,
-                recall=recall,
-                streak=streak,
-                timed_answers=answers,
-                in_time=in_time,
-                quizzes=quiz_count,
-                quiz_accuracy=accuracy,
+                target_tier=tiers.get(member.id, DEFAULT_TIER),
+                reviews_7d=int(day.reviews_7d) if day else 0,
+                reviews_30d=int(day.reviews_30d) if day else 0,
+                due=int(state.due) if state else 0,
+                overdue=int(state.overdue) if state else 0,
+                recall=None if state is None or state.recall is None else float(state.recall),
+                streak=stats.streaks(active.get(member.id, []), today)[0],
+                last_active=last.get(member.id),
+                timed_answers=int(day.timed) if day else 0,
+                in_time=int(day.in_time) if day else 0,
+                quizzes=quizzes,
+                quiz_accuracy=float(day.quiz_score) / quizzes if day and quizzes else None,
                 hide_answers=member.hide_answers,
             )
         )

@@ -21,13 +21,15 @@ from app.schemas import Id
 from app.storage.base import utcnow
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.team import assignments, audit_log, members, service
-from app.team.schemas import KINDS, AssignmentIn
+from app.team.schemas import KINDS, MEMBER_SORTS, AssignmentIn, MemberSort, MemberView
 from app.web.dependencies import FormDep
 from app.web.errors import error_messages
 from app.web.panels import Panel
-from app.web.templating import render
+from app.web.templating import is_htmx, render
 
 router = APIRouter(tags=["team"])
+
+MAX_PAGE = 100_000  # past any team: a larger number is a typo, refused as such
 
 
 def assigned_panel(*, session: Session, user_id: int, snapshot: Snapshot, now: datetime) -> Panel | None:
@@ -46,19 +48,33 @@ def assigned_interviews_panel(
 
 
 def _dashboard(
-    request: Request, session: Session, *, catalogue: Catalogue, status_code: int = 200, **extra: Any
+    request: Request,
+    session: Session,
+    *,
+    catalogue: Catalogue,
+    view: MemberView = MemberView(),
+    status_code: int = 200,
+    **extra: Any,
 ) -> HTMLResponse:
     snapshot = catalogue.snapshot()
-    team = members.team_members(session)
     now = utcnow()
+    if is_htmx(request):
+        # A sort header, the pager or the name filter: only the member table changes.
+        table = service.member_table(session, snapshot=snapshot, view=view, now=now)
+        return render(request, "_team_members.html", status_code=status_code, table=table, sorts=MEMBER_SORTS)
+    team = members.team_members(session)
+    dashboard = service.dashboard(session, snapshot=snapshot, team=team, view=view, now=now)
     return render(
         request,
         "team.html",
         status_code=status_code,
-        dashboard=service.dashboard(session, snapshot=snapshot, team=team, now=now),
+        dashboard=dashboard,
+        table=dashboard.table,
+        sorts=MEMBER_SORTS,
         choices=assignments.choices(snapshot),
         tiers=TIERS,
         kinds=KINDS,
+        shown_assignments=assignments.SHOWN,
         team=[member.name for member in team],
         now=now,
         **extra,
@@ -66,8 +82,17 @@ def _dashboard(
 
 
 @router.get("/team", response_class=HTMLResponse)
-def team_page(request: Request, session: SessionDep, catalogue: CatalogueDep, _lead: LeadDep) -> HTMLResponse:
-    return _dashboard(request, session, catalogue=catalogue)
+def team_page(
+    request: Request,
+    session: SessionDep,
+    catalogue: CatalogueDep,
+    _lead: LeadDep,
+    sort: Annotated[MemberSort, Query(title="Sort")] = "name",
+    q: Annotated[str, Query(max_length=80, title="Name contains")] = "",
+    page: Annotated[int, Query(ge=1, le=MAX_PAGE, title="Page")] = 1,
+) -> HTMLResponse:
+    """The dashboard; an htmx request (sorting, paging, filtering the members) gets the member table."""
+    return _dashboard(request, session, catalogue=catalogue, view=MemberView(sort=sort, q=q, page=page))
 
 
 @router.post("/team/assignments", response_class=HTMLResponse)

@@ -1,5 +1,6 @@
-"""What the assignment form must contain."""
+"""What the assignment form must contain, and which view of the member table /team shows."""
 
+from dataclasses import dataclass
 from datetime import date
 from typing import Annotated, Literal
 
@@ -29,3 +30,23 @@ class AssignmentIn(BaseModel):
     kind: AssignmentKind = "review"
     due: date
     member: Annotated[str, StringConstraints(strip_whitespace=True, max_length=80)] = ""
+
+
+# How /team orders its members: by name, the most recently active first, the most due first, or the
+# lowest mean recall first.
+MemberSort = Literal["name", "active", "due", "weakest"]
+MEMBER_SORTS: dict[MemberSort, str] = {
+    "name": "name",
+    "active": "last active",
+    "due": "most due",
+    "weakest": "weakest recall",
+}
+
+
+@dataclass(frozen=True)
+class MemberView:
+    """Which page of the member table, in which order, of the names containing `q`."""
+
+    sort: MemberSort = "name"
+    q: str = ""
+    page: int = 1

@@ -1,15 +1,13 @@
-"""The team dashboard: every member's numbers, then what the team as a whole finds hard.
+"""The team dashboard: a page of members' numbers, then what the team as a whole finds hard.
 
 Computed here from the practice rules (app/practice/stats.py, scheduling.py); team.html only
 prints it.
 """
 
-import sys
-from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import case, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
@@ -17,9 +15,10 @@ from app.content.catalogue import Snapshot
 from app.content.model import Problem
 from app.demos.models import DemoRun
 from app.demos.runs import ACTIVE
-from app.practice import stats
-from app.practice.models import ReviewLog
+from app.practice import quiz, stats
+from app.practice.models import QuizTally, ReviewState
 from app.team import answers, assignments, charts, members
+from app.team.schemas import MemberView
 
 TOP = 10
 
@@ -38,15 +37,16 @@ class HardCard:
         return self.again / self.reviews
 
 
-def hardest_cards(
-    session: Session, *, ids: list[int], snapshot: Snapshot, limit: int = TOP
-) -> list[HardCard]:
-    """Cards most often forgotten across the team: the share of their reviews rated again."""
-    again = func.sum(case((ReviewLog.rating == 1, 1), else_=0))
+def hardest_cards(session: Session, *, snapshot: Snapshot, limit: int = TOP) -> list[HardCard]:
+    """Cards most often forgotten across the team: the share of their reviews rated again, from
+    each schedule's own counts (a row per person, card and depth, not a row per review)."""
+    again = func.sum(ReviewState.again)
     query = (
-        select(ReviewLog.card_id, func.count(), again, func.count(ReviewLog.user_id.distinct()))
-        .where(ReviewLog.user_id.in_(ids))
-        .group_by(ReviewLog.card_id)
+        select(
+            ReviewState.card_id, func.sum(ReviewState.reps), again, func.count(ReviewState.user_id.distinct())
+        )
+        .where(ReviewState.user_id.in_(members.team_ids()))
+        .group_by(ReviewState.card_id)
         .having(again > 0)
     )
     rows = []
@@ -64,29 +64,30 @@ class TeamMiss:
     people: int
 
 
-def missed_pitfalls(
-    session: Session, *, ids: list[int], snapshot: Snapshot, limit: int = TOP
-) -> list[TeamMiss]:
-    """Each member's missed quiz items (stats.missed_pitfalls, all of them), added up.
+def missed_pitfalls(session: Session, *, snapshot: Snapshot, limit: int = TOP) -> list[TeamMiss]:
+    """The quiz statements the team judged wrong most often, from everyone's tallies.
 
-    `seen` counts only the quizzes of those who missed the item at least once: the per-person
-    function reports missed items only."""
-    missed: Counter[tuple[str, str]] = Counter()
-    seen: Counter[tuple[str, str]] = Counter()
-    people: Counter[tuple[str, str]] = Counter()
-    items: dict[tuple[str, str], stats.MissedItem] = {}
-    for user_id in ids:
-        for item in stats.missed_pitfalls(session, user_id=user_id, snapshot=snapshot, limit=sys.maxsize):
-            key = (item.card.id, item.item.id)
-            items[key] = item
-            missed[key] += item.missed
-            seen[key] += item.seen
-            people[key] += 1
-    ranked = sorted(missed, key=lambda k: (-missed[k], -people[k], k))[:limit]
-    return [
-        TeamMiss(stats.MissedItem(items[k].card, items[k].item, missed[k], seen[k]), people[k])
-        for k in ranked
-    ]
+    `seen` counts only the quizzes of those who missed the item at least once. Statements no longer
+    in their card, and retired cards, are left out: their words are gone."""
+    query = (
+        select(
+            QuizTally.card_id,
+            QuizTally.item_id,
+            func.sum(QuizTally.missed),
+            func.sum(QuizTally.seen),
+            func.count(),
+        )
+        .where(QuizTally.user_id.in_(members.team_ids()), QuizTally.missed > 0)
+        .group_by(QuizTally.card_id, QuizTally.item_id)
+    )
+    found = []
+    for card_id, item_id, missed, seen, people in session.execute(query):
+        card = snapshot.cards.get(card_id)
+        item = next((i for i in quiz.card_items(card) if i.id == item_id), None) if card else None
+        if card is not None and item is not None:
+            found.append(TeamMiss(stats.MissedItem(card, item, int(missed), int(seen)), int(people)))
+    found.sort(key=lambda t: (-t.missed.missed, -t.people, t.missed.card.id, t.missed.item.id))
+    return found[:limit]
 
 
 def demo_counts(session: Session) -> dict[str, int]:
@@ -97,10 +98,17 @@ def demo_counts(session: Session) -> dict[str, int]:
 
 
 @dataclass(frozen=True)
-class Dashboard:
-    members: list[members.MemberNumbers]
+class MemberTable:
+    """A page of the member table and the charts of the members on it."""
+
+    page: members.MemberPage
     reviews_chart: charts.BarChart
     recall_chart: charts.BarChart
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    table: MemberTable
     hardest: list[HardCard]
     missed: list[TeamMiss]
     answers: answers.TeamAnswers
@@ -113,18 +121,26 @@ def _percent(value: float | None) -> str:
     return "\u2013" if value is None else f"{round(value * 100)} %"
 
 
-def dashboard(session: Session, *, snapshot: Snapshot, team: list[User], now: datetime) -> Dashboard:
-    ids = [member.id for member in team]
-    rows = members.numbers(session, members=team, snapshot=snapshot, now=now)
-    return Dashboard(
-        members=rows,
+def member_table(session: Session, *, snapshot: Snapshot, view: MemberView, now: datetime) -> MemberTable:
+    page = members.member_page(session, snapshot=snapshot, sort=view.sort, q=view.q, page=view.page, now=now)
+    rows = page.members
+    return MemberTable(
+        page=page,
         reviews_chart=charts.bar_chart(
             [(r.name, r.reviews_30d, str(r.reviews_30d)) for r in rows],
             max((r.reviews_30d for r in rows), default=0),
         ),
         recall_chart=charts.bar_chart([(r.name, r.recall, _percent(r.recall)) for r in rows], 1.0),
-        hardest=hardest_cards(session, ids=ids, snapshot=snapshot),
-        missed=missed_pitfalls(session, ids=ids, snapshot=snapshot),
+    )
+
+
+def dashboard(
+    session: Session, *, snapshot: Snapshot, team: list[User], view: MemberView, now: datetime
+) -> Dashboard:
+    return Dashboard(
+        table=member_table(session, snapshot=snapshot, view=view, now=now),
+        hardest=hardest_cards(session, snapshot=snapshot),
+        missed=missed_pitfalls(session, snapshot=snapshot),
         answers=answers.team_answers(session, team=team, snapshot=snapshot, now=now),
         content_errors=snapshot.problems,
         demos=demo_counts(session),

@@ -4,12 +4,21 @@ import os
 import secrets
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session
 
 from app import PROJECT_ROOT
-from tests.services import database_on
+from app.accounts.models import LOCAL_USER_ID
+from app.practice.models import PracticeDay, QuizTally, ReviewLog
+from app.settings import Settings
+from app.storage import migrations
+from app.storage.database import make_engine
+from tests.factories import OWNER_CARD, make_attempt
+from tests.services import database_on, database_url
 
 
 def test_db_upgrade_names_the_database_but_never_its_password(postgres_url: str, tmp_path: Path) -> None:
@@ -29,3 +38,60 @@ def test_db_upgrade_names_the_database_but_never_its_password(postgres_url: str,
     assert done.returncode == 0, done.stderr
     assert "database is up to date" in done.stdout and url.database in done.stdout
     assert "s3cret-word" not in done.stdout + done.stderr
+
+
+def _tiercards_db(command: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DATA_DIR": str(data_dir), "DATABASE_URL": database_url(data_dir)}
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", "db", command],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_upgrading_past_the_practice_aggregates_counts_the_practice_already_there(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path, database_url=database_url(tmp_path), secret_key="x" * 40)
+    migrations.upgrade(settings, "0020")
+    engine = make_engine(settings)
+    at = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
+    with Session(engine) as session:
+        session.add_all(
+            [
+                make_attempt(created_at=at, seconds=1.0),
+                make_attempt(
+                    created_at=at + timedelta(days=1), kind="quiz", text=None, choices=[], score=0.5
+                ),
+            ]
+        )
+        session.add(
+            ReviewLog(user_id=LOCAL_USER_ID, card_id=OWNER_CARD, tier="middle", rating=1, review_datetime=at)
+        )
+        session.commit()
+    done = _tiercards_db("upgrade", tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "practice aggregates rebuilt for" in done.stdout
+    with Session(engine) as session:
+        days = session.execute(
+            select(
+                PracticeDay.day,
+                PracticeDay.answers,
+                PracticeDay.rated_alone,
+                PracticeDay.in_time,
+                PracticeDay.quizzes,
+            ).order_by(PracticeDay.day)
+        ).all()
+        tallies = session.scalar(select(func.sum(QuizTally.seen)))
+    engine.dispose()
+    assert [tuple(day) for day in days] == [
+        (at.date(), 1, 1, 1, 0),
+        ((at + timedelta(days=1)).date(), 1, 0, 0, 1),
+    ]
+    assert tallies  # the quiz's statements, each judged: marked with the deck
+    # Once at the newest revision, an upgrade has nothing to count again; the command still can.
+    again = _tiercards_db("upgrade", tmp_path)
+    assert again.returncode == 0 and "rebuilt" not in again.stdout
+    rebuilt = _tiercards_db("rebuild-aggregates", tmp_path)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert "practice aggregates rebuilt for" in rebuilt.stdout
