@@ -164,6 +164,7 @@ class History:
             }
             for card_id in cards
             for tier in TIERS
+            if count  # no answers, nothing scheduled
         ]
         return {Attempt: attempts, ReviewLog: logs, ReviewState: states}
 
