@@ -154,8 +154,10 @@ def locust(
     env: dict[str, str] | None = None,
     history: bool = False,
     locustfile: str = "locustfile.py",
+    spawn_rate: float | None = None,
 ) -> dict[str, RouteStats]:
-    """Run bench/`locustfile` headless against `url`; per-route figures (and "Aggregated")."""
+    """Run bench/`locustfile` headless against `url`; per-route figures (and "Aggregated").
+    People arrive `spawn_rate` a second (default: all at once)."""
     args = [
         str(Path(sys.executable).with_name("locust")),
         "-f",
@@ -164,7 +166,7 @@ def locust(
         "--users",
         str(users),
         "--spawn-rate",
-        str(users),
+        str(spawn_rate or users),
         "--run-time",
         f"{seconds}s",
         "--host",

@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+import psutil
 import redis
 from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 
 from bench._servers import ROOT, free_port
 
@@ -103,6 +105,18 @@ class Deployment:
         finally:
             engine.dispose()
 
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU time the web replicas and PostgreSQL have used so far, per part. PostgreSQL's is
+        its postmaster's with every backend's, the ones that ended included (reaped by it)."""
+        used = {"web replicas": sum(_cpu(psutil.Process(p.pid)) for p in self.replicas)}
+        port = str(make_url(self.env["DATABASE_URL"]).port)
+        for process in psutil.process_iter(["name", "cmdline"]):
+            if process.info["name"] == "postgres" and port in (process.info["cmdline"] or []):
+                times = process.cpu_times()
+                ended = times.children_user + times.children_system
+                used["PostgreSQL"] = _cpu(process) + ended + sum(_cpu(c) for c in process.children())
+        return used
+
     def start_worker(self) -> subprocess.Popen[bytes]:
         log = open(self.folder / f"worker{len(self.workers)}.log", "ab")  # noqa: SIM115
         worker = subprocess.Popen(
@@ -110,6 +124,14 @@ class Deployment:
         )
         self.workers.append(worker)
         return worker
+
+
+def _cpu(process: psutil.Process) -> float:
+    try:
+        times = process.cpu_times()
+    except psutil.NoSuchProcess:
+        return 0.0
+    return float(times.user + times.system)
 
 
 def _serve(env: dict[str, str], folder: Path, name: str, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
@@ -141,8 +163,11 @@ def _base_env(data: Path) -> dict[str, str]:
 
 
 @contextmanager
-def scaled_out(folder: Path, replicas: int = 2, workers: int = 1) -> Iterator[Deployment]:
-    """PostgreSQL + Redis + `replicas` web replicas behind nginx + `workers` demo workers."""
+def scaled_out(
+    folder: Path, replicas: int = 2, workers: int = 1, settings: dict[str, str] | None = None
+) -> Iterator[Deployment]:
+    """PostgreSQL + Redis + `replicas` web replicas behind nginx + `workers` demo workers, with
+    `settings` added to every process's environment."""
     folder.mkdir(parents=True)
     with ExitStack() as stack:
         admin_url = postgres("start", folder / "postgres", str(free_port()))
@@ -172,6 +197,7 @@ def scaled_out(folder: Path, replicas: int = 2, workers: int = 1) -> Iterator[De
             **_base_env(folder / "data"),
             "DATABASE_URL": admin_url,
             "QUEUE_URL": f"redis://127.0.0.1:{redis_port}/0",
+            **(settings or {}),
         }
         subprocess.run([sys.executable, "-m", "app.cli", "db", "upgrade"], cwd=ROOT, env=env, check=True)
         deployment = Deployment("", env, folder)

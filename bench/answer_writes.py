@@ -1,6 +1,9 @@
 """Answer POSTs from 50 concurrent writers, as a ratio to a bare Starlette endpoint that inserts
-the same body with sqlite3 in the same run. Targets: zero errors and every acknowledged answer in
-the database afterwards; the throughput is reported (README, "Benchmarks", says what bounds it).
+the same body with sqlite3 in the same run: one person (single mode); then a team (people named by
+the proxy header) as 50 people each on a card and depth of their own, and as one person on one
+card from all 50 connections. Targets: zero errors and every acknowledged answer in the database
+afterwards; the 50 people at 0.25x the bare endpoint or more; the one person within 2x of them
+(README, "Benchmarks", says what bounds the throughput).
 
     .venv/bin/python -m bench.answer_writes [--seconds 30]
 """
@@ -17,7 +20,8 @@ from pathlib import Path
 
 import httpx
 
-from bench._servers import migrated_data_dir, uvicorn_server
+from app.content.catalogue import load
+from bench._servers import ROOT, migrated_data_dir, uvicorn_server
 
 SCRIPT = Path(__file__).with_name("post_attempts.lua")
 CARD = "tf-data-prefetch-last"
@@ -34,8 +38,20 @@ ANSWER = {
 BODY = json.dumps(ANSWER)
 
 
-def run_wrk(url: str, seconds: int, token: str = "") -> tuple[float, set[int], int, str]:
-    env = {**os.environ, "CSRF_TOKEN": token, "ATTEMPT_BODY": BODY}
+def writers(people: int, schedules: int) -> str:
+    """WRITERS for bench/post_attempts.lua: `people` people named writer00…, each answering one of
+    `schedules` (card, depth) pairs, a different one each while there are enough."""
+    deck = sorted(load(ROOT / "content").cards)
+    pairs = [(card, tier) for tier in ("middle", "senior", "junior") for card in deck][:schedules]
+    lines = []
+    for n in range(people):
+        card, tier = pairs[n % len(pairs)]
+        lines.append(f"writer{n:02d}\t/api/cards/{card}/attempts\t{json.dumps({**ANSWER, 'tier': tier})}")
+    return "\n".join(lines)
+
+
+def run_wrk(url: str, seconds: int, token: str = "", team: str = "") -> tuple[float, set[int], int, str]:
+    env = {**os.environ, "CSRF_TOKEN": token, "ATTEMPT_BODY": BODY, "WRITERS": team, "THREADS": "2"}
     output = subprocess.run(
         ["wrk", "-t2", f"-c{CONNECTIONS}", f"-d{seconds}s", "--latency", "-s", str(SCRIPT), url],
         capture_output=True,
@@ -51,37 +67,67 @@ def run_wrk(url: str, seconds: int, token: str = "") -> tuple[float, set[int], i
     return rps, acknowledged, refused, output
 
 
+def measured(url: str, seconds: int, team: str = "") -> tuple[float, set[int], int, str]:
+    """Answers POSTed to `url` for `seconds` after a short warm-up not counted (which, with a
+    team, also creates its people)."""
+    client = httpx.Client(base_url=url)
+    client.get("/healthz")
+    token = client.cookies["tiercards_csrf"]
+    run_wrk(f"{url}/api/cards/{CARD}/attempts", 2, token, team)
+    time.sleep(1)  # let the warm-up's last in-flight answers land before counting
+    return run_wrk(f"{url}/api/cards/{CARD}/attempts", seconds, token, team)
+
+
+def stored_ids(folder: Path) -> set[int]:
+    with sqlite3.connect(folder / "tiercards.db") as db:
+        return {row[0] for row in db.execute("SELECT id FROM attempts")}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=int, default=30)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        env = migrated_data_dir(Path(folder))
-        bare_db = Path(folder) / "bare.db"
-        with uvicorn_server("app.factory:create_app", env, factory=True) as url:
-            client = httpx.Client(base_url=url)
-            client.get("/healthz")
-            token = client.cookies["tiercards_csrf"]
-            run_wrk(f"{url}/api/cards/{CARD}/attempts", 2, token)  # warm-up, not counted
-            time.sleep(1)  # let the warm-up's last in-flight answers land before counting
-            app_rps, acknowledged, refused, output = run_wrk(
-                f"{url}/api/cards/{CARD}/attempts", args.seconds, token
-            )
-        with sqlite3.connect(Path(folder) / "tiercards.db") as db:
-            stored = {row[0] for row in db.execute("SELECT id FROM attempts")}
-        with uvicorn_server("bench.bare_writes:app", {"BARE_DB": str(bare_db)}) as bare_url:
+        solo, team = Path(folder) / "solo", Path(folder) / "team"
+        solo.mkdir()
+        team.mkdir()
+        with uvicorn_server("app.factory:create_app", migrated_data_dir(solo), factory=True) as url:
+            app_rps, acknowledged, refused, output = measured(url, args.seconds)
+        # A team: people named by the proxy header, so fifty writers are fifty people.
+        team_env = {**migrated_data_dir(team), "AUTH_MODE": "proxy", "TRUSTED_PROXIES": "127.0.0.1"}
+        with uvicorn_server("app.factory:create_app", team_env, factory=True) as url:
+            many = measured(url, args.seconds, writers(CONNECTIONS, CONNECTIONS))
+            one = measured(url, args.seconds, writers(1, 1))
+        with uvicorn_server("bench.bare_writes:app", {"BARE_DB": str(Path(folder) / "bare.db")}) as bare_url:
             bare_rps, _, bare_refused, _ = run_wrk(bare_url + "/", args.seconds)
-    missing = acknowledged - stored
+        missing = acknowledged - stored_ids(solo)
+        team_missing = (many[1] | one[1]) - stored_ids(team)
     print(
         f"answers: {app_rps:.0f} POST/s over {args.seconds} s, acknowledged {len(acknowledged)}, "
         f"refused {refused}, acknowledged but missing from the database {len(missing)}"
     )
+    for label, (rps, acked, team_refused, _) in (
+        (f"{CONNECTIONS} people, each on a card and depth of their own", many),
+        ("1 person on 1 card, all connections", one),
+    ):
+        print(f"team, {label}: {rps:.0f} POST/s, acknowledged {len(acked)}, refused {team_refused}")
     print(f"bare sqlite3 insert endpoint: {bare_rps:.0f} POST/s (refused {bare_refused})")
-    print(f"throughput ratio app/bare: {app_rps / bare_rps:.2f}; targets: 0 errors, none missing")
-    if refused:
-        print(output)
-    ok = refused == 0 and not missing and acknowledged
-    print("PASS" if ok else "FAIL")
+    print(f"throughput ratio app/bare: {app_rps / bare_rps:.2f}")
+    print(f"throughput ratio {CONNECTIONS} people/bare: {many[0] / bare_rps:.2f}")
+    print(f"throughput ratio 1 person/{CONNECTIONS} people: {one[0] / many[0]:.2f}")
+    for result in (output, many[3], one[3]):
+        if "refused 0" not in result:
+            print(result)
+    errors = refused + many[2] + one[2]
+    verdicts = [
+        ("0 errors", errors == 0),
+        ("every acknowledged answer stored", not missing and not team_missing and bool(acknowledged)),
+        (f"{CONNECTIONS} people >= 0.25x the bare endpoint", many[0] >= 0.25 * bare_rps),
+        (f"1 person on 1 card within 2x of {CONNECTIONS} people", one[0] * 2 >= many[0]),
+    ]
+    for target, ok in verdicts:
+        print("PASS" if ok else "FAIL", target)
+    raise SystemExit(0 if all(ok for _, ok in verdicts) else 1)
 
 
 if __name__ == "__main__":

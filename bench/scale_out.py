@@ -18,23 +18,32 @@ WRITES = ("POST answer", "POST quiz")
 
 
 def run(
-    deployment: Deployment, users: int, seconds: int, name: str
+    deployment: Deployment,
+    users: int,
+    seconds: int,
+    name: str,
+    *,
+    env: dict[str, str] | None = None,
+    spawn_rate: float | None = None,
 ) -> tuple[dict[str, RouteStats], int, int]:
-    """Per-route figures, acknowledged answers, and how many of those the database lacks."""
+    """Per-route figures, acknowledged answers, and how many of those the database lacks; `env`
+    goes to the locustfile (bench/team_locustfile.py reads its think times and leads there)."""
     acks = deployment.folder / f"{name}-acks.txt"
     stats = locust(
         deployment.url,
         users,
         seconds,
         deployment.folder / name,
-        {"BENCH_ACKS": str(acks)},
+        {"BENCH_ACKS": str(acks), **(env or {})},
         locustfile="team_locustfile.py",
+        spawn_rate=spawn_rate,
     )
     acknowledged = {int(line) for line in acks.read_text().split()}
     return stats, len(acknowledged), len(acknowledged - deployment.attempt_ids())
 
 
-def report(results: dict[str, tuple[dict[str, RouteStats], int, int]], seconds: int) -> bool:
+def table(results: dict[str, tuple[dict[str, RouteStats], int, int]]) -> None:
+    """Requests, errors, p50 and p99 per route, a column group per deployment."""
     names = list(results)
     routes = sorted({r for stats, _, _ in results.values() for r in stats} - {"Aggregated", "/healthz"})
     print(f"{'route':<22}" + "".join(f" | {n:^36}" for n in names))
@@ -49,6 +58,11 @@ def report(results: dict[str, tuple[dict[str, RouteStats], int, int]], seconds: 
                 else f" | {'-':>36}"
             )
         print(f"{route:<22}" + "".join(cells))
+
+
+def report(results: dict[str, tuple[dict[str, RouteStats], int, int]], seconds: int) -> bool:
+    names = list(results)
+    table(results)
     ok = True
     answers_per_s = {}
     for name, (stats, acknowledged, missing) in results.items():

@@ -2,6 +2,11 @@
 proxy header, AUTH_MODE=proxy) browses the library and cards, answers, takes the quiz, opens
 /practice and /progress, and now and then runs a small live demo, with a second or so between clicks.
 
+BENCH_THINK="20,60" makes people think that many seconds between clicks instead, as people
+practising do, starting at a random moment within one think time rather than all at once; with
+BENCH_LEADS=N, N of them are leads (the proxy's group "leads", GROUP_ROLES=leads=lead on the
+server) who open /team between their own thinking.
+
 Every answer the app acknowledged (201) is written to BENCH_ACKS (one attempt id per line), so the
 benchmark can check afterwards that each one is in the database.
 """
@@ -21,6 +26,8 @@ DEMO = {"preset": "placement", "card_id": CARD, "params": {"steps": 6, "input_ms
 _acknowledged: list[int] = []
 _lock = threading.Lock()
 _people = iter(range(1, 1_000_000))
+THINK = tuple(float(s) for s in os.environ["BENCH_THINK"].split(",")) if "BENCH_THINK" in os.environ else None
+LEADS = int(os.environ.get("BENCH_LEADS", "0"))
 
 
 @events.quitting.add_listener
@@ -31,15 +38,19 @@ def _write_acknowledged(**_kwargs: Any) -> None:
             file.writelines(f"{attempt_id}\n" for attempt_id in _acknowledged)
 
 
-class Person(FastHttpUser):
-    wait_time = between(0.5, 2.0)
+class Teammate(FastHttpUser):
+    abstract = True
+    wait_time = between(*THINK) if THINK else between(0.5, 2.0)
+    groups = ""
 
     def on_start(self) -> None:
         with _lock:
             self.name = f"person{next(_people)}"
         self.client.get("/healthz", name="/healthz")
         token = next((c.value for c in self.client.cookiejar if c.name == "tiercards_csrf"), "")
-        self.headers = {"X-CSRF-Token": token, "Remote-User": self.name}
+        self.headers = {"X-CSRF-Token": token, "Remote-User": self.name, "Remote-Groups": self.groups}
+        if THINK:
+            self.wait()
 
     def _get(self, path: str, name: str) -> None:
         self.client.get(path, headers=self.headers, name=name)
@@ -51,6 +62,8 @@ class Person(FastHttpUser):
                 return None
             return r.json()
 
+
+class Person(Teammate):
     @task(2)
     def library(self) -> None:
         self._get("/", "GET library")
@@ -91,3 +104,15 @@ class Person(FastHttpUser):
     def demo(self) -> None:
         if random.random() < 0.05:
             self._post("/api/demos", DEMO, "POST demo", 202)
+
+
+class Lead(Teammate):
+    """A lead looking at the team between their own thinking; only with BENCH_LEADS."""
+
+    abstract = LEADS == 0
+    fixed_count = LEADS
+    groups = "leads"
+
+    @task
+    def team(self) -> None:
+        self._get("/team", "GET /team")

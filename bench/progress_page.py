@@ -1,0 +1,67 @@
+"""GET /progress for one person with 1,000, 10,000 and 50,000 answers over a year
+(bench/_history.py), each size a person of their own in one database, against a bare indexed SELECT
+of that person's year of practice_days and their review states, in the same run. Target: the
+largest history's page within 1.5x of the 1,000-answer one.
+
+    .venv/bin/python -m bench.progress_page [--engine sqlite|postgres] [--sizes 1000,10000,50000]
+        [--runs 7]
+"""
+
+import argparse
+import tempfile
+from pathlib import Path
+
+from bench._history import YEAR, History, migrated, page_ms, rebuild_aggregates, shared_machine_note
+from bench._servers import tiercards_serve
+
+# What /progress reads once the aggregates are kept on write: a row a day, and the schedule.
+PERSON_ROWS = """
+SELECT d.day, d.answers, d.reviews, d.timed, d.in_time, d.quizzes, d.quiz_score
+FROM practice_days d JOIN users u ON u.id = d.user_id WHERE u.name = :name AND d.day >= :since
+UNION ALL
+SELECT r.due, r.reps, r.lapses, r.again, r.state, NULL, r.stability
+FROM review_states r JOIN users u ON u.id = r.user_id WHERE u.name = :name
+"""
+MAX_GROWTH = 1.5
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--engine", choices=("sqlite", "postgres"), default="sqlite")
+    parser.add_argument("--sizes", default="1000,10000,50000")
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    figures: dict[int, tuple[float, float]] = {}
+    with tempfile.TemporaryDirectory() as folder, migrated(Path(folder), args.engine) as env:
+        history = History(env["DATABASE_URL"])
+        for size in sizes:
+            history.person(f"person{size}", attempts=size)
+        history.finish()
+        rebuilt = rebuild_aggregates(env)
+        since = (history.now - YEAR).date()
+        with tiercards_serve(env) as (url, _):
+            for size in sizes:
+                name = f"person{size}"
+                app_ms = page_ms(url, "/progress", name=name, runs=args.runs)
+                bare_ms = history.bare_ms(PERSON_ROWS, args.runs, name=name, since=since)
+                figures[size] = (app_ms, bare_ms)
+                print(
+                    f"{size:>6} answers: GET /progress {app_ms:8.1f} ms median, bare SELECT "
+                    f"{bare_ms:6.2f} ms, ratio to bare {app_ms / bare_ms:8.1f}",
+                    flush=True,
+                )
+    print(
+        f"engine {args.engine}; aggregates rebuilt: {'yes' if rebuilt else 'no (no rebuild-aggregates here)'}"
+    )
+    print(shared_machine_note())
+    smallest, largest = min(figures), max(figures)
+    growth = figures[largest][0] / figures[smallest][0]
+    print(f"ratio {largest}/{smallest} answers: {growth:.2f}")
+    ok = growth <= MAX_GROWTH
+    print("PASS" if ok else "FAIL", f"{largest}-answer page within {MAX_GROWTH}x of {smallest}")
+    raise SystemExit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
