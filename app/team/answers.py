@@ -6,7 +6,8 @@ Ticks are the member's own verdict, like a score, so everyone's count. The pitfa
 reading the answer's text, so only answers of members who let leads read them count
 (`User.hide_answers`, the rule members.seen_attempts keeps). Both reads are bounded: the last
 30 days, at most CAP answers of each card served, the newest first, read card by card along the
-(card, time) index, so a team's whole history is never scanned.
+(card, time) index, so a team's whole history is never scanned. The pitfalls are read from each
+card's CAP newest answers of any kind, of which those the checker read from sharing members count.
 """
 
 from collections import Counter, defaultdict
@@ -105,12 +106,14 @@ def team_answers(session: Session, *, snapshot: Snapshot, now: datetime) -> Team
         since=since,
         cards=snapshot.cards,
     )
-    suggestions = _newest(
-        select(Attempt.card_id, AttemptCoverage.pitfalls)
-        .join(AttemptCoverage, AttemptCoverage.attempt_id == Attempt.id)
-        .where(Attempt.user_id.in_(team_ids().where(User.hide_answers.is_(False)))),
-        since=since,
-        cards=snapshot.cards,
+    # Of each card's newest answers, those the checker read from members who share theirs: picked
+    # after the bounded read, so a team that mostly hides its answers costs no scan of the month.
+    newest = _newest(select(Attempt.id, Attempt.card_id), since=since, cards=snapshot.cards).subquery()
+    suggestions = (
+        select(newest.c.card_id, AttemptCoverage.pitfalls)
+        .join(AttemptCoverage, AttemptCoverage.attempt_id == newest.c.id)
+        .join(Attempt, Attempt.id == newest.c.id)
+        .where(Attempt.user_id.in_(team_ids().where(User.hide_answers.is_(False))))
     )
     rated, missed = _count(
         ((card, set(points)) for card, points in _served(session.execute(ticks), snapshot)),
