@@ -44,3 +44,14 @@ def parse_id(text: str) -> int | None:
 
 
 Storable = AfterValidator(_storable)
+
+
+def _searchable(text: str) -> str:
+    # PostgreSQL's text holds no NUL: a search with one would fail in the database, not say why.
+    if "\x00" in text:
+        raise ValueError("must not contain a NUL character")
+    return _storable(text)
+
+
+# Text a page searches the database with (a name filter, a history search).
+Searchable = AfterValidator(_searchable)

@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy import select, union_all
 from sqlalchemy.orm import Session
-from sqlalchemy.sql import CompoundSelect, Select
+from sqlalchemy.sql import Select, Subquery
 
 from app.accounts.models import User
 from app.content.catalogue import Snapshot
@@ -29,6 +29,7 @@ from app.practice.models import Attempt, AttemptCoverage
 from app.team.members import MONTH, TIMED_KINDS, team_ids
 
 CAP = 50  # answers read per card and question: a busy team's month, never its whole history
+SLICE = 400  # cards read in one statement
 CARDS = 10
 PER_CARD = 3
 
@@ -56,16 +57,27 @@ class TeamAnswers:
     measured: str  # how far to trust the checker: stated beside its counts
 
 
-def _newest(query: Select[Any], *, since: datetime, cards: Iterable[str]) -> CompoundSelect[Any]:
-    """Each card's newest CAP rows of `query` since `since`, one bounded read a card."""
-    newest = [
-        query.where(Attempt.card_id == card_id, Attempt.created_at >= since)
-        .order_by(Attempt.created_at.desc())
-        .limit(CAP)
-        .subquery()
-        for card_id in cards
-    ]
-    return union_all(*(select(*part.c) for part in newest))
+def _newest(
+    session: Session,
+    query: Select[*tuple[Any, ...]],
+    *,
+    since: datetime,
+    cards: Iterable[str],
+    then: Callable[[Subquery], Select[Any]] | None = None,
+) -> Iterator[Any]:
+    """Each card's newest CAP rows of `query` since `since`, one bounded read a card, the cards
+    SLICE at a time (SQLite takes at most 500 in one compound SELECT); `then` narrows them."""
+    ids = list(cards)
+    for start in range(0, len(ids), SLICE):
+        newest = [
+            query.where(Attempt.card_id == card_id, Attempt.created_at >= since)
+            .order_by(Attempt.created_at.desc())
+            .limit(CAP)
+            .subquery()
+            for card_id in ids[start : start + SLICE]
+        ]
+        rows = union_all(*(select(*part.c) for part in newest)).subquery()
+        yield from session.execute(then(rows) if then else select(*rows.c))
 
 
 def _top(counts: Counter[str], items: list[tuple[str, str]]) -> list[Tally]:
@@ -97,6 +109,7 @@ def _served(rows: Iterable[Any], snapshot: Snapshot) -> Iterator[tuple[Card, lis
 def team_answers(session: Session, *, snapshot: Snapshot, now: datetime) -> TeamAnswers:
     since = now - MONTH
     ticks = _newest(
+        session,
         select(Attempt.card_id, Attempt.points).where(
             Attempt.user_id.in_(team_ids()),
             Attempt.kind.in_(TIMED_KINDS),
@@ -106,24 +119,26 @@ def team_answers(session: Session, *, snapshot: Snapshot, now: datetime) -> Team
         since=since,
         cards=snapshot.cards,
     )
-    # Of each card's newest answers, those the checker read from members who share theirs: picked
-    # after the bounded read, so a team that mostly hides its answers costs no scan of the month.
-    newest = _newest(select(Attempt.id, Attempt.card_id), since=since, cards=snapshot.cards).subquery()
-    suggestions = (
-        select(newest.c.card_id, AttemptCoverage.pitfalls)
-        .join(AttemptCoverage, AttemptCoverage.attempt_id == newest.c.id)
-        .join(Attempt, Attempt.id == newest.c.id)
-        .where(Attempt.user_id.in_(team_ids().where(User.hide_answers.is_(False))))
+
+    def read_by_checker(newest: Subquery) -> Select[Any]:
+        # Of each card's newest answers, those the checker read from members who share theirs:
+        # picked after the bounded read, so a team that mostly hides its answers costs no scan.
+        return (
+            select(newest.c.card_id, AttemptCoverage.pitfalls)
+            .join(AttemptCoverage, AttemptCoverage.attempt_id == newest.c.id)
+            .join(Attempt, Attempt.id == newest.c.id)
+            .where(Attempt.user_id.in_(team_ids().where(User.hide_answers.is_(False))))
+        )
+
+    suggestions = _newest(
+        session, select(Attempt.id, Attempt.card_id), since=since, cards=snapshot.cards, then=read_by_checker
     )
     rated, missed = _count(
-        ((card, set(points)) for card, points in _served(session.execute(ticks), snapshot)),
+        ((card, set(points)) for card, points in _served(ticks, snapshot)),
         of=lambda card, ticked: (p.key for p in card.points if p.key not in ticked),
     )
     read, asserted = _count(
-        (
-            (card, {hit["id"] for hit in hits})
-            for card, hits in _served(session.execute(suggestions), snapshot)
-        ),
+        ((card, {hit["id"] for hit in hits}) for card, hits in _served(suggestions, snapshot)),
         of=lambda card, found: (e.key for e in card.pitfalls if e.key in found),
     )
     cards = []

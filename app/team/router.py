@@ -17,7 +17,7 @@ from app.content.catalogue import Catalogue, Snapshot
 from app.content.dependencies import CatalogueDep
 from app.content.tiers import TIERS
 from app.exceptions import DomainError
-from app.schemas import Id
+from app.schemas import Id, Searchable
 from app.storage.base import utcnow
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.team import assignments, audit_log, members, service
@@ -86,7 +86,7 @@ def team_page(
     catalogue: CatalogueDep,
     _lead: LeadDep,
     sort: Annotated[MemberSort, Query(title="Sort")] = "name",
-    q: Annotated[str, Query(max_length=80, title="Name contains")] = "",
+    q: Annotated[str, Query(max_length=80, title="Name contains"), Searchable] = "",
     page: Annotated[int, Query(ge=1, le=MAX_PAGE, title="Page")] = 1,
 ) -> HTMLResponse:
     """The dashboard; an htmx request (sorting, paging, filtering the members) gets the member table."""

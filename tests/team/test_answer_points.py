@@ -2,6 +2,7 @@
 answers (everyone's, as scores are), and the pitfalls the checker reads their answers asserting
 (only of members who let leads read their answers); over the last 30 days, no text, no names."""
 
+import dataclasses
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -11,6 +12,7 @@ from bs4 import BeautifulSoup, Tag
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from app.content.catalogue import Snapshot
 from app.coverage.measured import MEASURED
 from app.practice.models import AttemptCoverage
 from app.storage.base import utcnow
@@ -130,3 +132,14 @@ def test_a_retired_cards_answers_are_left_out(team_app: FastAPI, lena: TestClien
         session.add(make_attempt(user_id=user_id(team_app, "alice"), card_id="gone-card", points=[]))
     page = soup_of(lena.get("/team"))
     assert page.select('.team-answers [data-card-id="gone-card"]') == []
+
+
+@pytest.mark.parametrize("cards", [0, 1, 600])
+def test_any_size_of_deck_is_read(team_app: FastAPI, cards: int) -> None:
+    """No card served (every file broken) and more cards than SQLite takes in one compound SELECT
+    (500) both leave the section empty, not /team failing."""
+    answer(team_app, "alice", ticked=[0], asserts=[1])
+    deck = {f"card-{n}": dataclasses.replace(CARD, id=f"card-{n}") for n in range(cards)}
+    with write_session(team_app) as session:
+        found = answers.team_answers(session, snapshot=Snapshot(cards=deck), now=utcnow())
+    assert found.cards == []

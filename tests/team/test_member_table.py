@@ -138,6 +138,7 @@ def test_an_htmx_request_gets_the_table_alone(team_app: FastAPI, lena: TestClien
         ({"page": "two"}, "Page"),
         ({"page": "100001"}, "Page"),
         ({"q": "x" * 81}, "Name contains"),
+        ({"q": "a\x00b"}, "Name contains"),  # PostgreSQL's text holds no NUL
     ],
 )
 def test_bad_parameters_are_a_page_that_says_which(

@@ -12,6 +12,11 @@ def test_a_card_id_with_a_nul_byte_is_refused(client: TestClient, path: str) -> 
     assert "card_id" in response.text
 
 
+def test_a_history_search_with_a_nul_byte_is_refused(client: TestClient) -> None:
+    response = client.get("/progress", params={"q": "prefetch\x00"})
+    assert response.status_code == 422, response.text
+
+
 @pytest.mark.parametrize(
     "path",
     ["/api/practice/due", "/api/cards/tf-data-prefetch-last", "/api/cards/tf-data-prefetch-last/schedule"],

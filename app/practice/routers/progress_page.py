@@ -11,12 +11,13 @@ from app.content.dependencies import CatalogueDep
 from app.practice import stats
 from app.practice.dependencies import NowDep
 from app.practice.schemas import Kind
+from app.schemas import Searchable
 from app.storage.dependencies import SessionDep
 from app.web.templating import render
 
 router = APIRouter(tags=["progress"])
 
-SearchText = Annotated[str, Query(max_length=200)]
+SearchText = Annotated[str, Query(max_length=200), Searchable]
 
 
 @router.get("/progress", response_class=HTMLResponse)
