@@ -5,7 +5,7 @@ import hashlib
 import hmac
 import random
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from app.content.model import Card, Entry, quiz_item_id
@@ -37,6 +37,18 @@ def card_items(card: Card) -> list[QuizItem]:
     """In the card's order: its pitfalls, then its true statements."""
     items = [QuizItem(quiz_item_id(e, costly=True), e) for e in card.pitfalls]
     return items + [QuizItem(quiz_item_id(e, costly=False), e) for e in card.truths]
+
+
+def items_by_id(card: Card) -> dict[str, QuizItem]:
+    return {item.id: item for item in card_items(card)}
+
+
+def statement(cards: Mapping[str, Card], *, card_id: str, item_id: str) -> tuple[Card, QuizItem] | None:
+    """The served card and its quiz statement with those ids; None when the card is retired or no
+    longer has the statement (its words are gone)."""
+    card = cards.get(card_id)
+    item = items_by_id(card).get(item_id) if card is not None else None
+    return None if card is None or item is None else (card, item)
 
 
 def quiz_items(card: Card, seed: int | None = None) -> list[QuizItem]:
@@ -90,14 +102,14 @@ def positional_ids(card: Card) -> dict[str, str]:
 
 
 def unknown_choices(card: Card, choices: list[str]) -> list[str]:
-    known = {item.id for item in card_items(card)}
+    known = items_by_id(card)
     return [choice for choice in choices if choice not in known]
 
 
 def mark(card: Card, *, choices: list[str], order: list[str] | None = None) -> list[MarkedItem]:
     """Each item with whether the person marked it; in `order` when given (the order they saw),
     else in the card's order. Choices the card no longer has are ignored."""
-    items = {item.id: item for item in card_items(card)}
+    items = items_by_id(card)
     ids = [i for i in order if i in items] if order else []
     ids += [i for i in items if i not in ids]
     chosen = set(choices)

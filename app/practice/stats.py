@@ -326,19 +326,13 @@ def missed_pitfalls(
     retired cards are left out: their statements are no longer known.
     """
     found: list[MissedItem] = []
-    items: dict[str, dict[str, quiz.QuizItem]] = {}  # per card, its statements by id
     query = select(QuizTally.card_id, QuizTally.item_id, QuizTally.missed, QuizTally.seen).where(
         QuizTally.user_id == user_id, QuizTally.missed > 0
     )
     for card_id, item_id, missed, seen in session.execute(query):
-        card = snapshot.cards.get(card_id)
-        if card is None:
-            continue
-        if card_id not in items:
-            items[card_id] = {item.id: item for item in quiz.card_items(card)}
-        item = items[card_id].get(item_id)
-        if item is not None:  # a statement the card no longer has is not known
-            found.append(MissedItem(card, item, missed, seen))
+        known = quiz.statement(snapshot.cards, card_id=card_id, item_id=item_id)
+        if known is not None:
+            found.append(MissedItem(*known, missed, seen))
     found.sort(key=lambda m: (-m.missed, -m.rate, m.card.id, m.item.id))
     return found[:limit]
 

@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Float, Select, case, cast, func, literal, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.selectable import ScalarSelect, Subquery
 
@@ -27,7 +27,6 @@ MONTH = timedelta(days=30)
 TIMED_KINDS = ("basics", "solid")
 PAGE_SIZE = 50
 STREAK_DAYS = 400  # how far back a streak is read
-FIRST_WINDOW = 7  # days of practice read first for a streak; each further read goes 4 times as far
 DEFAULT_TIER = preferences.PracticeSettings().target_tier
 # FSRS-6's forgetting curve with py-fsrs' default parameters (what scheduling.retrievability uses).
 DECAY = -scheduling.scheduler().parameters[20]
@@ -200,34 +199,50 @@ def _day_totals(session: Session, *, ids: list[int], today: date) -> dict[int, A
 
 
 def _streaks(session: Session, *, ids: list[int], today: date) -> dict[int, int]:
-    """The current streak of each person, as /progress counts it (stats.streaks over the days with
-    an answer or a rating), at most STREAK_DAYS long.
+    """The current streak of each person, as /progress counts it (days in a row with an answer or
+    a rating, a run that ended yesterday still current), at most STREAK_DAYS long.
 
-    Read newest first a window at a time, going further back only for those whose run reaches the
-    start of what was read: a page of members reads about a week each, not a year each."""
-    active: dict[int, set[date]] = {user_id: set() for user_id in ids}
+    In SQL: the run is from the latest practised day whose day before was not practised to the
+    latest practised day, each found along practice_days' key, so a page of members costs a
+    lookup a day of theirs in the window, never Python over every day."""
     limit = today - timedelta(days=STREAK_DAYS)
-    pending, before, span = ids, today + timedelta(days=1), FIRST_WINDOW
-    while pending:
-        start = max(today - timedelta(days=span), limit)
-        query = select(PracticeDay.user_id, PracticeDay.day).where(
-            PracticeDay.user_id.in_(pending),
-            PracticeDay.day >= start,
-            PracticeDay.day < before,
-            PracticeDay.answers + PracticeDay.rated_alone > 0,
+    earlier = aliased(PracticeDay)
+    if session.get_bind().dialect.name == "sqlite":
+        day_before: ColumnElement[Any] = func.date(PracticeDay.day, "-1 day")
+    else:
+        day_before = PracticeDay.day - 1
+    practised = PracticeDay.answers + PracticeDay.rated_alone > 0
+    in_window = (PracticeDay.user_id.in_(ids), PracticeDay.day > limit, PracticeDay.day <= today, practised)
+    first = ~(
+        select(earlier.day)
+        .where(
+            earlier.user_id == PracticeDay.user_id,
+            earlier.day == day_before,
+            earlier.answers + earlier.rated_alone > 0,
         )
-        for user_id, day in session.execute(query):
-            active[user_id].add(day)
-        pending = [u for u in pending if start > limit and _run_reaches(active[u], today=today, day=start)]
-        before, span = start, span * 4
-    return {user_id: stats.streaks(days, today)[0] for user_id, days in active.items()}
-
-
-def _run_reaches(days: set[date], *, today: date, day: date) -> bool:
-    """Whether the current run of `days` goes back as far as `day` (and so perhaps further)."""
-    run = stats.streaks(days, today)[0]
-    last = today if today in days else today - timedelta(days=1)
-    return run > 0 and last - timedelta(days=run - 1) == day
+        .exists()
+    )
+    last = dict(
+        session.execute(
+            select(PracticeDay.user_id, func.max(PracticeDay.day))
+            .where(*in_window)
+            .group_by(PracticeDay.user_id)
+        ).all()
+    )
+    starts = dict(
+        session.execute(
+            select(PracticeDay.user_id, func.max(PracticeDay.day))
+            .where(*in_window, first)
+            .group_by(PracticeDay.user_id)
+        ).all()
+    )
+    streaks = {}
+    for user_id, newest in last.items():
+        if newest < today - timedelta(days=1):
+            continue  # the run ended before yesterday
+        start = starts.get(user_id)
+        streaks[user_id] = STREAK_DAYS if start is None else (newest - start).days + 1
+    return streaks
 
 
 def numbers(
@@ -246,13 +261,7 @@ def numbers(
     )
     target = _at_target(session, known=list(snapshot.cards), now=now, of=ids)
     states = {row.user_id: row for row in session.execute(select(target))}
-    last = dict(
-        session.execute(
-            select(PracticeDay.user_id, func.max(PracticeDay.day))
-            .where(PracticeDay.user_id.in_(ids))
-            .group_by(PracticeDay.user_id)
-        ).all()
-    )
+    last = dict(session.execute(select(User.id, _last_active()).where(User.id.in_(ids))).all())
     rows = []
     for member in members:
         day = totals.get(member.id)

@@ -84,10 +84,9 @@ def missed_pitfalls(session: Session, *, snapshot: Snapshot, limit: int = TOP) -
     )
     found = []
     for card_id, item_id, missed, seen, people in session.execute(query):
-        card = snapshot.cards.get(card_id)
-        item = next((i for i in quiz.card_items(card) if i.id == item_id), None) if card else None
-        if card is not None and item is not None:
-            found.append(TeamMiss(stats.MissedItem(card, item, int(missed), int(seen)), int(people)))
+        known = quiz.statement(snapshot.cards, card_id=card_id, item_id=item_id)
+        if known is not None:
+            found.append(TeamMiss(stats.MissedItem(*known, int(missed), int(seen)), int(people)))
     found.sort(key=lambda t: (-t.missed.missed, -t.people, t.missed.card.id, t.missed.item.id))
     return found[:limit]
 
