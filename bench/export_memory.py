@@ -1,5 +1,6 @@
 """How much a server grows while it streams a long history out (target: under 100 MB above idle
-for 100,000 attempts), and how long the export takes, on a fresh `tiercards serve`:
+for 100,000 attempts), and how long the export takes, on a fresh `tiercards serve`. The export is
+written to a file in the data folder before it is sent: the file's size is on disk, not in RSS.
   - the database is migrated and seeded with `--attempts` answers of the local person, each with
     its review, by a bulk insert;
   - idle: the server's resident memory (with its child processes) after a small export warmed up
