@@ -38,7 +38,7 @@ from app.practice.export_schema import (
 from app.practice.interview.models import InterviewQuestion, InterviewSession
 from app.practice.models import Attempt, ReviewLog
 
-# Rows read from the database at a time, and about how much text leaves at a time.
+# Rows read from the database at a time, and about how much text is written at a time.
 BATCH_ROWS = 500
 CHUNK_CHARS = 64 * 1024
 # Exports written at once in this process: each holds a connection while it is written, so a
@@ -68,7 +68,7 @@ def spooled(chunks: Generator[str], *, folder: Path) -> IO[bytes]:
     generator is closed once written (or failed), so its transaction ends here. The file has no
     name: closing it, or the process ending, frees its space."""
     folder.mkdir(parents=True, exist_ok=True)
-    file = tempfile.TemporaryFile(dir=folder)  # noqa: SIM115 - the caller reads and closes it
+    file = tempfile.TemporaryFile(dir=folder)  # noqa: SIM115 - handed to the caller, who closes it
     try:
         with closing(chunks):
             for chunk in chunks:
@@ -207,7 +207,7 @@ def _listed(docs: Iterable[BaseModel]) -> Iterator[str]:
 
 
 def chunked(pieces: Iterable[str]) -> Iterator[str]:
-    """`pieces` joined into chunks of about CHUNK_CHARS: one hop to the thread pool a chunk, not a row."""
+    """`pieces` joined into chunks of about CHUNK_CHARS: one encoding and write a chunk, not a row."""
     held: list[str] = []
     size = 0
     for piece in pieces:
@@ -221,9 +221,9 @@ def chunked(pieces: Iterable[str]) -> Iterator[str]:
 
 
 def document(sessions: Callable[[], Session], *, user_id: int, now: datetime) -> Generator[str]:
-    """The JSON document a chunk at a time, read in one snapshot by a session of its own. Byte for byte what `ExportDoc(...)
-    .model_dump_json(indent=1)` of the whole document would be: the document with its lists
-    empty is the frame, each `"name": []` in it the place where that list is written out.
+    """The JSON document a chunk at a time, read in one snapshot by a session of its own. Byte
+    for byte what `ExportDoc(...).model_dump_json(indent=1)` of the whole document would be: the
+    document with its lists empty is the frame, each `"name": []` in it the place where that list is written out.
     Reads only: its transaction ends, rolled back, when the generator does."""
     with sessions() as session:
         one_snapshot(session)

@@ -5,7 +5,7 @@ import pathlib
 import tempfile
 from collections.abc import AsyncIterator
 from datetime import datetime
-from typing import IO, Annotated, BinaryIO, cast
+from typing import IO, Annotated, Any, BinaryIO, cast
 
 import anyio
 from fastapi import APIRouter, Depends, Path, Query, Request, status
@@ -259,7 +259,13 @@ async def _spool_folder(settings: SettingsDep) -> pathlib.Path:
 SpoolFolderDep = Annotated[pathlib.Path, Depends(_spool_folder)]
 
 
-@router.get("/export.json", response_model=ExportDoc, tags=["export"])
+# Exports being written at once are bounded (see export.EXPORTS_AT_ONCE).
+_BUSY: dict[int | str, dict[str, Any]] = {
+    429: {"description": "As many exports as the server writes at once are being written"}
+}
+
+
+@router.get("/export.json", response_model=ExportDoc, tags=["export"], responses=_BUSY)
 def export_json(
     *,
     session: SessionDep,
@@ -277,7 +283,7 @@ def export_json(
     return _streamed(file, media_type="application/json", name=f"tiercards-{now:%Y%m%d}.json")
 
 
-@router.get("/export.csv", response_class=Response, tags=["export"])
+@router.get("/export.csv", response_class=Response, tags=["export"], responses=_BUSY)
 def export_csv(
     *,
     session: SessionDep,
