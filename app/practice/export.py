@@ -2,19 +2,27 @@
 leaves, the rows in the order an export lists them, and the JSON document.
 
 An export is written as it is read: rows come from the database a batch at a time (`yield_per`)
-and leave as text in chunks, so a history of any length costs the server a batch of rows and a
-chunk of text, not the whole document. All of it is read in one transaction, one snapshot of the
-person's data, however long the client takes to read it.
+and go as text, a chunk at a time, into a file on disk (`spooled`), so a history of any length
+costs the server a batch of rows and a chunk of text, not the whole document. All of it is read
+in one transaction, one snapshot of the person's data, that ends when the file is written: the
+client then reads the file, however slowly, holding no connection and no read transaction (on
+SQLite, one would keep the checkpoint that erases deleted recordings' sound waiting).
 """
 
+import tempfile
+import threading
 from collections.abc import Callable, Generator, Iterable, Iterator
+from contextlib import closing, contextmanager
 from datetime import datetime
+from pathlib import Path
+from typing import IO
 
 from pydantic import BaseModel, ValidationError
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from app.accounts import audit
+from app.exceptions import TooMany
 from app.practice import preferences, scheduling
 from app.practice.export_schema import (
     MAX_DELIVERY_COUNT,
@@ -30,9 +38,46 @@ from app.practice.export_schema import (
 from app.practice.interview.models import InterviewQuestion, InterviewSession
 from app.practice.models import Attempt, ReviewLog
 
-# Rows read from the database at a time, and about how much text leaves at a time.
+# Rows read from the database at a time, and about how much text is written at a time.
 BATCH_ROWS = 500
 CHUNK_CHARS = 64 * 1024
+# Exports written at once in this process: each holds a connection while it is written, so a
+# person opening many downloads cannot take the pool every other request needs.
+EXPORTS_AT_ONCE = 4
+RETRY_AFTER_S = 5
+_writing = threading.BoundedSemaphore(EXPORTS_AT_ONCE)
+
+
+@contextmanager
+def writing_turn() -> Iterator[None]:
+    """One of the EXPORTS_AT_ONCE turns to write an export, held for the block; TooMany when
+    all are taken (waiting would hold a thread of the pool meanwhile)."""
+    if not _writing.acquire(blocking=False):
+        raise TooMany(
+            f"{EXPORTS_AT_ONCE} exports are being written right now: try again in a few seconds",
+            retry_after=RETRY_AFTER_S,
+        )
+    try:
+        yield
+    finally:
+        _writing.release()
+
+
+def spooled(chunks: Generator[str], *, folder: Path) -> IO[bytes]:
+    """`chunks` written to a file in `folder`, which is rewound and handed back to be read; the
+    generator is closed once written (or failed), so its transaction ends here. The file has no
+    name: closing it, or the process ending, frees its space."""
+    folder.mkdir(parents=True, exist_ok=True)
+    file = tempfile.TemporaryFile(dir=folder)  # noqa: SIM115 - handed to the caller, who closes it
+    try:
+        with closing(chunks):
+            for chunk in chunks:
+                file.write(chunk.encode())
+        file.seek(0)
+    except BaseException:
+        file.close()
+        raise
+    return file
 
 
 def record(session: Session, *, user_id: int, address: str | None, format: str) -> None:
@@ -162,7 +207,7 @@ def _listed(docs: Iterable[BaseModel]) -> Iterator[str]:
 
 
 def chunked(pieces: Iterable[str]) -> Iterator[str]:
-    """`pieces` joined into chunks of about CHUNK_CHARS: one hop to the thread pool a chunk, not a row."""
+    """`pieces` joined into chunks of about CHUNK_CHARS: one encoding and write a chunk, not a row."""
     held: list[str] = []
     size = 0
     for piece in pieces:
@@ -176,10 +221,9 @@ def chunked(pieces: Iterable[str]) -> Iterator[str]:
 
 
 def document(sessions: Callable[[], Session], *, user_id: int, now: datetime) -> Generator[str]:
-    """The JSON document a chunk at a time, read in one snapshot by a session of its own (a
-    route's session ends before its response is sent). Byte for byte what `ExportDoc(...)
-    .model_dump_json(indent=1)` of the whole document would be: the document with its lists
-    empty is the frame, each `"name": []` in it the place where that list is written out.
+    """The JSON document a chunk at a time, read in one snapshot by a session of its own. Byte
+    for byte what `ExportDoc(...).model_dump_json(indent=1)` of the whole document would be: the
+    document with its lists empty is the frame, each `"name": []` in it the place where that list is written out.
     Reads only: its transaction ends, rolled back, when the generator does."""
     with sessions() as session:
         one_snapshot(session)

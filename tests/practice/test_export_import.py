@@ -213,8 +213,8 @@ def _export_while_answering(app: FastAPI, url: str) -> tuple[list[dict[str, Any]
 
 @pytest.mark.parametrize("url", ["/api/export.json", "/api/export.csv", "/api/export.csv?table=reviews"])
 def test_an_export_streams_one_snapshot(app: FastAPI, client: TestClient, url: str) -> None:
-    """The file leaves in chunks, the first before the last row is read, and it is the history as
-    it stood when the export began: an answer written meanwhile is in the next export, not this."""
+    """The file leaves in chunks, and it is the history as it stood when the export began: an
+    answer written while it downloads is in the next export, not this."""
     long_history(app, client, 3 * BATCH_ROWS)
     sent, body = _export_while_answering(app, url)
     chunks = [m for m in sent if m["type"] == "http.response.body" and m.get("body")]

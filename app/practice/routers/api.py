@@ -1,10 +1,11 @@
 """The practice JSON API (OpenAPI at /docs): attempts, the due queue, a card's schedule, settings,
 progress, and the export and import of a person's history."""
 
+import pathlib
 import tempfile
-from collections.abc import AsyncIterator, Generator
+from collections.abc import AsyncIterator
 from datetime import datetime
-from typing import IO, Annotated, BinaryIO, cast
+from typing import IO, Annotated, Any, BinaryIO, cast
 
 import anyio
 from fastapi import APIRouter, Depends, Path, Query, Request, status
@@ -37,7 +38,7 @@ from app.practice.schemas import (
 from app.schemas import MAX_ID
 from app.storage.base import utcnow
 from app.storage.dependencies import DatabaseDep, SessionDep, WriteSessionDep
-from app.web.dependencies import ClientAddressDep
+from app.web.dependencies import ClientAddressDep, SettingsDep
 
 # Tags per route, as the OpenAPI groups had them before export and progress joined this module.
 router = APIRouter(prefix="/api")
@@ -229,60 +230,81 @@ def _attachment(name: str) -> dict[str, str]:
     return {"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"}
 
 
-def _streamed(chunks: Generator[str], *, media_type: str, name: str) -> StreamingResponse:
-    """`chunks` as the response body. The first is read here, in the route's thread, before the
-    status goes out: the export's transaction begins and its first rows are read while a failure
-    can still answer 500; after that only stored rows are read, nothing the request sent."""
-    first = next(chunks, "")
-    return StreamingResponse(_off_the_loop(first, chunks), media_type=media_type, headers=_attachment(name))
+# How much of a spooled export is read from its file at a time.
+READ_BYTES = 64 * 1024
 
 
-async def _off_the_loop(first: str, chunks: Generator[str]) -> AsyncIterator[str]:
-    """The chunks, each read on the thread pool as a sync generator's would be. Unlike a bare
-    sync generator, a response cut short (the client went away) closes it there too, so its
-    transaction ends off the loop and at once, not when the garbage collector finds it."""
+def _streamed(file: IO[bytes], *, media_type: str, name: str) -> StreamingResponse:
+    """The written export in `file` as the response body: every row is read before the status goes
+    out, so a failure still answers 500 and nothing can fail after the first byte."""
+    return StreamingResponse(_read_off_the_loop(file), media_type=media_type, headers=_attachment(name))
+
+
+async def _read_off_the_loop(file: IO[bytes]) -> AsyncIterator[bytes]:
+    """The file a piece at a time, each read on the thread pool, closed (which deletes it) when
+    the response ends, however it ends: a disk file's reads and close are the only work left."""
     try:
-        yield first
-        while (chunk := await anyio.to_thread.run_sync(next, chunks, None)) is not None:
+        while chunk := await anyio.to_thread.run_sync(file.read, READ_BYTES):
             yield chunk
     finally:
         with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(chunks.close)
+            await anyio.to_thread.run_sync(file.close)
 
 
-@router.get("/export.json", response_model=ExportDoc, tags=["export"])
+async def _spool_folder(settings: SettingsDep) -> pathlib.Path:
+    # The data folder, not /tmp: that may be memory (tmpfs), and a long history's file is large.
+    return settings.data_dir / "tmp"
+
+
+SpoolFolderDep = Annotated[pathlib.Path, Depends(_spool_folder)]
+
+
+# Exports being written at once are bounded (see export.EXPORTS_AT_ONCE).
+_BUSY: dict[int | str, dict[str, Any]] = {
+    429: {"description": "As many exports as the server writes at once are being written"}
+}
+
+
+@router.get("/export.json", response_model=ExportDoc, tags=["export"], responses=_BUSY)
 def export_json(
-    *, session: SessionDep, db: DatabaseDep, user_id: UserIdDep, address: ClientAddressDep
+    *,
+    session: SessionDep,
+    db: DatabaseDep,
+    folder: SpoolFolderDep,
+    user_id: UserIdDep,
+    address: ClientAddressDep,
 ) -> StreamingResponse:
-    """All of the person's attempts, review states, review logs and settings: what import reads."""
-    export.record(session, user_id=user_id, address=address, format="json")
+    """All of the person's attempts, review states, review logs and settings: what import reads.
+    While EXPORTS_AT_ONCE exports are being written: 429."""
     now = utcnow()
-    return _streamed(
-        export.document(db.read_sessions, user_id=user_id, now=now),
-        media_type="application/json",
-        name=f"tiercards-{now:%Y%m%d}.json",
-    )
+    with export.writing_turn():
+        export.record(session, user_id=user_id, address=address, format="json")
+        file = export.spooled(export.document(db.read_sessions, user_id=user_id, now=now), folder=folder)
+    return _streamed(file, media_type="application/json", name=f"tiercards-{now:%Y%m%d}.json")
 
 
-@router.get("/export.csv", response_class=Response, tags=["export"])
+@router.get("/export.csv", response_class=Response, tags=["export"], responses=_BUSY)
 def export_csv(
     *,
     session: SessionDep,
     db: DatabaseDep,
+    folder: SpoolFolderDep,
     user_id: UserIdDep,
     address: ClientAddressDep,
     catalogue: CatalogueDep,
     table: Annotated[CsvTable, Query()] = "attempts",
 ) -> StreamingResponse:
-    """One table as CSV: `attempts` (default), `schedule` (review states) or `reviews` (the log)."""
-    export.record(session, user_id=user_id, address=address, format=f"csv {table}")
+    """One table as CSV: `attempts` (default), `schedule` (review states) or `reviews` (the log).
+    While EXPORTS_AT_ONCE exports are being written: 429."""
     now = utcnow()
     cards = catalogue.snapshot().cards
-    return _streamed(
-        csv_tables.table(db.read_sessions, user_id=user_id, table=table, now=now, cards=cards),
-        media_type="text/csv; charset=utf-8",
-        name=f"tiercards-{table}-{now:%Y%m%d}.csv",
-    )
+    with export.writing_turn():
+        export.record(session, user_id=user_id, address=address, format=f"csv {table}")
+        file = export.spooled(
+            csv_tables.table(db.read_sessions, user_id=user_id, table=table, now=now, cards=cards),
+            folder=folder,
+        )
+    return _streamed(file, media_type="text/csv; charset=utf-8", name=f"tiercards-{table}-{now:%Y%m%d}.csv")
 
 
 # Small files stay in memory; larger ones go to disk as they arrive, and are read a row at a time.
