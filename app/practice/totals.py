@@ -34,6 +34,7 @@ TIMED_KINDS = ("basics", "solid")
 DAY_KEY = ("user_id", "day")
 TALLY_KEY = ("user_id", "card_id", "item_id")
 DAY_COUNTS = ("answers", "rated_alone", "reviews", "timed", "in_time", "quizzes", "quiz_score")
+TALLY_COUNTS = ("seen", "missed")
 # People rebuilt in one transaction: their rows are read and written in one short write turn.
 REBUILD_PEOPLE = 50
 
@@ -112,6 +113,18 @@ def uncount_review(session: Session, log: ReviewLog) -> None:
     session.execute(
         delete(PracticeDay).where(PracticeDay.user_id == log.user_id, PracticeDay.day == day, *empty)
     )
+
+
+def move_counts(session: Session, *, from_id: int, to_id: int) -> None:
+    """Part of the caller's unit of work, with both people locked. Add the counts of `from_id` to
+    those of `to_id` and delete theirs: both may have a row for the same day or statement, which
+    a change of user_id would store twice under one key."""
+    for model, key, counts in ((PracticeDay, DAY_KEY, DAY_COUNTS), (QuizTally, TALLY_KEY, TALLY_COUNTS)):
+        columns = [getattr(model, column) for column in (*key[1:], *counts)]
+        rows = session.execute(select(*columns).where(model.user_id == from_id))
+        moved = ({"user_id": to_id} | dict(row._mapping) for row in rows)
+        counting.add(session, model=model, key=key, rows=list(moved))
+        session.execute(delete(model).where(model.user_id == from_id))
 
 
 # --- the rebuild -------------------------------------------------------------------------------
