@@ -99,20 +99,21 @@ def count_reviews(session: Session, *, user_id: int, reviews: Iterable[tuple[dat
 
 def uncount_review(session: Session, log: ReviewLog) -> None:
     """Part of the caller's unit of work. A review-log row deleted (an undo): its day counts one
-    review fewer, and the day goes when nothing is left on it."""
+    review fewer, and the day goes when nothing is left on it. A day never counted (no row) stays
+    without one rather than get negative counts."""
     day = _utc_day(log.review_datetime)
-    counting.add(
-        session,
-        model=PracticeDay,
-        key=DAY_KEY,
-        rows=[
-            {"user_id": log.user_id, "day": day, "reviews": -1, "rated_alone": -int(log.attempt_id is None)}
-        ],
+    this_day = (PracticeDay.user_id == log.user_id, PracticeDay.day == day)
+    session.execute(
+        update(PracticeDay)
+        .where(*this_day)
+        .values(
+            reviews=PracticeDay.reviews - 1,
+            rated_alone=PracticeDay.rated_alone - int(log.attempt_id is None),
+        ),
+        execution_options={"synchronize_session": False},
     )
     empty = [getattr(PracticeDay, column) == 0 for column in DAY_COUNTS]
-    session.execute(
-        delete(PracticeDay).where(PracticeDay.user_id == log.user_id, PracticeDay.day == day, *empty)
-    )
+    session.execute(delete(PracticeDay).where(*this_day, *empty))
 
 
 def move_counts(session: Session, *, from_id: int, to_id: int) -> None:

@@ -261,3 +261,12 @@ def test_reviews_rated_again_follow_re_ratings(app: FastAPI, client: TestClient)
 def again_counts(app: FastAPI) -> list[int]:
     with app.state.db.read_sessions() as session:
         return list(session.scalars(select(ReviewState.again)))
+
+
+def test_undoing_a_review_counted_nowhere_counts_nothing(app: FastAPI, client: TestClient) -> None:
+    attempt = post_attempt(client, rating="hard")
+    with write_session(app) as session:  # as on a day no rebuild has counted yet
+        session.execute(delete(PracticeDay))
+    response = client.delete(f"/api/cards/{OWNER_CARD}/reviews/latest", params={"attempt_id": attempt["id"]})
+    assert response.status_code == 200
+    assert days(app) == []
