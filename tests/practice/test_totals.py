@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import delete, select
+from sqlalchemy import delete, event, select
+from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.content.catalogue import load
@@ -270,3 +271,27 @@ def test_undoing_a_review_counted_nowhere_counts_nothing(app: FastAPI, client: T
     response = client.delete(f"/api/cards/{OWNER_CARD}/reviews/latest", params={"attempt_id": attempt["id"]})
     assert response.status_code == 200
     assert days(app) == []
+
+
+def test_every_write_of_an_import_holds_the_person_first(
+    app: FastAPI, client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rebuild recounts a person under their lock: an import batch written without it could be
+    counted by the batch and again by the rebuild."""
+    post_attempt(client, rating="again")
+    exported = client.get("/api/export.json").json()
+    opened: list[list[Any]] = []
+    sessions = app.state.db.write_sessions
+
+    def recorded() -> Session:
+        session = sessions()
+        statements: list[Any] = []
+        opened.append(statements)
+        event.listen(session, "do_orm_execute", lambda state: statements.append(state.statement))
+        return session
+
+    monkeypatch.setattr(app.state.db, "write_sessions", recorded)
+    response = client.post("/api/import", json=with_a_card_gone(exported))
+    assert response.status_code == 200, response.text
+    lock = str(select(User.id).where(User.id == 1).with_for_update(key_share=True))
+    assert len(opened) > 3 and all(str(statements[0]) == lock for statements in opened if statements)
