@@ -35,8 +35,6 @@ DAY_KEY = ("user_id", "day")
 TALLY_KEY = ("user_id", "card_id", "item_id")
 DAY_COUNTS = ("answers", "rated_alone", "reviews", "timed", "in_time", "quizzes", "quiz_score")
 TALLY_COUNTS = ("seen", "missed")
-# People rebuilt in one transaction: their rows are read and written in one short write turn.
-REBUILD_PEOPLE = 50
 
 
 class Answer(Protocol):
@@ -139,26 +137,21 @@ class Rebuilt:
     schedules: int = 0
 
 
-def rebuild(
-    sessions: Callable[[], Session], *, cards: Mapping[str, Card], people: int = REBUILD_PEOPLE
-) -> Rebuilt:
+def rebuild(sessions: Callable[[], Session], *, cards: Mapping[str, Card]) -> Rebuilt:
     """Recount practice_days, quiz_tallies and review_states.again of everyone from the attempts
-    and the review log, `people` people a transaction; `cards` are the cards as served now."""
+    and the review log; `cards` are the cards as served now. One person a transaction: the write
+    turn (SQLite has one) is held for one person's history, so live writes never wait long."""
     done = Rebuilt()
-    after = 0
-    while True:
+    with sessions() as session:
+        people = list(session.scalars(select(User.id).order_by(User.id)))
+    for user_id in people:
         with sessions() as session:
-            ids = list(
-                session.scalars(select(User.id).where(User.id > after).order_by(User.id).limit(people))
-            )
-            if not ids:
-                return done
-            for user_id in ids:  # no answer of theirs is counted twice or lost while they are recounted
-                lock_person(session, user_id)
-            _rebuild_people(session, ids=ids, cards=cards, done=done)
+            # No answer of theirs is counted twice or lost while they are recounted.
+            lock_person(session, user_id)
+            _rebuild_person(session, user_id=user_id, cards=cards, done=done)
             session.commit()
-        done.people += len(ids)
-        after = ids[-1]
+        done.people += 1
+    return done
 
 
 def _budget(cards: Mapping[str, Card]) -> ColumnElement[Any]:
@@ -172,16 +165,14 @@ def _budget(cards: Mapping[str, Card]) -> ColumnElement[Any]:
     return case((Attempt.kind == "basics", by_kind["basics"]), else_=by_kind["solid"])
 
 
-def _rebuild_people(session: Session, *, ids: list[int], cards: Mapping[str, Card], done: Rebuilt) -> None:
-    """Part of the caller's unit of work: recount the people `ids`, whose lock is held."""
-    session.execute(delete(PracticeDay).where(PracticeDay.user_id.in_(ids)))
-    session.execute(delete(QuizTally).where(QuizTally.user_id.in_(ids)))
-    days: dict[tuple[int, date], dict[str, Any]] = {}
+def _rebuild_person(session: Session, *, user_id: int, cards: Mapping[str, Card], done: Rebuilt) -> None:
+    """Part of the caller's unit of work: recount the person `user_id`, whose lock is held."""
+    session.execute(delete(PracticeDay).where(PracticeDay.user_id == user_id))
+    session.execute(delete(QuizTally).where(QuizTally.user_id == user_id))
+    days: dict[date, dict[str, Any]] = {}
 
-    def day_row(user_id: int, day: date) -> dict[str, Any]:
-        return days.setdefault(
-            (user_id, day), {"user_id": user_id, "day": day} | dict.fromkeys(DAY_COUNTS, 0)
-        )
+    def day_row(day: date) -> dict[str, Any]:
+        return days.setdefault(day, {"user_id": user_id, "day": day} | dict.fromkeys(DAY_COUNTS, 0))
 
     budget = _budget(cards)
     timed = and_(Attempt.kind.in_(TIMED_KINDS), Attempt.revealed.is_(False), budget.is_not(None))
@@ -189,7 +180,6 @@ def _rebuild_people(session: Session, *, ids: list[int], cards: Mapping[str, Car
     attempt_day = func.date(Attempt.created_at, type_=Date)
     answers = (
         select(
-            Attempt.user_id,
             attempt_day,
             func.count(),
             func.sum(case((timed, 1), else_=0)),
@@ -197,11 +187,11 @@ def _rebuild_people(session: Session, *, ids: list[int], cards: Mapping[str, Car
             func.sum(case((scored, 1), else_=0)),
             func.sum(case((scored, Attempt.score), else_=0.0)),
         )
-        .where(Attempt.user_id.in_(ids))
-        .group_by(Attempt.user_id, attempt_day)
+        .where(Attempt.user_id == user_id)
+        .group_by(attempt_day)
     )
-    for user_id, day, count, timed_n, in_time, quizzes, quiz_score in session.execute(answers):
-        day_row(user_id, day).update(
+    for day, count, timed_n, in_time, quizzes, quiz_score in session.execute(answers):
+        day_row(day).update(
             answers=count,
             timed=timed_n,
             in_time=in_time,
@@ -211,31 +201,30 @@ def _rebuild_people(session: Session, *, ids: list[int], cards: Mapping[str, Car
     log_day = func.date(ReviewLog.review_datetime, type_=Date)
     reviews = (
         select(
-            ReviewLog.user_id,
             log_day,
             func.count(),
             func.sum(case((ReviewLog.attempt_id.is_(None), 1), else_=0)),
         )
-        .where(ReviewLog.user_id.in_(ids))
-        .group_by(ReviewLog.user_id, log_day)
+        .where(ReviewLog.user_id == user_id)
+        .group_by(log_day)
     )
-    for user_id, day, count, alone in session.execute(reviews):
-        day_row(user_id, day).update(reviews=count, rated_alone=alone)
+    for day, count, alone in session.execute(reviews):
+        day_row(day).update(reviews=count, rated_alone=alone)
     counting.add(session, model=PracticeDay, key=DAY_KEY, rows=days.values())
     done.days += len(days)
 
     # The statements judged need the card's quiz: marked here, the attempts read as they come.
-    seen: Counter[tuple[int, str, str]] = Counter()
-    missed: Counter[tuple[int, str, str]] = Counter()
-    quizzes_query = select(Attempt.user_id, Attempt.card_id, Attempt.choices).where(
-        Attempt.user_id.in_(ids), Attempt.kind == "quiz", Attempt.choices.is_not(None)
+    seen: Counter[tuple[str, str]] = Counter()
+    missed: Counter[tuple[str, str]] = Counter()
+    quizzes_query = select(Attempt.card_id, Attempt.choices).where(
+        Attempt.user_id == user_id, Attempt.kind == "quiz", Attempt.choices.is_not(None)
     )
-    for user_id, card_id, choices in session.execute(quizzes_query.execution_options(yield_per=1000)):
+    for card_id, choices in session.execute(quizzes_query.execution_options(yield_per=1000)):
         card = cards.get(card_id)
         if card is None:
             continue
         for marked in quiz.mark(card, choices=list(choices or [])):
-            key = (user_id, card_id, marked.item.id)
+            key = (card_id, marked.item.id)
             seen[key] += 1
             missed[key] += int(not marked.correct)
     counting.add(
@@ -243,8 +232,8 @@ def _rebuild_people(session: Session, *, ids: list[int], cards: Mapping[str, Car
         model=QuizTally,
         key=TALLY_KEY,
         rows=(
-            {"user_id": u, "card_id": c, "item_id": i, "seen": n, "missed": missed[u, c, i]}
-            for (u, c, i), n in seen.items()
+            {"user_id": user_id, "card_id": c, "item_id": i, "seen": n, "missed": missed[c, i]}
+            for (c, i), n in seen.items()
         ),
     )
     done.tallies += len(seen)
@@ -260,7 +249,7 @@ def _rebuild_people(session: Session, *, ids: list[int], cards: Mapping[str, Car
         .scalar_subquery()
     )
     updated: Any = session.execute(
-        update(ReviewState).where(ReviewState.user_id.in_(ids)).values(again=again),
+        update(ReviewState).where(ReviewState.user_id == user_id).values(again=again),
         execution_options={"synchronize_session": False},
     )
     done.schedules += updated.rowcount
