@@ -310,22 +310,12 @@ class _Import:
     def _count_again_restored(self, session: Session, pairs: set[Pair]) -> None:
         """A state restored as exported (the file has no count of its reviews rated again): the
         count from its reviews, all of which the import has stored by now."""
-        again = (
-            select(func.count())
-            .where(
-                ReviewLog.user_id == ReviewState.user_id,
-                ReviewLog.card_id == ReviewState.card_id,
-                ReviewLog.tier == ReviewState.tier,
-                ReviewLog.rating == int(Rating.Again),
-            )
-            .scalar_subquery()
-        )
         session.execute(
             update(ReviewState)
             .where(
                 ReviewState.user_id == self.user_id, tuple_(ReviewState.card_id, ReviewState.tier).in_(pairs)
             )
-            .values(again=again),
+            .values(again=totals.again_count()),
             execution_options={"synchronize_session": False},
         )
 

@@ -19,9 +19,11 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
+from fsrs import Rating
 from sqlalchemy import Date, and_, case, delete, func, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.sql.selectable import ScalarSelect
 
 from app.accounts.models import User
 from app.accounts.service import lock_person
@@ -124,6 +126,20 @@ def move_counts(session: Session, *, from_id: int, to_id: int) -> None:
         moved = ({"user_id": to_id} | dict(row._mapping) for row in rows)
         counting.add(session, model=model, key=key, rows=list(moved))
         session.execute(delete(model).where(model.user_id == from_id))
+
+
+def again_count() -> ScalarSelect[int]:
+    """The reviews rated again of the schedule being updated, as SQL: review_states.again recounted."""
+    return (
+        select(func.count())
+        .where(
+            ReviewLog.user_id == ReviewState.user_id,
+            ReviewLog.card_id == ReviewState.card_id,
+            ReviewLog.tier == ReviewState.tier,
+            ReviewLog.rating == int(Rating.Again),
+        )
+        .scalar_subquery()
+    )
 
 
 # --- the rebuild -------------------------------------------------------------------------------
@@ -238,18 +254,8 @@ def _rebuild_person(session: Session, *, user_id: int, cards: Mapping[str, Card]
     )
     done.tallies += len(seen)
 
-    again = (
-        select(func.count())
-        .where(
-            ReviewLog.user_id == ReviewState.user_id,
-            ReviewLog.card_id == ReviewState.card_id,
-            ReviewLog.tier == ReviewState.tier,
-            ReviewLog.rating == 1,
-        )
-        .scalar_subquery()
-    )
     updated: Any = session.execute(
-        update(ReviewState).where(ReviewState.user_id == user_id).values(again=again),
+        update(ReviewState).where(ReviewState.user_id == user_id).values(again=again_count()),
         execution_options={"synchronize_session": False},
     )
     done.schedules += updated.rowcount
