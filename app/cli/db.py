@@ -17,16 +17,11 @@ def db_upgrade() -> None:
     aggregates, fill them in)."""
     from sqlalchemy.engine import make_url
 
-    from app.storage import migrations
-
     settings = get_settings()
-    before = migrations.revision(settings)
-    migrations.upgrade(settings)
+    upgrade(settings)
     # Printed into container logs: never the password in DATABASE_URL.
     shown = make_url(settings.database_url).render_as_string(hide_password=True)
     typer.echo(f"database is up to date: {shown}")
-    if before is not None and before < AGGREGATES_REVISION:
-        _rebuild(settings)
 
 
 @db_cli.command("rebuild-aggregates")
@@ -36,8 +31,19 @@ def db_rebuild_aggregates() -> None:
     from app.storage import migrations
 
     settings = get_settings()
-    migrations.upgrade(settings)
+    migrations.upgrade(settings)  # not upgrade(): that could rebuild, and this rebuilds anyway
     _rebuild(settings)
+
+
+def upgrade(settings: Settings) -> None:
+    """Bring the database to the newest migrations and, coming from before the practice
+    aggregates, fill them in: what every command that upgrades does first."""
+    from app.storage import migrations
+
+    before = migrations.revision(settings)
+    migrations.upgrade(settings)
+    if before is not None and before < AGGREGATES_REVISION:
+        _rebuild(settings)
 
 
 def _rebuild(settings: Settings) -> None:

@@ -37,13 +37,13 @@ def serve(
 
     import uvicorn
 
+    from app.cli.db import upgrade
     from app.logs import configure, logging_config
-    from app.storage import migrations
 
     settings = get_settings()
     configure(settings.is_production)
     _refuse_open_single(settings, host)
-    migrations.upgrade(settings)
+    upgrade(settings)
     supervisor = None
     if not no_worker:
         from app.demos.worker.supervisor import WorkerSupervisor

@@ -30,12 +30,12 @@ def _read_password(from_stdin: bool) -> str:
 def _users_change() -> Iterator[Any]:
     """A write session on the migrated database, for one service that commits; a refusal exits 1
     with its message, nothing stored."""
+    from app.cli.db import upgrade
     from app.exceptions import DomainError
-    from app.storage import migrations
     from app.storage.database import Database
 
     settings = get_settings()
-    migrations.upgrade(settings)
+    upgrade(settings)
     database = Database(settings)
     try:
         with database.write_sessions() as session:

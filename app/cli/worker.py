@@ -25,9 +25,9 @@ def worker(
     """Run live demos from the queue (QUEUE_URL), one at a time, with TensorFlow in a child process."""
     import logging
 
+    from app.cli.db import upgrade
     from app.demos.worker import DemoWorker
     from app.logs import configure as configure_logging
-    from app.storage import migrations
 
     settings = get_settings()
     if settings.is_production:
@@ -36,6 +36,6 @@ def worker(
     else:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s: %(message)s")
     logging.getLogger("huey").setLevel(logging.WARNING)
-    migrations.upgrade(settings)
+    upgrade(settings)
     code = DemoWorker(settings, parent_pid=parent_pid, gpu=gpu).serve()
     raise typer.Exit(code=code)

@@ -15,7 +15,8 @@ Import merges and is idempotent: importing the same file twice changes nothing t
 
 The whole file is validated first (app/practice/import_file.py); a malformed file stores nothing.
 Then each batch of BATCH_ROWS rows is its own short write transaction, so another person's answer
-waits for one batch, not for the import (on SQLite there is one writer at a time). A batch finds
+waits for one batch, not for the import (on SQLite there is one writer at a time); each holds the
+person's lock, as their answers and a rebuild of their counts do. A batch finds
 the rows already stored by their keys, which makes each row's merge idempotent: an import that
 was cut short (its server killed) and is run again adds what is missing and nothing twice. The
 replays it owed are kept in the person's ImportGuard row, in the transaction of the batch that
@@ -27,6 +28,7 @@ import secrets
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from itertools import islice
 from typing import Any, TypeVar, cast
@@ -37,6 +39,7 @@ from sqlalchemy import func, insert, select, tuple_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from app.accounts.service import lock_person
 from app.content.model import Card
 from app.exceptions import Conflict, TooMany
 from app.practice import preferences, quiz, scheduling, totals
@@ -95,10 +98,18 @@ class _Import:
         self.kept: set[Pair] = set()  # served states the file has and the database had
         self.owner = secrets.token_hex(16)
 
+    @contextmanager
+    def _writing(self) -> Iterator[Session]:
+        """One write transaction of the import, the person locked first: a rebuild recounts them
+        under that lock, so it counts a batch's rows once, before or after the batch."""
+        with self.sessions() as session:
+            lock_person(session, self.user_id)
+            yield session
+
     def claim(self, file: ImportFile, on_start: Callable[[Session], None]) -> None:
         """Take the person's guard, or TooMany while another import of theirs runs."""
         now = utcnow()
-        with self.sessions() as session:
+        with self._writing() as session:
             guard = session.scalar(
                 select(ImportGuard).where(ImportGuard.user_id == self.user_id).with_for_update()
             )
@@ -170,7 +181,7 @@ class _Import:
             rows[key] = [doc.id], {"user_id": self.user_id, **doc.model_dump(exclude={"id", "coverage"})}
             if doc.coverage is not None:
                 suggested[key] = doc.coverage
-        with self.sessions() as session:
+        with self._writing() as session:
             found = session.execute(
                 select(
                     Attempt.id,
@@ -224,7 +235,7 @@ class _Import:
                 "attempt_id": attempt_id,
             }
             rows.setdefault(key, row)
-        with self.sessions() as session:
+        with self._writing() as session:
             found = session.execute(
                 select(ReviewLog.card_id, ReviewLog.tier, ReviewLog.review_datetime)
                 .where(ReviewLog.user_id == self.user_id)
@@ -258,7 +269,7 @@ class _Import:
         self.result.review_logs_already_present += len(docs) - len(new)
 
     def review_states(self, docs: list[ReviewStateDoc]) -> None:
-        with self.sessions() as session:
+        with self._writing() as session:
             keys = {(d.card_id, d.tier) for d in docs}
             found = session.execute(
                 select(ReviewState.card_id, ReviewState.tier)
@@ -299,22 +310,12 @@ class _Import:
     def _count_again_restored(self, session: Session, pairs: set[Pair]) -> None:
         """A state restored as exported (the file has no count of its reviews rated again): the
         count from its reviews, all of which the import has stored by now."""
-        again = (
-            select(func.count())
-            .where(
-                ReviewLog.user_id == ReviewState.user_id,
-                ReviewLog.card_id == ReviewState.card_id,
-                ReviewLog.tier == ReviewState.tier,
-                ReviewLog.rating == int(Rating.Again),
-            )
-            .scalar_subquery()
-        )
         session.execute(
             update(ReviewState)
             .where(
                 ReviewState.user_id == self.user_id, tuple_(ReviewState.card_id, ReviewState.tier).in_(pairs)
             )
-            .values(again=again),
+            .values(again=totals.again_count()),
             execution_options={"synchronize_session": False},
         )
 
@@ -335,7 +336,7 @@ class _Import:
         self.result.review_states_replayed = len(owed)
         # A kept state that got new reviews was replayed, not kept.
         self.result.review_states_kept -= len(self.kept & set(owed))
-        with self.sessions() as session:
+        with self._writing() as session:
             session.delete(self._guard(session))
             preferences.stage(session, user_id=self.user_id, settings=file.settings)
             session.commit()
@@ -349,7 +350,7 @@ class _Import:
         reviews = select(ReviewLog.id, ReviewLog.rating, ReviewLog.review_datetime).where(*where)
         for _attempt in range(REPLAY_TRIES):
             # A pass over a card's reviews may take longer than the lease: it is renewed first.
-            with self.sessions() as session:
+            with self._writing() as session:
                 self._renew(session)
                 session.commit()
             fresh = ReviewState(user_id=self.user_id, card_id=card_id, tier=tier)
@@ -362,7 +363,7 @@ class _Import:
                     )
                 )
                 scheduling.rebuild(fresh, sched=sched, reviews=witness.reviews(rows))
-            with self.sessions() as session:
+            with self._writing() as session:
                 if tuple(session.execute(seen).one()) == witness.figures:
                     row = scheduling.get_state(session, user_id=self.user_id, card_id=card_id, tier=tier)
                     if row is None and witness.figures[0]:
@@ -375,7 +376,7 @@ class _Import:
                     self._owe_no_more(session, (card_id, tier))
                     session.commit()
                     return
-        with self.sessions() as session:  # reviewed all along: in the write turn, then
+        with self._writing() as session:  # reviewed all along: in the write turn, then
             scheduling.replay(session, user_id=self.user_id, card_id=card_id, tier=tier)
             self._owe_no_more(session, (card_id, tier))
             session.commit()
@@ -387,7 +388,7 @@ class _Import:
 
     def give_up(self) -> None:
         """After a failure: the guard goes, or, while it holds owed replays, only its lease."""
-        with self.sessions() as session:
+        with self._writing() as session:
             guard = session.get(ImportGuard, self.user_id)
             if guard is None or guard.owner != self.owner:  # taken over: it is the new one's
                 return

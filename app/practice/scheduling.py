@@ -163,14 +163,15 @@ def get_state(session: Session, *, user_id: int, card_id: str, tier: str) -> Rev
 
 
 def in_turn(session: Session, *, user_id: int, card_id: str, tier: str, at: datetime) -> datetime:
-    """Part of the caller's unit of work, under the person's lock: `at`, or the card's last review
-    when that is later (a write that began first took its turn last)."""
+    """Part of the caller's unit of work, under the person's lock: `at`, or just after the card's
+    last review when that is not earlier (a write that began first took its turn last). Never the
+    last review's own time: an import takes answers of one card, kind and time for one answer."""
     last = session.scalar(
         select(ReviewState.last_review).where(
             ReviewState.user_id == user_id, ReviewState.card_id == card_id, ReviewState.tier == tier
         )
     )
-    return at if last is None or at >= last else last
+    return at if last is None or at > last else last + timedelta(microseconds=1)
 
 
 def review(

@@ -158,13 +158,11 @@ def topic_progress(rows: Iterable[CardProgress]) -> list[TopicProgress]:
 # --- activity ---------------------------------------------------------------------------------
 
 
-def activity_by_day(session: Session, *, user_id: int, since: datetime | None = None) -> Counter[date]:
+def activity_by_day(session: Session, *, user_id: int) -> Counter[date]:
     """Answers recorded plus reviews rated without a typed answer, per UTC day (a row a day of
     practice_days, counted as they were written)."""
     count = PracticeDay.answers + PracticeDay.rated_alone
     query = select(PracticeDay.day, count).where(PracticeDay.user_id == user_id, count > 0)
-    if since is not None:
-        query = query.where(PracticeDay.day >= since.date())
     return Counter({day: int(n) for day, n in session.execute(query)})
 
 

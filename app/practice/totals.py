@@ -19,9 +19,11 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
+from fsrs import Rating
 from sqlalchemy import Date, and_, case, delete, func, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.sql.selectable import ScalarSelect
 
 from app.accounts.models import User
 from app.accounts.service import lock_person
@@ -34,8 +36,7 @@ TIMED_KINDS = ("basics", "solid")
 DAY_KEY = ("user_id", "day")
 TALLY_KEY = ("user_id", "card_id", "item_id")
 DAY_COUNTS = ("answers", "rated_alone", "reviews", "timed", "in_time", "quizzes", "quiz_score")
-# People rebuilt in one transaction: their rows are read and written in one short write turn.
-REBUILD_PEOPLE = 50
+TALLY_COUNTS = ("seen", "missed")
 
 
 class Answer(Protocol):
@@ -98,19 +99,46 @@ def count_reviews(session: Session, *, user_id: int, reviews: Iterable[tuple[dat
 
 def uncount_review(session: Session, log: ReviewLog) -> None:
     """Part of the caller's unit of work. A review-log row deleted (an undo): its day counts one
-    review fewer, and the day goes when nothing is left on it."""
+    review fewer, and the day goes when nothing is left on it. A day never counted (no row) stays
+    without one rather than get negative counts."""
     day = _utc_day(log.review_datetime)
-    counting.add(
-        session,
-        model=PracticeDay,
-        key=DAY_KEY,
-        rows=[
-            {"user_id": log.user_id, "day": day, "reviews": -1, "rated_alone": -int(log.attempt_id is None)}
-        ],
+    this_day = (PracticeDay.user_id == log.user_id, PracticeDay.day == day)
+    session.execute(
+        update(PracticeDay)
+        .where(*this_day)
+        .values(
+            reviews=PracticeDay.reviews - 1,
+            rated_alone=PracticeDay.rated_alone - int(log.attempt_id is None),
+        ),
+        execution_options={"synchronize_session": False},
     )
     empty = [getattr(PracticeDay, column) == 0 for column in DAY_COUNTS]
-    session.execute(
-        delete(PracticeDay).where(PracticeDay.user_id == log.user_id, PracticeDay.day == day, *empty)
+    session.execute(delete(PracticeDay).where(*this_day, *empty))
+
+
+def move_counts(session: Session, *, from_id: int, to_id: int) -> None:
+    """Part of the caller's unit of work, with both people locked. Add the counts of `from_id` to
+    those of `to_id` and delete theirs: both may have a row for the same day or statement, which
+    a change of user_id would store twice under one key."""
+    for model, key, counts in ((PracticeDay, DAY_KEY, DAY_COUNTS), (QuizTally, TALLY_KEY, TALLY_COUNTS)):
+        columns = [getattr(model, column) for column in (*key[1:], *counts)]
+        rows = session.execute(select(*columns).where(model.user_id == from_id))
+        moved = ({"user_id": to_id} | dict(row._mapping) for row in rows)
+        counting.add(session, model=model, key=key, rows=list(moved))
+        session.execute(delete(model).where(model.user_id == from_id))
+
+
+def again_count() -> ScalarSelect[int]:
+    """The reviews rated again of the schedule being updated, as SQL: review_states.again recounted."""
+    return (
+        select(func.count())
+        .where(
+            ReviewLog.user_id == ReviewState.user_id,
+            ReviewLog.card_id == ReviewState.card_id,
+            ReviewLog.tier == ReviewState.tier,
+            ReviewLog.rating == int(Rating.Again),
+        )
+        .scalar_subquery()
     )
 
 
@@ -125,26 +153,21 @@ class Rebuilt:
     schedules: int = 0
 
 
-def rebuild(
-    sessions: Callable[[], Session], *, cards: Mapping[str, Card], people: int = REBUILD_PEOPLE
-) -> Rebuilt:
+def rebuild(sessions: Callable[[], Session], *, cards: Mapping[str, Card]) -> Rebuilt:
     """Recount practice_days, quiz_tallies and review_states.again of everyone from the attempts
-    and the review log, `people` people a transaction; `cards` are the cards as served now."""
+    and the review log; `cards` are the cards as served now. One person a transaction: the write
+    turn (SQLite has one) is held for one person's history, so live writes never wait long."""
     done = Rebuilt()
-    after = 0
-    while True:
+    with sessions() as session:
+        people = list(session.scalars(select(User.id).order_by(User.id)))
+    for user_id in people:
         with sessions() as session:
-            ids = list(
-                session.scalars(select(User.id).where(User.id > after).order_by(User.id).limit(people))
-            )
-            if not ids:
-                return done
-            for user_id in ids:  # no answer of theirs is counted twice or lost while they are recounted
-                lock_person(session, user_id)
-            _rebuild_people(session, ids=ids, cards=cards, done=done)
+            # No answer of theirs is counted twice or lost while they are recounted.
+            lock_person(session, user_id)
+            _rebuild_person(session, user_id=user_id, cards=cards, done=done)
             session.commit()
-        done.people += len(ids)
-        after = ids[-1]
+        done.people += 1
+    return done
 
 
 def _budget(cards: Mapping[str, Card]) -> ColumnElement[Any]:
@@ -158,16 +181,14 @@ def _budget(cards: Mapping[str, Card]) -> ColumnElement[Any]:
     return case((Attempt.kind == "basics", by_kind["basics"]), else_=by_kind["solid"])
 
 
-def _rebuild_people(session: Session, *, ids: list[int], cards: Mapping[str, Card], done: Rebuilt) -> None:
-    """Part of the caller's unit of work: recount the people `ids`, whose lock is held."""
-    session.execute(delete(PracticeDay).where(PracticeDay.user_id.in_(ids)))
-    session.execute(delete(QuizTally).where(QuizTally.user_id.in_(ids)))
-    days: dict[tuple[int, date], dict[str, Any]] = {}
+def _rebuild_person(session: Session, *, user_id: int, cards: Mapping[str, Card], done: Rebuilt) -> None:
+    """Part of the caller's unit of work: recount the person `user_id`, whose lock is held."""
+    session.execute(delete(PracticeDay).where(PracticeDay.user_id == user_id))
+    session.execute(delete(QuizTally).where(QuizTally.user_id == user_id))
+    days: dict[date, dict[str, Any]] = {}
 
-    def day_row(user_id: int, day: date) -> dict[str, Any]:
-        return days.setdefault(
-            (user_id, day), {"user_id": user_id, "day": day} | dict.fromkeys(DAY_COUNTS, 0)
-        )
+    def day_row(day: date) -> dict[str, Any]:
+        return days.setdefault(day, {"user_id": user_id, "day": day} | dict.fromkeys(DAY_COUNTS, 0))
 
     budget = _budget(cards)
     timed = and_(Attempt.kind.in_(TIMED_KINDS), Attempt.revealed.is_(False), budget.is_not(None))
@@ -175,7 +196,6 @@ def _rebuild_people(session: Session, *, ids: list[int], cards: Mapping[str, Car
     attempt_day = func.date(Attempt.created_at, type_=Date)
     answers = (
         select(
-            Attempt.user_id,
             attempt_day,
             func.count(),
             func.sum(case((timed, 1), else_=0)),
@@ -183,11 +203,11 @@ def _rebuild_people(session: Session, *, ids: list[int], cards: Mapping[str, Car
             func.sum(case((scored, 1), else_=0)),
             func.sum(case((scored, Attempt.score), else_=0.0)),
         )
-        .where(Attempt.user_id.in_(ids))
-        .group_by(Attempt.user_id, attempt_day)
+        .where(Attempt.user_id == user_id)
+        .group_by(attempt_day)
     )
-    for user_id, day, count, timed_n, in_time, quizzes, quiz_score in session.execute(answers):
-        day_row(user_id, day).update(
+    for day, count, timed_n, in_time, quizzes, quiz_score in session.execute(answers):
+        day_row(day).update(
             answers=count,
             timed=timed_n,
             in_time=in_time,
@@ -197,31 +217,30 @@ def _rebuild_people(session: Session, *, ids: list[int], cards: Mapping[str, Car
     log_day = func.date(ReviewLog.review_datetime, type_=Date)
     reviews = (
         select(
-            ReviewLog.user_id,
             log_day,
             func.count(),
             func.sum(case((ReviewLog.attempt_id.is_(None), 1), else_=0)),
         )
-        .where(ReviewLog.user_id.in_(ids))
-        .group_by(ReviewLog.user_id, log_day)
+        .where(ReviewLog.user_id == user_id)
+        .group_by(log_day)
     )
-    for user_id, day, count, alone in session.execute(reviews):
-        day_row(user_id, day).update(reviews=count, rated_alone=alone)
+    for day, count, alone in session.execute(reviews):
+        day_row(day).update(reviews=count, rated_alone=alone)
     counting.add(session, model=PracticeDay, key=DAY_KEY, rows=days.values())
     done.days += len(days)
 
     # The statements judged need the card's quiz: marked here, the attempts read as they come.
-    seen: Counter[tuple[int, str, str]] = Counter()
-    missed: Counter[tuple[int, str, str]] = Counter()
-    quizzes_query = select(Attempt.user_id, Attempt.card_id, Attempt.choices).where(
-        Attempt.user_id.in_(ids), Attempt.kind == "quiz", Attempt.choices.is_not(None)
+    seen: Counter[tuple[str, str]] = Counter()
+    missed: Counter[tuple[str, str]] = Counter()
+    quizzes_query = select(Attempt.card_id, Attempt.choices).where(
+        Attempt.user_id == user_id, Attempt.kind == "quiz", Attempt.choices.is_not(None)
     )
-    for user_id, card_id, choices in session.execute(quizzes_query.execution_options(yield_per=1000)):
+    for card_id, choices in session.execute(quizzes_query.execution_options(yield_per=1000)):
         card = cards.get(card_id)
         if card is None:
             continue
         for marked in quiz.mark(card, choices=list(choices or [])):
-            key = (user_id, card_id, marked.item.id)
+            key = (card_id, marked.item.id)
             seen[key] += 1
             missed[key] += int(not marked.correct)
     counting.add(
@@ -229,24 +248,14 @@ def _rebuild_people(session: Session, *, ids: list[int], cards: Mapping[str, Car
         model=QuizTally,
         key=TALLY_KEY,
         rows=(
-            {"user_id": u, "card_id": c, "item_id": i, "seen": n, "missed": missed[u, c, i]}
-            for (u, c, i), n in seen.items()
+            {"user_id": user_id, "card_id": c, "item_id": i, "seen": n, "missed": missed[c, i]}
+            for (c, i), n in seen.items()
         ),
     )
     done.tallies += len(seen)
 
-    again = (
-        select(func.count())
-        .where(
-            ReviewLog.user_id == ReviewState.user_id,
-            ReviewLog.card_id == ReviewState.card_id,
-            ReviewLog.tier == ReviewState.tier,
-            ReviewLog.rating == 1,
-        )
-        .scalar_subquery()
-    )
     updated: Any = session.execute(
-        update(ReviewState).where(ReviewState.user_id.in_(ids)).values(again=again),
+        update(ReviewState).where(ReviewState.user_id == user_id).values(again=again_count()),
         execution_options={"synchronize_session": False},
     )
     done.schedules += updated.rowcount

@@ -2,7 +2,8 @@
 gives the solo history (the local user of AUTH_MODE=single) to NAME's account, in one step.
 
 Every table that keys a person's practice on their id moves: attempts, schedules (review states
-and the review log), demo runs, practice settings and assignments. Sign-in sessions and API
+and the review log), demo runs, practice settings and assignments; the practice counted per day
+and per quiz statement is added to the account's own. Sign-in sessions and API
 tokens made in single mode do not (they never sign anyone in outside single mode), nor does the
 audit log, which keeps saying who did what.
 """
@@ -17,6 +18,7 @@ from app.accounts.models import LOCAL_USER_ID
 from app.accounts.service import account_named, lock_person
 from app.demos.models import DemoRun
 from app.exceptions import Conflict
+from app.practice import totals
 from app.practice.models import Attempt, ReviewLog, ReviewState, UserSettings
 from app.team.models import Assignment
 
@@ -72,6 +74,7 @@ def adopt_local(session: Session, name: str) -> dict[str, int]:
         .values(idempotency_key=None)
     )
     moved = {what: _move(session, model=model, to=user.id) for what, model in MOVED.items()}
+    totals.move_counts(session, from_id=LOCAL_USER_ID, to_id=user.id)
     session.execute(
         update(Assignment).where(Assignment.created_by == LOCAL_USER_ID).values(created_by=user.id)
     )

@@ -15,7 +15,7 @@ from app.accounts import service
 from app.accounts.models import LOCAL_USER_ID, AuditEvent
 from app.demos.models import DemoRun
 from app.factory import create_app
-from app.practice.models import Attempt, ReviewLog, ReviewState, UserSettings
+from app.practice.models import Attempt, PracticeDay, QuizTally, ReviewLog, ReviewState, UserSettings
 from app.storage.base import utcnow
 from app.team.models import Assignment
 from tests.factories import OWNER_CARD, make_attempt
@@ -128,3 +128,36 @@ def test_a_card_both_have_a_schedule_on_is_refused_and_moves_nothing(solo_then_t
         assert not session.scalar(
             select(func.count()).select_from(AuditEvent).where(AuditEvent.kind == "history_adopted")
         )
+
+
+def test_adopting_adds_the_solo_counts_to_the_account_s_own(solo_then_team: FastAPI) -> None:
+    ada = ada_id(solo_then_team)
+    today, yesterday = date(2026, 3, 2), date(2026, 3, 1)
+    statement = {"card_id": OWNER_CARD, "item_id": "p-one"}
+    with solo_then_team.state.db.write_sessions() as session:
+        session.add_all(
+            [
+                PracticeDay(user_id=LOCAL_USER_ID, day=today, answers=2, reviews=1, quiz_score=0.5),
+                PracticeDay(user_id=LOCAL_USER_ID, day=yesterday, answers=1),
+                PracticeDay(user_id=ada, day=today, answers=3, quizzes=1, quiz_score=0.25),
+                QuizTally(user_id=LOCAL_USER_ID, **statement, seen=3, missed=1),
+                QuizTally(user_id=LOCAL_USER_ID, card_id=OWNER_CARD, item_id="p-two", seen=1, missed=1),
+                QuizTally(user_id=ada, **statement, seen=1, missed=0),
+            ]
+        )
+        session.commit()
+    done = cli(solo_then_team, "adopt-local", "ada")
+    assert done.returncode == 0, done.stderr
+    with solo_then_team.state.db.read_sessions() as session:
+        days = session.execute(
+            select(PracticeDay.user_id, PracticeDay.day, PracticeDay.answers, PracticeDay.reviews)
+            .add_columns(PracticeDay.quizzes, PracticeDay.quiz_score)
+            .order_by(PracticeDay.day)
+        ).all()
+        tallies = session.execute(
+            select(QuizTally.user_id, QuizTally.item_id, QuizTally.seen, QuizTally.missed).order_by(
+                QuizTally.item_id
+            )
+        ).all()
+    assert [tuple(d) for d in days] == [(ada, yesterday, 1, 0, 0, 0.0), (ada, today, 5, 1, 1, 0.75)]
+    assert [tuple(t) for t in tallies] == [(ada, "p-one", 4, 1), (ada, "p-two", 1, 1)]

@@ -252,17 +252,24 @@ def test_an_answer_read_before_another_was_written_is_reviewed_after_it(
     app: FastAPI, client: TestClient
 ) -> None:
     """Two answers of one card at once: the one whose request was read first but written second
-    (its clock earlier than the other's review) is reviewed when it is written, in order."""
+    (its clock earlier than the other's review) is reviewed when it is written, just after it, so
+    no two answers share a time (an export restored keeps both); a clock equal to it too."""
+    tick = timedelta(microseconds=1)
     app.dependency_overrides[get_now] = lambda: T0 + timedelta(minutes=5)
     post_attempt(client, rating="good")
     app.dependency_overrides[get_now] = lambda: T0  # read before the answer above was written
     later = post_attempt(client, rating="hard")
-    assert datetime.fromisoformat(later["created_at"]) == T0 + timedelta(minutes=5)
+    app.dependency_overrides[get_now] = lambda: T0 + timedelta(minutes=5) + tick  # the same time
+    last = post_attempt(client, rating="good")
+    assert datetime.fromisoformat(later["created_at"]) == T0 + timedelta(minutes=5) + tick
+    assert datetime.fromisoformat(last["created_at"]) == T0 + timedelta(minutes=5) + 2 * tick
     assert [(log.rating, log.review_datetime) for log in logs(app)] == [
         (3, T0 + timedelta(minutes=5)),
-        (2, T0 + timedelta(minutes=5)),
+        (2, T0 + timedelta(minutes=5) + tick),
+        (3, T0 + timedelta(minutes=5) + 2 * tick),
     ]
     row = state(app)
     review(app, "good", T0 + timedelta(minutes=5), card_id="reference")
-    in_order = review(app, "hard", T0 + timedelta(minutes=5), card_id="reference")
-    assert row is not None and (row.reps, row.due, row.stability) == (2, in_order.due, in_order.stability)
+    review(app, "hard", T0 + timedelta(minutes=5) + tick, card_id="reference")
+    in_order = review(app, "good", T0 + timedelta(minutes=5) + 2 * tick, card_id="reference")
+    assert row is not None and (row.reps, row.due, row.stability) == (3, in_order.due, in_order.stability)

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import delete, select
+from sqlalchemy import delete, event, select
+from sqlalchemy.orm import ORMExecuteState, Session
 
 from app.accounts.models import User
 from app.content.catalogue import load
@@ -71,8 +72,32 @@ def snapshot(app: FastAPI) -> dict[str, list[tuple[Any, ...]]]:
         }
 
 
+# The statement that takes a person's lock, as SQL without its values.
+LOCK = str(select(User.id).where(User.id == 1).with_for_update(key_share=True))
+
+
+def recording(sessions: Callable[[], Session]) -> tuple[Callable[[], Session], list[list[str]]]:
+    """Sessions from `sessions` that note each statement they run (a query as SQL without its
+    values, a write by its kind) in a list of their own: the lists, in the order opened."""
+    opened: list[list[str]] = []
+
+    def recorded() -> Session:
+        session = sessions()
+        statements: list[str] = []
+        opened.append(statements)
+        event.listen(session, "do_orm_execute", lambda state: statements.append(_shown(state)))
+        return session
+
+    return recorded, opened
+
+
+def _shown(state: ORMExecuteState) -> str:
+    # An ORM write cannot be compiled outside its execution.
+    return str(state.statement) if state.is_select else type(state.statement).__name__
+
+
 def rebuild(app: FastAPI, settings: Settings) -> None:
-    totals.rebuild(app.state.db.write_sessions, cards=load(settings.content_dir).cards, people=2)
+    totals.rebuild(app.state.db.write_sessions, cards=load(settings.content_dir).cards)
 
 
 def user_id(app: FastAPI, name: str) -> int:
@@ -261,3 +286,40 @@ def test_reviews_rated_again_follow_re_ratings(app: FastAPI, client: TestClient)
 def again_counts(app: FastAPI) -> list[int]:
     with app.state.db.read_sessions() as session:
         return list(session.scalars(select(ReviewState.again)))
+
+
+def test_undoing_a_review_counted_nowhere_counts_nothing(app: FastAPI, client: TestClient) -> None:
+    attempt = post_attempt(client, rating="hard")
+    with write_session(app) as session:  # as on a day no rebuild has counted yet
+        session.execute(delete(PracticeDay))
+    response = client.delete(f"/api/cards/{OWNER_CARD}/reviews/latest", params={"attempt_id": attempt["id"]})
+    assert response.status_code == 200
+    assert days(app) == []
+
+
+def test_every_write_of_an_import_holds_the_person_first(
+    app: FastAPI, client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rebuild recounts a person under their lock: an import batch written without it could be
+    counted by the batch and again by the rebuild."""
+    post_attempt(client, rating="again")
+    exported = client.get("/api/export.json").json()
+    sessions, opened = recording(app.state.db.write_sessions)
+    monkeypatch.setattr(app.state.db, "write_sessions", sessions)
+    response = client.post("/api/import", json=with_a_card_gone(exported))
+    assert response.status_code == 200, response.text
+    assert len(opened) > 3 and all(statements[:1] == [LOCK] for statements in opened if statements)
+
+
+def test_a_rebuild_recounts_one_person_a_transaction(
+    team_app: FastAPI, signed_in: Callable[[str], TestClient]
+) -> None:
+    """Each transaction holds the one write turn (SQLite) for one person's history, not many's."""
+    for name in ("alice", "bob"):
+        post_attempt(signed_in(name), rating="good")
+    sessions, opened = recording(team_app.state.db.write_sessions)
+    done = totals.rebuild(sessions, cards=load(team_app.state.settings.content_dir).cards)
+    locked = [statements.count(LOCK) for statements in opened]
+    with team_app.state.db.read_sessions() as session:
+        people = len(session.scalars(select(User.id)).all())
+    assert done.people == people > 1 and locked.count(1) == people and set(locked) <= {0, 1}

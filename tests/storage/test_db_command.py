@@ -7,6 +7,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
@@ -40,10 +41,10 @@ def test_db_upgrade_names_the_database_but_never_its_password(postgres_url: str,
     assert "s3cret-word" not in done.stdout + done.stderr
 
 
-def _tiercards_db(command: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
+def _tiercards(*command: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "DATA_DIR": str(data_dir), "DATABASE_URL": database_url(data_dir)}
     return subprocess.run(
-        [sys.executable, "-m", "app.cli", "db", command],
+        [sys.executable, "-m", "app.cli", *command],
         cwd=PROJECT_ROOT,
         env=env,
         capture_output=True,
@@ -51,7 +52,14 @@ def _tiercards_db(command: str, data_dir: Path) -> subprocess.CompletedProcess[s
     )
 
 
-def test_upgrading_past_the_practice_aggregates_counts_the_practice_already_there(tmp_path: Path) -> None:
+# Every command that upgrades the database, as an operator may first run one after updating.
+UPGRADING = (("db", "upgrade"), ("users", "list"))
+
+
+@pytest.mark.parametrize("command", UPGRADING, ids=" ".join)
+def test_upgrading_past_the_practice_aggregates_counts_the_practice_already_there(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
     settings = Settings(data_dir=tmp_path, database_url=database_url(tmp_path), secret_key="x" * 40)
     migrations.upgrade(settings, "0020")
     engine = make_engine(settings)
@@ -69,7 +77,7 @@ def test_upgrading_past_the_practice_aggregates_counts_the_practice_already_ther
             ReviewLog(user_id=LOCAL_USER_ID, card_id=OWNER_CARD, tier="middle", rating=1, review_datetime=at)
         )
         session.commit()
-    done = _tiercards_db("upgrade", tmp_path)
+    done = _tiercards(*command, data_dir=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "practice aggregates rebuilt for" in done.stdout
     with Session(engine) as session:
@@ -90,8 +98,8 @@ def test_upgrading_past_the_practice_aggregates_counts_the_practice_already_ther
     ]
     assert tallies  # the quiz's statements, each judged: marked with the deck
     # Once at the newest revision, an upgrade has nothing to count again; the command still can.
-    again = _tiercards_db("upgrade", tmp_path)
+    again = _tiercards(*command, data_dir=tmp_path)
     assert again.returncode == 0 and "rebuilt" not in again.stdout
-    rebuilt = _tiercards_db("rebuild-aggregates", tmp_path)
+    rebuilt = _tiercards("db", "rebuild-aggregates", data_dir=tmp_path)
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert "practice aggregates rebuilt for" in rebuilt.stdout
