@@ -26,7 +26,8 @@ from app.content.model import Card
 from app.coverage.measured import MEASURED
 from app.practice import stats
 from app.practice.models import Attempt, AttemptCoverage
-from app.team.members import MONTH, TIMED_KINDS, team_ids
+from app.practice.totals import TIMED_KINDS
+from app.team.members import MONTH, team_ids
 
 CAP = 50  # answers read per card and question: a busy team's month, never its whole history
 SLICE = 400  # cards read in one statement

@@ -24,7 +24,6 @@ from app.storage.base import UTCDateTime
 from app.team.schemas import MemberSort
 
 MONTH = timedelta(days=30)
-TIMED_KINDS = ("basics", "solid")
 PAGE_SIZE = 50
 STREAK_DAYS = 400  # how far back a streak is read
 DEFAULT_TIER = preferences.PracticeSettings().target_tier
