@@ -3,7 +3,17 @@
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import CheckConstraint, ForeignKey, Index, Integer, String, Text, UniqueConstraint, false
+from sqlalchemy import (
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+    text,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.storage.base import Base, utcnow
@@ -19,6 +29,15 @@ class Attempt(Base):
         # A person's newest answers across cards (history, pace, agreement): read without sorting
         # every answer they ever gave.
         Index("ix_attempts_user_created", "user_id", "created_at"),
+        # A person's newest answers given aloud ("Pace and fillers"), found without walking past
+        # every typed one.
+        Index(
+            "ix_attempts_user_spoken",
+            "user_id",
+            "created_at",
+            sqlite_where=text("words_per_minute IS NOT NULL"),
+            postgresql_where=text("words_per_minute IS NOT NULL"),
+        ),
         # A card's recent answers across everyone (the author preview's agreement with the checker).
         Index("ix_attempts_card_created", "card_id", "created_at"),
     )
