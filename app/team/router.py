@@ -61,7 +61,9 @@ def _dashboard(
     if is_htmx(request):
         # A sort header, the pager or the name filter: only the member table changes.
         table = service.member_table(session, snapshot=snapshot, view=view, now=now)
-        return render(request, "_team_members.html", status_code=status_code, table=table, sorts=MEMBER_SORTS)
+        return render(
+            request, "_team_members.html", status_code=status_code, table=table, sorts=MEMBER_SORTS, now=now
+        )
     dashboard = service.dashboard(session, snapshot=snapshot, view=view, now=now)
     return render(
         request,

@@ -9,11 +9,11 @@ from starlette.responses import HTMLResponse
 
 from app import PROJECT_ROOT
 from app.web.dependencies import app_settings
-from app.web.timefmt import ago, clock, span, until, utc, when
+from app.web.timefmt import ago, clock, day, span, until, utc, when
 
 templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
 # The kit's own filters; each domain adds its own (its `filters.register`), wired by app/factory.py.
-templates.env.filters.update(ago=ago, clock=clock, span=span, until=until, utc=utc, when=when)
+templates.env.filters.update(ago=ago, clock=clock, day=day, span=span, until=until, utc=utc, when=when)
 
 
 def wants_fragment(headers: Mapping[str, str]) -> bool:

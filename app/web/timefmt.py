@@ -1,6 +1,6 @@
 """How times read on the page: UTC in, short human text out."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 
 def ago(moment: datetime, now: datetime | None = None) -> str:
@@ -54,6 +54,17 @@ def when(moment: datetime, now: datetime) -> str:
     moment = moment.astimezone(UTC)
     at = f" at {moment:%H:%M} UTC" if (moment - now).total_seconds() < 86_400 else ""
     return f"{until(moment, now)}, on {moment:%a} {moment.day} {moment:%b}{at}"
+
+
+def day(value: date, now: datetime) -> str:
+    """A UTC day, short: 'today', 'yesterday', 'Tue 1 Dec', 'Tue 1 Dec 2025' in another year."""
+    today = now.astimezone(UTC).date()
+    if value == today:
+        return "today"
+    if value == today - timedelta(days=1):
+        return "yesterday"
+    year = f" {value.year}" if value.year != today.year else ""
+    return f"{value:%a} {value.day} {value:%b}{year}"
 
 
 def utc(moment: datetime) -> str:
