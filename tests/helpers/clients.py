@@ -45,3 +45,18 @@ def csrf_client(target: FastAPI | str, *, page: str = "/healthz", **options: Any
     if isinstance(target, str):
         return with_csrf(httpx.Client(base_url=target, **{"timeout": 30, **options}), page)
     return with_csrf(TestClient(target, **options), page)
+
+
+def get_scope(url: str) -> dict[str, Any]:
+    """An ASGI scope of a plain GET of `url` from 127.0.0.1, for driving an app by hand (to watch
+    its response arrive chunk by chunk)."""
+    path, _, query = url.partition("?")
+    return {
+        "type": "http",
+        "method": "GET",
+        "path": path,
+        "query_string": query.encode(),
+        "headers": [(b"host", b"testserver")],
+        "client": ("127.0.0.1", 5000),
+        "scheme": "http",
+    }

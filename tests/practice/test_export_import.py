@@ -18,6 +18,7 @@ from app.practice.export_schema import ExportDoc
 from app.practice.models import Attempt, ReviewLog, ReviewState, UserSettings
 from app.storage.base import utcnow
 from tests.factories import OWNER_CARD, make_attempt
+from tests.helpers.clients import get_scope
 from tests.helpers.html import HTMX
 from tests.helpers.interview import answer, rate, start
 from tests.helpers.practice import add, counts, post_attempt, quiz_ids, review, write_session
@@ -194,16 +195,7 @@ def _export_while_answering(app: FastAPI, url: str) -> tuple[list[dict[str, Any]
             )
         sent.append(message)
 
-    path, _, query = url.partition("?")
-    scope = {
-        "type": "http",
-        "method": "GET",
-        "path": path,
-        "query_string": query.encode(),
-        "headers": [(b"host", b"testserver")],
-        "client": ("127.0.0.1", 5000),
-        "scheme": "http",
-    }
+    scope = get_scope(url)
     # On a thread of its own: the browser tests keep an event loop running on the main thread.
     thread = threading.Thread(target=anyio.run, args=(app, scope, receive, send))
     thread.start()

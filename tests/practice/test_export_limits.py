@@ -19,6 +19,7 @@ from app.accounts.models import AuditEvent
 from app.practice import export
 from app.practice.export import BATCH_ROWS, EXPORTS_AT_ONCE
 from tests.factories import make_attempt
+from tests.helpers.clients import get_scope
 from tests.helpers.practice import add
 
 URLS = ["/api/export.json", "/api/export.csv", "/api/export.csv?table=reviews"]
@@ -33,16 +34,7 @@ class _Download:
         self.sent: list[dict[str, Any]] = []
         self._go = threading.Event()
         self._leave = False
-        path, _, query = url.partition("?")
-        scope = {
-            "type": "http",
-            "method": "GET",
-            "path": path,
-            "query_string": query.encode(),
-            "headers": [(b"host", b"testserver")],
-            "client": ("127.0.0.1", 5000),
-            "scheme": "http",
-        }
+        scope = get_scope(url)
         self._thread = threading.Thread(target=anyio.run, args=(app, scope, self._receive, self._send))
         self._thread.start()
 
