@@ -2,8 +2,8 @@
 rated again per schedule, so pages stop reading every answer ever given.
 
 The counts that need the deck (answers within a card's time budget, quiz statements judged
-wrong) are left to `tiercards db rebuild-aggregates`, which `tiercards db upgrade` runs after
-this revision; the review log's again counts are filled here.
+wrong) are left to `tiercards db rebuild-aggregates`, which every command that upgrades runs after
+this revision (app/cli/db.py); the review log's again counts are filled here.
 
 Revision ID: 0021
 Revises: 0020
