@@ -210,3 +210,13 @@ def test_a_members_numbers_agree_with_their_own_progress(
         == "2 d"
     )
     assert row_of(page, "lena")["streak"] == "0 d"
+
+
+def test_a_phone_that_hides_the_headers_still_has_every_sort(lena: TestClient, crowd: list[str]) -> None:
+    """The table reflows into cards on a phone and hides its headers: the same four sorts are links
+    above it, the current one marked."""
+    page = soup_of(lena.get("/team", params={"sort": "due", "q": "m"}))
+    links = {str(a["data-sort"]): a for a in page.select("#member-table nav.sort-links a")}
+    assert list(links) == ["name", "active", "due", "weakest"]
+    assert links["weakest"]["href"] == links["weakest"]["hx-get"] == "/team?sort=weakest&q=m"
+    assert [key for key, a in links.items() if a.get("aria-current")] == ["due"]
