@@ -60,8 +60,8 @@ class TeamAnswers:
 
 def _newest(
     session: Session,
-    query: Select[*tuple[Any, ...]],
     *,
+    query: Select[*tuple[Any, ...]],
     since: datetime,
     cards: Iterable[str],
     then: Callable[[Subquery], Select[Any]] | None = None,
@@ -111,7 +111,7 @@ def team_answers(session: Session, *, snapshot: Snapshot, now: datetime) -> Team
     since = now - MONTH
     ticks = _newest(
         session,
-        select(Attempt.card_id, Attempt.points).where(
+        query=select(Attempt.card_id, Attempt.points).where(
             Attempt.user_id.in_(team_ids()),
             Attempt.kind.in_(TIMED_KINDS),
             Attempt.revealed.is_(False),
@@ -132,7 +132,11 @@ def team_answers(session: Session, *, snapshot: Snapshot, now: datetime) -> Team
         )
 
     suggestions = _newest(
-        session, select(Attempt.id, Attempt.card_id), since=since, cards=snapshot.cards, then=read_by_checker
+        session,
+        query=select(Attempt.id, Attempt.card_id),
+        since=since,
+        cards=snapshot.cards,
+        then=read_by_checker,
     )
     rated, missed = _count(
         ((card, set(points)) for card, points in _served(ticks, snapshot)),
