@@ -7,6 +7,7 @@ A history is spread over the last year: answers (basics, solid, quizzes) on seve
 depths, a review logged for every rated answer, and one review state per card and depth.
 """
 
+import argparse
 import os
 import random
 import subprocess
@@ -208,7 +209,29 @@ def page_ms(url: str, path: str, *, name: str, runs: int) -> float:
         return 1000 * timed(get, runs)
 
 
-def shared_machine_note() -> str:
-    return (
+def page_arguments(sizes: str) -> argparse.ArgumentParser:
+    """What a page-over-history benchmark takes: the engine, the sizes to seed and the GETs to time."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--engine", choices=("sqlite", "postgres"), default="sqlite")
+    parser.add_argument("--sizes", default=sizes)
+    parser.add_argument("--runs", type=int, default=7)
+    return parser
+
+
+def growth(figures: dict[int, tuple[float, float]], *, engine: str, rebuilt: bool, unit: str) -> float:
+    """Print what the run stood on and the largest size's page time over the smallest's; return it."""
+    print(f"engine {engine}; aggregates rebuilt: {'yes' if rebuilt else 'no (no rebuild-aggregates here)'}")
+    print(
         f"(machine: {os.cpu_count()} cores shared with other work; big sizes run once, medians of few GETs)"
     )
+    smallest, largest = min(figures), max(figures)
+    ratio = figures[largest][0] / figures[smallest][0]
+    print(f"ratio {largest}/{smallest} {unit}: {ratio:.2f}")
+    return ratio
+
+
+def verdicts(checks: list[tuple[str, bool]]) -> None:
+    """PASS or FAIL a line each; exit 1 when any failed."""
+    for target, ok in checks:
+        print("PASS" if ok else "FAIL", target)
+    raise SystemExit(0 if all(ok for _, ok in checks) else 1)

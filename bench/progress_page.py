@@ -7,11 +7,19 @@ largest history's page within 1.5x of the 1,000-answer one.
         [--runs 7]
 """
 
-import argparse
 import tempfile
 from pathlib import Path
 
-from bench._history import YEAR, History, migrated, page_ms, rebuild_aggregates, shared_machine_note
+from bench._history import (
+    YEAR,
+    History,
+    growth,
+    migrated,
+    page_arguments,
+    page_ms,
+    rebuild_aggregates,
+    verdicts,
+)
 from bench._servers import tiercards_serve
 
 # What /progress reads once the aggregates are kept on write: a row a day, and the schedule.
@@ -26,11 +34,7 @@ MAX_GROWTH = 1.5
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--engine", choices=("sqlite", "postgres"), default="sqlite")
-    parser.add_argument("--sizes", default="1000,10000,50000")
-    parser.add_argument("--runs", type=int, default=7)
-    args = parser.parse_args()
+    args = page_arguments("1000,10000,50000").parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     figures: dict[int, tuple[float, float]] = {}
     with tempfile.TemporaryDirectory() as folder, migrated(Path(folder), args.engine) as env:
@@ -51,16 +55,9 @@ def main() -> None:
                     f"{bare_ms:6.2f} ms, ratio to bare {app_ms / bare_ms:8.1f}",
                     flush=True,
                 )
-    print(
-        f"engine {args.engine}; aggregates rebuilt: {'yes' if rebuilt else 'no (no rebuild-aggregates here)'}"
-    )
-    print(shared_machine_note())
+    ratio = growth(figures, engine=args.engine, rebuilt=rebuilt, unit="answers")
     smallest, largest = min(figures), max(figures)
-    growth = figures[largest][0] / figures[smallest][0]
-    print(f"ratio {largest}/{smallest} answers: {growth:.2f}")
-    ok = growth <= MAX_GROWTH
-    print("PASS" if ok else "FAIL", f"{largest}-answer page within {MAX_GROWTH}x of {smallest}")
-    raise SystemExit(0 if ok else 1)
+    verdicts([(f"{largest}-answer page within {MAX_GROWTH}x of {smallest}", ratio <= MAX_GROWTH)])
 
 
 if __name__ == "__main__":

@@ -8,12 +8,11 @@ same run. Targets: under 150 ms median at 1,000 members, and the 1,000-member pa
         [--attempts 1000] [--runs 7]
 """
 
-import argparse
 import tempfile
 from datetime import timedelta
 from pathlib import Path
 
-from bench._history import History, migrated, page_ms, rebuild_aggregates, shared_machine_note
+from bench._history import History, growth, migrated, page_arguments, page_ms, rebuild_aggregates, verdicts
 from bench._servers import tiercards_serve
 
 LEAD = "lead"
@@ -34,11 +33,8 @@ MAX_GROWTH = 2.0
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--engine", choices=("sqlite", "postgres"), default="sqlite")
-    parser.add_argument("--sizes", default="10,100,1000")
+    parser = page_arguments("10,100,1000")
     parser.add_argument("--attempts", type=int, default=1_000)
-    parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     figures: dict[int, tuple[float, float]] = {}
@@ -68,20 +64,14 @@ def main() -> None:
                 f"bare SELECT {bare_ms:6.2f} ms, ratio to bare {app_ms / bare_ms:8.1f}",
                 flush=True,
             )
-    print(
-        f"engine {args.engine}; aggregates rebuilt: {'yes' if rebuilt else 'no (no rebuild-aggregates here)'}"
-    )
-    print(shared_machine_note())
+    ratio = growth(figures, engine=args.engine, rebuilt=rebuilt, unit="members")
     smallest, largest = min(figures), max(figures)
-    growth = figures[largest][0] / figures[smallest][0]
-    print(f"ratio {largest}/{smallest} members: {growth:.2f}")
-    verdicts = [
-        (f"median at {largest} members < {MAX_MS:.0f} ms", figures[largest][0] < MAX_MS),
-        (f"{largest}-member page within {MAX_GROWTH:.0f}x of {smallest}", growth <= MAX_GROWTH),
-    ]
-    for target, ok in verdicts:
-        print("PASS" if ok else "FAIL", target)
-    raise SystemExit(0 if all(ok for _, ok in verdicts) else 1)
+    verdicts(
+        [
+            (f"median at {largest} members < {MAX_MS:.0f} ms", figures[largest][0] < MAX_MS),
+            (f"{largest}-member page within {MAX_GROWTH:.0f}x of {smallest}", ratio <= MAX_GROWTH),
+        ]
+    )
 
 
 if __name__ == "__main__":
