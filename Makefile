@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-postgres lint bench gpu-check images clean
+.PHONY: run test test-postgres test-containers lint bench gpu-check images clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,12 +27,19 @@ run: $(VENV)/.run-installed
 	$(BIN)/tiercards serve --host $(HOST) --port $(PORT)
 
 # The whole suite on SQLite (the embedded default), then again on a PostgreSQL server that
-# scripts/postgres.sh installs (Debian's postgresql) and starts on a temp folder and a free port.
+# scripts/postgres.sh installs (Debian's postgresql) and starts on a temp folder and a free port,
+# then the images built and compose.yaml run on a Docker engine (test-containers).
 test: $(VENV)/.dev-installed
 	bash scripts/install-system-deps.sh
 	bash scripts/install-npm-packages.sh
 	$(BIN)/python -m pytest
 	TIERCARDS_TEST_DATABASE=postgres $(BIN)/python -m pytest
+	bash scripts/container-check.sh
+
+# Only the images and compose.yaml: built from Debian's packages and run (scripts/container-check.sh
+# starts a Docker engine of its own where none answers; that needs root).
+test-containers: $(VENV)/.dev-installed
+	bash scripts/container-check.sh
 
 # Only the PostgreSQL run.
 test-postgres: $(VENV)/.dev-installed
@@ -49,7 +56,8 @@ bench: $(VENV)/.dev-installed
 	bash scripts/run-benchmarks.sh
 
 # On a GPU host: the CUDA build of TensorFlow in place of the CPU one, then every preset on the GPU
-# (bench/gpu_check.py: exit 3 at once where there is no GPU).
+# (bench/gpu_check.py: exit 3 at once where there is no GPU); then the same check inside the GPU
+# worker image, on the GPUs the NVIDIA Container Toolkit passes it.
 $(VENV)/.gpu-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip uninstall --quiet --yes tensorflow-cpu
 	$(BIN)/pip install --quiet -e '.[gpu]'
@@ -57,12 +65,15 @@ $(VENV)/.gpu-installed: pyproject.toml | $(BIN)/python
 
 gpu-check: $(VENV)/.gpu-installed
 	$(BIN)/python bench/gpu_check.py
+	docker build --network host --target worker --build-arg WORKER_EXTRA=gpu -t tiercards:gpu-worker .
+	bash scripts/gpu-check-image.sh tiercards:gpu-worker --gpus all
 
-# Needs a Docker engine; without one, tests/deploy/ checks these files and runs their start-up scripts.
+# The three images on the official Python base (a registry must be reachable; without one, see
+# compose.debian.yaml). The GPU worker is the worker stage with the `gpu` extra's TensorFlow.
 images:
-	docker build --target web -t tiercards:web .
-	docker build --target worker -t tiercards:worker .
-	docker build --target gpu-worker -t tiercards:gpu-worker .
+	docker build --network host --target web -t tiercards:web .
+	docker build --network host --target worker -t tiercards:worker .
+	docker build --network host --target worker --build-arg WORKER_EXTRA=gpu -t tiercards:gpu-worker .
 
 clean:
 	rm -rf $(VENV) *.egg-info

@@ -1,14 +1,19 @@
-"""Reading the deployment files as Docker would: compose.yaml with its ${…} variables, the
-Dockerfile's stages, the start-up scripts in deploy/ and the `tiercards` commands they run.
+"""Reading the deployment files as Docker would: compose.yaml (and the compose.debian.yaml
+override) with their ${…} variables, the Dockerfiles' stages and build arguments, the nginx
+template as the nginx image renders it, the start-up scripts in deploy/ and the `tiercards`
+commands they run.
 
-No Docker engine runs where these tests do, so what Docker would do with these files is worked
-out here and checked against the app itself (its settings, its command line)."""
+These tests run without a Docker engine (tests/containers/ runs the real containers), so what
+Docker would do with these files is worked out here and checked against the app itself (its
+settings, its command line)."""
 
+import importlib.util
 import json
 import os
 import re
 import shlex
 import shutil
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,12 +23,21 @@ import yaml
 
 from app import PROJECT_ROOT
 from app.cli import cli
+from tests import nginx
 
 COMPOSE_FILE = PROJECT_ROOT / "compose.yaml"
+# The override for a machine that reaches no image registry.
+COMPOSE_DEBIAN_FILE = PROJECT_ROOT / "compose.debian.yaml"
 DOCKERFILE = PROJECT_ROOT / "Dockerfile"
-NGINX_CONF = PROJECT_ROOT / "deploy" / "nginx" / "tiercards.conf"
+DEBIAN_DOCKERFILE = PROJECT_ROOT / "deploy" / "debian" / "Dockerfile"
+# Mounted into the proxy as a template of the nginx image: its variables are put in at start.
+NGINX_TEMPLATE = PROJECT_ROOT / "deploy" / "nginx" / "tiercards.conf.template"
+# Writes the images' requirements files (the Dockerfile's builder stage runs it).
+REQUIREMENTS_SCRIPT = PROJECT_ROOT / "deploy" / "requirements.py"
 # Where the images keep deploy/ (the Dockerfile's WORKDIR and COPY).
 IMAGE_DEPLOY_DIR = "/srv/tiercards/deploy/"
+# Where the nginx config reads its certificate (the proxy service mounts TLS_DIR there).
+IMAGE_TLS_DIR = "/etc/nginx/tls/"
 
 _VARIABLE = re.compile(r"\$\$|\$\{(?P<name>\w+)(?:(?P<op>:?[-?])(?P<arg>[^}]*))?\}|\$(?P<bare>\w+)")
 
@@ -51,6 +65,60 @@ def interpolate(text: str, variables: dict[str, str]) -> str:
     return _VARIABLE.sub(replace, text)
 
 
+_SUBSTITUTED = re.compile(r"\$(?:\{(?P<braced>[A-Za-z_]\w*)\}|(?P<bare>[A-Za-z_]\w*))")
+
+
+def envsubst(text: str, variables: dict[str, str]) -> str:
+    """`envsubst '${A} ${B} …'`, as the nginx image runs it on a template with its environment's
+    names (and as a build puts a stage's ARGs in): ${NAME} and $NAME replaced for the names
+    given, every other $… (nginx's $host, $scheme) left as it is."""
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group("braced") or match.group("bare")
+        return variables[name] if name in variables else match.group(0)
+
+    return _SUBSTITUTED.sub(replace, text)
+
+
+def nginx_directives(text: str) -> list[str]:
+    """An nginx config's directives and block openings in order, comments dropped, each with its
+    whitespace made single spaces (`server 127.0.0.1:8001 max_fails=1 fail_timeout=5s`)."""
+    text = re.sub(r"#[^\n]*", "", text)
+    return [" ".join(statement.split()) for statement in re.split(r"[;{}]", text) if statement.strip()]
+
+
+def nginx_front(folder: Path, *, environment: dict[str, str], common_name: str, http: str = "") -> Path:
+    """The proxy as it runs outside Docker: the nginx template rendered with `environment` (the
+    proxy service's, with this machine's ports), its certificate folder moved into `folder` and a
+    fresh self-signed certificate for `common_name` there, included in the http block (with
+    `http` before it) that the nginx image's own nginx.conf would give it. The main config."""
+    folder.mkdir()
+    conf = envsubst(NGINX_TEMPLATE.read_text(), environment)
+    assert "${" not in conf, f"the template names a variable the environment lacks: {conf}"
+    assert IMAGE_TLS_DIR in conf, f"the template reads no certificate from {IMAGE_TLS_DIR}"
+    (folder / "tiercards.conf").write_text(conf.replace(IMAGE_TLS_DIR, f"{folder}/tls/"))
+    (folder / "tls").mkdir()
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", f"/CN={common_name}",
+         "-keyout", folder / "tls" / "privkey.pem", "-out", folder / "tls" / "fullchain.pem"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return nginx.main_conf(folder, f"{http}\n    include {folder}/tiercards.conf;")
+
+
+def requirements_files(folder: Path) -> dict[str, list[str]]:
+    """What deploy/requirements.py's main() writes into `folder` from pyproject.toml (as the
+    Dockerfile's builder stage runs it): each file's lines by its name (web, worker, gpu)."""
+    spec = importlib.util.spec_from_file_location("deploy_requirements", REQUIREMENTS_SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(str(PROJECT_ROOT / "pyproject.toml"), str(folder))
+    return {
+        path.name.removesuffix(".txt"): path.read_text().splitlines() for path in sorted(folder.glob("*.txt"))
+    }
+
+
 def _interpolated(node: Any, variables: dict[str, str]) -> Any:
     if isinstance(node, str):
         return interpolate(node, variables)
@@ -61,26 +129,57 @@ def _interpolated(node: Any, variables: dict[str, str]) -> Any:
     return node
 
 
-def compose(variables: dict[str, str] | None = None) -> dict[str, Any]:
-    """compose.yaml as a dict, anchors merged; with `variables`, every ${…} replaced."""
-    document: dict[str, Any] = yaml.safe_load(COMPOSE_FILE.read_text())
+def compose(variables: dict[str, str] | None = None, file: Path = COMPOSE_FILE) -> dict[str, Any]:
+    """A compose file (compose.yaml unless told) as a dict, anchors merged; with `variables`,
+    every ${…} replaced."""
+    document: dict[str, Any] = yaml.safe_load(file.read_text())
     return document if variables is None else _interpolated(document, variables)
 
 
+def merged(base: Any, override: Any) -> Any:
+    """`docker compose -f base -f override` for the keys compose.debian.yaml sets: mappings
+    (services, build, args) merged key by key, anything else replaced."""
+    if isinstance(base, dict) and isinstance(override, dict):
+        return {
+            **base,
+            **{key: merged(base[key], value) if key in base else value for key, value in override.items()},
+        }
+    return override
+
+
 def tiercards_services(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The services built from this repository's Dockerfile."""
-    return {name: service for name, service in document["services"].items() if "build" in service}
+    """The services built from this repository's Dockerfile (the build context is the checkout)."""
+    return {
+        name: service
+        for name, service in document["services"].items()
+        if service.get("build", {}).get("context") == "."
+    }
+
+
+def web_replicas(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The tiercards services that run a web replica (the web image's start-web.sh)."""
+    return {
+        name: service
+        for name, service in tiercards_services(document).items()
+        if service_command(document, name) == [f"{IMAGE_DEPLOY_DIR}start-web.sh"]
+    }
 
 
 @dataclass
 class Stage:
     name: str
     base: str
-    # (instruction, arguments), continuation lines joined.
+    # (instruction, arguments), continuation lines joined, as written.
     instructions: list[tuple[str, str]] = field(default_factory=list)
+    # The ARGs this stage declares, at the build's value (its build argument, else the default).
+    args: dict[str, str] = field(default_factory=dict)
 
     def all(self, instruction: str) -> list[str]:
         return [arguments for name, arguments in self.instructions if name == instruction]
+
+    def resolved(self) -> list[tuple[str, str]]:
+        """The instructions with the stage's ARGs put in, as the build runs them."""
+        return [(name, envsubst(arguments, self.args)) for name, arguments in self.instructions]
 
     def last(self, instruction: str) -> str | None:
         found = self.all(instruction)
@@ -88,51 +187,53 @@ class Stage:
 
 
 def _logical_lines(text: str) -> list[str]:
-    """Comment lines dropped, backslash continuations joined, heredoc bodies kept as one line."""
+    """Comment and blank lines dropped (inside a continuation too, as Docker does), backslash
+    continuations joined with one space; a heredoc, which the classic builder cannot build, is
+    refused."""
     lines: list[str] = []
     current = ""
-    heredoc: str | None = None
     for raw in text.splitlines():
-        if heredoc is not None:
-            current += "\n" + raw
-            if raw.strip() == heredoc:
-                lines.append(current)
-                current, heredoc = "", None
-            continue
-        if not current and (not raw.strip() or raw.lstrip().startswith("#")):
+        if not raw.strip() or raw.lstrip().startswith("#"):
             continue
         if raw.endswith("\\"):
-            current += raw[:-1] + " "
+            current += raw[:-1].strip() + " "
             continue
-        current += raw
-        marker = re.search(r"<<-?'?(\w+)'?", current)
-        if marker:
-            heredoc = marker.group(1)
-            continue
+        current += raw.strip()
+        assert not re.search(r"<<-?['\"]?\w+", current), f"a heredoc, which needs BuildKit: {current}"
         lines.append(current)
         current = ""
     return lines
 
 
-def dockerfile() -> tuple[dict[str, str], dict[str, Stage]]:
-    """The Dockerfile's global ARG defaults and its stages by name."""
-    args: dict[str, str] = {}
+def dockerfile(
+    path: Path = DOCKERFILE, build_args: dict[str, str] | None = None
+) -> tuple[dict[str, str], dict[str, Stage]]:
+    """A Dockerfile's (this repository's unless told) global ARG defaults, and its stages by name
+    as a build with `build_args` (--build-arg) makes them: their bases and their own ARGs."""
+    given = build_args or {}
+    defaults: dict[str, str] = {}
     stages: dict[str, Stage] = {}
     stage: Stage | None = None
-    for line in _logical_lines(DOCKERFILE.read_text()):
+    for line in _logical_lines(path.read_text()):
         instruction, _, arguments = line.strip().partition(" ")
         instruction, arguments = instruction.upper(), arguments.strip()
         if instruction == "FROM":
             image, _, name = arguments.partition(" AS ")
-            base = interpolate(image.strip(), args)
+            base = interpolate(image.strip(), {**defaults, **given})
             stage = Stage(name.strip(), base)
             stages[stage.name] = stage
-        elif stage is None and instruction == "ARG":
-            key, _, value = arguments.partition("=")
-            args[key] = value
+        elif instruction == "ARG":
+            key, has_default, value = arguments.partition("=")
+            if stage is None:
+                defaults[key] = value
+            else:
+                # In a stage, a global ARG is in scope only when declared again.
+                default = value if has_default else defaults.get(key, "")
+                stage.args[key] = given.get(key, default)
+                stage.instructions.append((instruction, arguments))
         elif stage is not None:
             stage.instructions.append((instruction, arguments))
-    return args, stages
+    return defaults, stages
 
 
 def lineage(stages: dict[str, Stage], target: str) -> list[Stage]:
@@ -197,14 +298,19 @@ def here(command: list[str]) -> list[str]:
     return command if command[0] == "tiercards" else [str(script_path(command))]
 
 
-_SHELL_DEFAULT = re.compile(r"\$\{\w+:-([^}]*)\}")
+_SHELL_DEFAULT = re.compile(r"\$\{(\w+):-([^}]*)\}")
 
 
-def tiercards_invocations(script: Path) -> list[list[str]]:
-    """Every `tiercards …` command line in a shell script, with ${VAR:-default} at its default."""
+def tiercards_invocations(script: Path, environment: dict[str, str] | None = None) -> list[list[str]]:
+    """Every `tiercards …` command line in a shell script, with each ${VAR:-default} at the
+    environment's VAR (when set and not empty), else at its default."""
+
+    def value(match: re.Match[str]) -> str:
+        return (environment or {}).get(match[1]) or match[2]
+
     found = []
     for line in script.read_text().splitlines():
-        words = shlex.split(_SHELL_DEFAULT.sub(r"\1", line), comments=True)
+        words = shlex.split(_SHELL_DEFAULT.sub(value, line), comments=True)
         if words[:1] == ["exec"]:
             words = words[1:]
         if words[:1] == ["tiercards"]:

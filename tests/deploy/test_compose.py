@@ -1,38 +1,54 @@
-"""compose.yaml, the Dockerfile, .dockerignore and the nginx config, checked against the app.
+"""compose.yaml, compose.debian.yaml, the Dockerfiles, .dockerignore and the nginx template,
+checked against the app.
 
-No Docker engine runs here (and no compose plugin), so these read the files as Docker would and
-hold them to what the app really has: every environment variable a tiercards container gets is a
-setting the app reads, and is valid for it; every command an image runs is a real `tiercards`
-command; every target compose builds is a stage of the Dockerfile. tests/deploy/test_start_scripts.py
-runs the same start-up scripts and nginx config against a real PostgreSQL, Redis and nginx.
+These read the files as Docker would (tests/containers/ runs the real containers) and hold them to
+what the app really has: every environment variable a tiercards container gets is a setting the
+app reads, and is valid for it, or a variable its start-up script reads; every command an image
+runs is a real `tiercards` command; every target compose builds is a stage of the Dockerfile. They
+hold the topology to itself: every service on the host's network, listening on 127.0.0.1 on the
+port the others are told to reach it on, and nginx sending requests to exactly the two replicas'
+ports. The GPU worker image is the CPU worker's but for its TensorFlow, and the Debian override
+stands in for every image compose.yaml pulls. tests/deploy/test_start_scripts.py runs the same
+start-up scripts and nginx template against a real PostgreSQL, Redis and nginx.
 """
 
 import ipaddress
 import re
+import shlex
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 import uvicorn
+from packaging.requirements import Requirement
 from sqlalchemy.engine import make_url
 
 from app import PROJECT_ROOT
 from app.settings import Settings
 from tests.deploy.deployment import (
+    COMPOSE_DEBIAN_FILE,
+    DEBIAN_DOCKERFILE,
+    DOCKERFILE,
     IMAGE_DEPLOY_DIR,
-    NGINX_CONF,
+    NGINX_TEMPLATE,
     MissingVariable,
     check_cli,
     compose,
     dockerfile,
+    envsubst,
     in_build_context,
     inherited,
     lineage,
+    merged,
+    nginx_directives,
+    requirements_files,
     script_path,
     service_command,
     service_health_check,
     tiercards_invocations,
     tiercards_services,
+    web_replicas,
 )
 
 VARIABLES = {
@@ -40,11 +56,24 @@ VARIABLES = {
     "POSTGRES_PASSWORD": "0a9b8c7d6e5f4a3b",
     "PUBLIC_HOST": "cards.example.org",
 }
+# Every port and address an operator may change, changed.
+PORTS = {
+    "POSTGRES_PORT": "15432",
+    "REDIS_PORT": "16379",
+    "WEB_PORT_1": "18001",
+    "WEB_PORT_2": "18002",
+    "HTTPS_LISTEN": "203.0.113.5:8443",
+}
 DOCUMENT = compose(VARIABLES)
 SERVICES = DOCUMENT["services"]
 TIERCARDS = tiercards_services(DOCUMENT)
+REPLICAS = web_replicas(DOCUMENT)
 ARGS, STAGES = dockerfile()
 SETTING_NAMES = {name.upper() for name in Settings.model_fields}
+START_WEB = PROJECT_ROOT / "deploy" / "start-web.sh"
+# What start-web.sh reads besides the settings: where the replica listens.
+START_WEB_VARIABLES = {"HOST", "PORT"}
+LOOPBACK = "127.0.0.1"
 
 
 def _settings_from(environment: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Settings:
@@ -55,28 +84,88 @@ def _settings_from(environment: dict[str, str], monkeypatch: pytest.MonkeyPatch)
     return Settings(_env_file=None)
 
 
+def _settings_environment(name: str) -> dict[str, str]:
+    """A tiercards service's environment without what only its start-up script reads."""
+    environment: dict[str, str] = TIERCARDS[name]["environment"]
+    skipped = START_WEB_VARIABLES if name in REPLICAS else set()
+    return {key: value for key, value in environment.items() if key not in skipped}
+
+
+def _options(command: list[str], program: str) -> list[tuple[str, str]]:
+    """A server's command line as (option, value) pairs, every option taking one value."""
+    assert command[0] == program and len(command) % 2 == 1, command
+    return list(zip(command[1::2], command[2::2], strict=True))
+
+
+def _postgres_port(document: dict[str, Any]) -> int:
+    return int(document["services"]["postgres"]["environment"]["PGPORT"])
+
+
+def _redis_options(document: dict[str, Any]) -> dict[str, str]:
+    return dict(_options(document["services"]["redis"]["command"], "redis-server"))
+
+
+def _proxy_conf(document: dict[str, Any]) -> list[str]:
+    """The nginx config the proxy runs: the template with the proxy service's environment put in."""
+    return nginx_directives(
+        envsubst(NGINX_TEMPLATE.read_text(), document["services"]["proxy"]["environment"])
+    )
+
+
+def _upstream_servers(directives: list[str]) -> list[str]:
+    return [d.split()[1] for d in directives if d.startswith("server ")]
+
+
+def _pin(requirements: list[str], package: str) -> Requirement:
+    """The one requirement of a list naming a package of this name."""
+    (found,) = [Requirement(r) for r in requirements if Requirement(r).name.startswith(package)]
+    return found
+
+
 def test_the_deployment_has_every_part() -> None:
-    assert set(SERVICES) == {"postgres", "redis", "migrate", "web", "worker", "gpu-worker", "proxy"}
-    assert SERVICES["web"]["deploy"]["replicas"] == 2
+    assert set(SERVICES) == {"postgres", "redis", "migrate", "web", "web-2", "worker", "gpu-worker", "proxy"}
+    assert set(TIERCARDS) == {"migrate", "web", "web-2", "worker", "gpu-worker"}
+    assert set(REPLICAS) == {"web", "web-2"}
+    # Only this repository's images are built; the rest are pulled (or compose.debian.yaml's).
+    assert {name for name, service in SERVICES.items() if "build" in service} == set(TIERCARDS)
+    # Replicas are services of their own (each needs a port on the host), never deploy.replicas.
+    assert not [name for name, service in SERVICES.items() if "replicas" in service.get("deploy", {})]
+    # docker-compose 1.29 refuses a top-level name.
+    assert "name" not in DOCUMENT
 
 
 @pytest.mark.parametrize("name", sorted(TIERCARDS))
 def test_every_variable_a_tiercards_container_gets_is_a_valid_setting(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    environment = TIERCARDS[name]["environment"]
+    environment = _settings_environment(name)
     unknown = sorted(set(environment) - SETTING_NAMES)
     assert not unknown, f"{name}: not settings of the app (app/settings.py): {unknown}"
     settings = _settings_from(environment, monkeypatch)
     assert settings.is_production and settings.auth_mode == "accounts"
     assert settings.allowed_hosts == ["cards.example.org"]
     database = make_url(settings.database_url)
-    assert database.drivername == "postgresql+psycopg" and database.host == "postgres"
+    assert database.drivername == "postgresql+psycopg" and database.host == LOOPBACK
     assert database.password == VARIABLES["POSTGRES_PASSWORD"]
-    assert settings.queue_url.startswith("redis://redis:")
+    assert settings.queue_url.startswith(f"redis://{LOOPBACK}:")
 
 
-def test_the_services_find_postgres_and_redis_by_their_service_names() -> None:
+@pytest.mark.parametrize("name", sorted(REPLICAS))
+def test_a_web_replica_s_other_variables_are_the_ones_start_web_reads(name: str) -> None:
+    environment = TIERCARDS[name]["environment"]
+    assert set(environment) - SETTING_NAMES == START_WEB_VARIABLES
+    script = script_path(service_command(DOCUMENT, name))
+    assert script == START_WEB
+    # start-web.sh reads exactly these (with a default each), and they reach `tiercards serve`.
+    assert {
+        found[0] for found in re.findall(r"\$\{(\w+):-([^}]*)\}", script.read_text())
+    } == START_WEB_VARIABLES
+    (serve,) = tiercards_invocations(script, environment)
+    check_cli(serve)
+    assert serve == ["tiercards", "serve", "--no-worker", "--host", LOOPBACK, "--port", environment["PORT"]]
+
+
+def test_the_services_find_postgres_and_redis_with_the_credentials_postgres_is_given() -> None:
     environment = TIERCARDS["web"]["environment"]
     postgres = SERVICES["postgres"]["environment"]
     url = make_url(environment["DATABASE_URL"])
@@ -90,6 +179,35 @@ def test_the_services_find_postgres_and_redis_by_their_service_names() -> None:
         assert set(depends) & {"postgres", "migrate"}, f"{name} starts before the database is there"
 
 
+@pytest.mark.parametrize("variables", [VARIABLES, {**VARIABLES, **PORTS}], ids=["defaults", "ports-set"])
+def test_postgres_and_redis_listen_on_loopback_on_the_ports_the_others_reach(
+    variables: dict[str, str],
+) -> None:
+    document = compose(variables)
+    postgres, redis = document["services"]["postgres"], document["services"]["redis"]
+    postgres_port = _postgres_port(document)
+    assert str(postgres_port) == variables.get("POSTGRES_PORT", "5432")
+    # PostgreSQL listens where listen_addresses and PGPORT say; pg_isready asks PGPORT too.
+    options = _options(postgres["command"], "postgres")
+    assert [flag for flag, _ in options] == ["-c"] * len(options)
+    assert dict(value.split("=", 1) for _, value in options)["listen_addresses"] == LOOPBACK
+    assert postgres["healthcheck"]["test"][:3] == ["CMD", "pg_isready", f"--host={LOOPBACK}"]
+    assert not [word for word in postgres["healthcheck"]["test"] if word.startswith(("--port", "-p"))]
+
+    redis_options = _redis_options(document)
+    assert redis_options["--bind"] == LOOPBACK
+    assert redis_options["--port"] == variables.get("REDIS_PORT", "6379")
+    check = redis["healthcheck"]["test"]
+    assert check[:2] == ["CMD", "redis-cli"] and check[-1] == "ping" and "-h" not in check
+    assert check[check.index("-p") + 1] == redis_options["--port"]
+
+    for name, service in tiercards_services(document).items():
+        database = make_url(service["environment"]["DATABASE_URL"])
+        assert (database.host, database.port) == (LOOPBACK, postgres_port), name
+        queue = make_url(service["environment"]["QUEUE_URL"])
+        assert (queue.drivername, queue.host, queue.port) == ("redis", LOOPBACK, int(redis_options["--port"]))
+
+
 @pytest.mark.parametrize("variable", ["SECRET_KEY", "POSTGRES_PASSWORD"])
 def test_compose_refuses_to_start_without_a_secret(variable: str) -> None:
     without = {name: value for name, value in VARIABLES.items() if name != variable}
@@ -100,8 +218,99 @@ def test_compose_refuses_to_start_without_a_secret(variable: str) -> None:
 
 
 def test_one_shared_environment_for_every_tiercards_container() -> None:
-    environments = [service["environment"] for service in TIERCARDS.values()]
+    environments = [_settings_environment(name) for name in TIERCARDS]
     assert all(environment == environments[0] for environment in environments)
+    # Only the replicas are told where to listen.
+    assert not [
+        name
+        for name in set(TIERCARDS) - set(REPLICAS)
+        if set(TIERCARDS[name]["environment"]) & START_WEB_VARIABLES
+    ]
+
+
+def test_every_service_shares_the_host_s_network_and_publishes_nothing() -> None:
+    assert {name: service.get("network_mode") for name, service in SERVICES.items()} == dict.fromkeys(
+        SERVICES, "host"
+    )
+    assert not [name for name, service in SERVICES.items() if {"ports", "networks", "expose"} & set(service)]
+    assert "networks" not in DOCUMENT
+    # The images are built on the host's network too (no bridge to fetch packages through).
+    assert {name: service["build"].get("network") for name, service in TIERCARDS.items()} == dict.fromkeys(
+        TIERCARDS, "host"
+    )
+
+
+@pytest.mark.parametrize("variables", [VARIABLES, {**VARIABLES, **PORTS}], ids=["defaults", "ports-set"])
+def test_two_web_replicas_from_one_image_on_ports_of_their_own_behind_nginx(
+    variables: dict[str, str],
+) -> None:
+    document = compose(variables)
+    replicas = web_replicas(document)
+    web, web_2 = replicas["web"], replicas["web-2"]
+    # The same image, built once, run twice.
+    assert (web["build"], web["image"]) == (web_2["build"], web_2["image"])
+    assert web["build"]["target"] == "web"
+    assert {name: service["hostname"] for name, service in replicas.items()} == {
+        "web": "web-1",
+        "web-2": "web-2",
+    }
+    listening = [
+        f"{service['environment']['HOST']}:{service['environment']['PORT']}" for service in replicas.values()
+    ]
+    assert listening == [
+        f"{LOOPBACK}:{variables.get('WEB_PORT_1', '8001')}",
+        f"{LOOPBACK}:{variables.get('WEB_PORT_2', '8002')}",
+    ]
+    # nginx sends requests to exactly those two, and to nothing the others listen on.
+    directives = _proxy_conf(document)
+    (upstream,) = [d.split()[1] for d in directives if d.startswith("upstream ")]
+    assert _upstream_servers(directives) == listening
+    assert directives.count(f"proxy_pass http://{upstream}") == len(
+        [d for d in directives if d.startswith("proxy_pass ")]
+    )
+    taken = [str(_postgres_port(document)), _redis_options(document)["--port"]]
+    assert len({*taken, *(address.split(":")[1] for address in listening)}) == 4
+
+
+@pytest.mark.parametrize("variables", [VARIABLES, {**VARIABLES, **PORTS}], ids=["defaults", "ports-set"])
+def test_nginx_listens_on_https_listen_with_the_mounted_certificate(variables: dict[str, str]) -> None:
+    document = compose(variables)
+    proxy = document["services"]["proxy"]
+    directives = _proxy_conf(document)
+    assert [d for d in directives if d.startswith("listen ")] == [
+        f"listen {variables.get('HTTPS_LISTEN', '443')} ssl"
+    ]
+    # The official image renders /etc/nginx/templates/NAME.template into /etc/nginx/conf.d/NAME.
+    mounts = dict(volume.split(":")[:2][::-1] for volume in proxy["volumes"])
+    assert mounts["/etc/nginx/templates/default.conf.template"] == "./deploy/nginx/tiercards.conf.template"
+    assert (PROJECT_ROOT / mounts["/etc/nginx/templates/default.conf.template"]) == NGINX_TEMPLATE
+    for directive in ("ssl_certificate", "ssl_certificate_key"):
+        (path,) = [d.split()[1] for d in directives if d.split()[0] == directive]
+        assert Path(path).parent.as_posix() in mounts, f"{path} is not in a mounted folder"
+
+
+def test_the_template_s_variables_are_the_proxy_s_environment_and_nginx_s_are_left_alone() -> None:
+    template = NGINX_TEMPLATE.read_text()
+    environment = SERVICES["proxy"]["environment"]
+    braced = set(re.findall(r"\$\{(\w+)\}", template))
+    assert braced == set(environment) == {"HTTPS_LISTEN", "WEB_PORT_1", "WEB_PORT_2"}
+    # nginx's own variables: lowercase, never a name of the environment the template step reads.
+    own = set(re.findall(r"\$([A-Za-z_]\w*)", template))
+    assert own and all(name.islower() for name in own) and not own & set(environment)
+    rendered = envsubst(template, environment)
+    assert "${" not in rendered and set(re.findall(r"\$([A-Za-z_]\w*)", rendered)) == own
+
+
+def test_the_web_replicas_believe_forwarded_headers_from_loopback_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # nginx shares the host's network: it connects to the replicas from 127.0.0.1.
+    for name in REPLICAS:
+        assert TIERCARDS[name]["environment"]["TRUSTED_PROXIES"] == "127.0.0.1/32", name
+    settings = _settings_from(_settings_environment("web"), monkeypatch)
+    assert settings.trusted_proxies == [ipaddress.ip_network("127.0.0.1/32")]
+    directives = _proxy_conf(DOCUMENT)
+    assert all(server.split(":")[0] == LOOPBACK for server in _upstream_servers(directives))
 
 
 def test_every_replica_and_worker_reads_the_same_cards() -> None:
@@ -120,11 +329,11 @@ def test_web_replicas_start_after_the_migration_and_the_proxy_after_healthy_repl
     migrate = SERVICES["migrate"]
     assert migrate["restart"] == "no"
     assert migrate["depends_on"]["postgres"]["condition"] == "service_healthy"
-    for name in ("web", "worker", "gpu-worker"):
+    for name in set(TIERCARDS) - {"migrate"}:
         depends = SERVICES[name]["depends_on"]
         assert depends["migrate"]["condition"] == "service_completed_successfully"
         assert depends["redis"]["condition"] == "service_healthy"
-    assert SERVICES["proxy"]["depends_on"]["web"]["condition"] == "service_healthy"
+    assert SERVICES["proxy"]["depends_on"] == {name: {"condition": "service_healthy"} for name in REPLICAS}
 
 
 def test_every_command_is_a_real_tiercards_command() -> None:
@@ -140,6 +349,7 @@ def test_every_command_is_a_real_tiercards_command() -> None:
     assert ran == {
         "migrate": ["db", "upgrade"],
         "web": ["serve", "--no-worker"],
+        "web-2": ["serve", "--no-worker"],
         "worker": ["worker"],
         "gpu-worker": ["worker"],
     }
@@ -147,15 +357,38 @@ def test_every_command_is_a_real_tiercards_command() -> None:
 
 def test_compose_builds_only_stages_the_dockerfile_has() -> None:
     for name, service in TIERCARDS.items():
-        assert service["build"]["context"] == "."
         assert service["build"]["target"] in STAGES, f"{name}: no stage {service['build']['target']}"
-    assert {"web", "worker", "gpu-worker", "builder"} <= set(STAGES)
+    assert {service["build"]["target"] for service in TIERCARDS.values()} == {"web", "worker"}
+    assert {"builder", "runtime", "web", "worker"} == set(STAGES)
+
+
+def test_an_image_name_stands_for_one_build() -> None:
+    builds: dict[str, list[dict[str, Any]]] = {}
+    for service in TIERCARDS.values():
+        builds.setdefault(service["image"], []).append(service["build"])
+    assert all(build == found[0] for found in builds.values() for build in found)
+    assert set(builds) == {"tiercards:web", "tiercards:worker", "tiercards:gpu-worker"}
+
+
+@pytest.mark.parametrize("path", [DOCKERFILE, DEBIAN_DOCKERFILE], ids=["Dockerfile", "deploy/debian"])
+def test_the_dockerfiles_build_with_the_classic_builder_too(path: Path) -> None:
+    # No `# syntax` directive and none of BuildKit's own instructions (a heredoc is refused by the
+    # parser): Debian's docker.io builds without BuildKit.
+    assert not [line for line in path.read_text().splitlines() if re.match(r"#\s*syntax\s*=", line)]
+    _, stages = dockerfile(path)
+    for stage in stages.values():
+        for instruction, arguments in stage.instructions:
+            if instruction == "RUN":
+                assert not arguments.startswith("--"), f"{stage.name}: RUN {arguments}"
+            if instruction in ("COPY", "ADD"):
+                options = [word for word in shlex.split(arguments) if word.startswith("--")]
+                assert all(option.startswith("--from=") for option in options), f"{stage.name}: {arguments}"
 
 
 def test_the_web_replicas_and_workers_have_health_checks_that_exist() -> None:
-    checks = {name: service_health_check(DOCUMENT, name) for name in ("web", "worker", "gpu-worker")}
+    checks = {name: service_health_check(DOCUMENT, name) for name in set(TIERCARDS) - {"migrate"}}
     # Liveness of the replica (tests/deploy/test_start_scripts.py runs it against one).
-    assert checks["web"] == [f"{IMAGE_DEPLOY_DIR}healthcheck-web.sh"]
+    assert checks["web"] == checks["web-2"] == [f"{IMAGE_DEPLOY_DIR}healthcheck-web.sh"]
     assert "/healthz" in script_path(checks["web"]).read_text()
     # A worker is healthy while it beats.
     assert checks["worker"] == checks["gpu-worker"] == ["tiercards", "demo", "workers", "--here"]
@@ -168,102 +401,252 @@ def test_postgres_and_redis_have_health_checks(name: str) -> None:
 
 
 def test_images_run_as_an_unprivileged_user_in_accounts_mode() -> None:
-    for target in ("web", "worker", "gpu-worker"):
+    for target in ("web", "worker"):
         assert inherited(STAGES, target, "USER") not in (None, "root", "0")
         environment = " ".join(stage.last("ENV") or "" for stage in lineage(STAGES, target))
         assert "AUTH_MODE=accounts" in environment, target
 
 
 def test_the_scripts_the_images_run_are_copied_into_them() -> None:
-    for target in ("web", "worker", "gpu-worker"):
+    for target in ("web", "worker"):
         copies = [copy for stage in lineage(STAGES, target) for copy in stage.all("COPY")]
-        assert "--chmod=755 deploy/*.sh deploy/" in copies, target
+        assert "deploy/*.sh deploy/" in copies, target
         assert f"{inherited(STAGES, target, 'WORKDIR')}/deploy/" == IMAGE_DEPLOY_DIR
+    # COPY keeps the build context's file modes (no --chmod): the scripts must be executable here.
+    scripts = sorted((PROJECT_ROOT / "deploy").glob("*.sh"))
+    assert scripts and not [script.name for script in scripts if not script.stat().st_mode & 0o111]
 
 
-def test_the_web_image_installs_no_tensorflow() -> None:
+def test_the_web_image_installs_no_tensorflow(tmp_path: Path) -> None:
     project = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]
     assert not [d for d in project["dependencies"] if d.lower().startswith("tensorflow")]
-    installs = " ".join(run for stage in lineage(STAGES, "web") for run in stage.all("RUN"))
-    assert "requirements-worker" not in installs and "[worker]" not in installs and "[gpu]" not in installs
-    assert "find_spec('tensorflow')" in installs
+    assert not [line for line in requirements_files(tmp_path)["web"] if line.lower().startswith("tensorflow")]
+    web = STAGES["web"]
+    assert "--from=builder /requirements/web.txt /tmp/requirements.txt" in web.all("COPY")
+    runs = [run for stage in lineage(STAGES, "web") for run in stage.all("RUN")]
+    installs = [part.strip() for run in runs for part in run.split("&&") if "pip install" in part]
+    assert installs and not [install for install in installs if "[" in install], (
+        "the web image installs an extra"
+    )
+    assert "find_spec('tensorflow')" in " ".join(runs)
 
 
 def test_the_worker_images_get_tensorflow_of_the_pinned_release() -> None:
-    project = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]
+    extras = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     # The worker extra: one TensorFlow pin, and the speech extra for transcribing recordings.
-    (pin,) = [d for d in project["optional-dependencies"]["worker"] if d.lower().startswith("tensorflow")]
-    assert "tiercards[speech]" in project["optional-dependencies"]["worker"]
-    package, version = pin.split("==")
-    assert package == "tensorflow-cpu"
-    assert "[worker]" in " ".join(STAGES["worker"].all("RUN"))
-    assert STAGES["gpu-worker"].base == f"tensorflow/tensorflow:{version}-gpu"
-    # No worker extra there: the base image's TensorFlow (built for its CUDA) is the only one;
-    # the speech extra brings no TensorFlow.
-    gpu_installs = " ".join(STAGES["gpu-worker"].all("RUN"))
-    assert "[worker]" not in gpu_installs and "[speech]" in gpu_installs
+    cpu = _pin(extras["worker"], "tensorflow")
+    assert cpu.name == "tensorflow-cpu" and str(cpu.specifier).startswith("==")
+    assert "tiercards[speech]" in extras["worker"] and "tiercards[speech]" in extras["gpu"]
+    gpu = _pin(extras["gpu"], "tensorflow")
+    assert (gpu.name, gpu.extras, gpu.specifier) == ("tensorflow", {"and-cuda"}, cpu.specifier)
+    # The worker stage as `docker build --target worker` (no build argument) builds it: the CPU one.
+    assert STAGES["worker"].args == {"WORKER_EXTRA": "worker"}
+    assert '"$(echo /tmp/wheels/tiercards-*.whl)[worker]"' in " ".join(
+        arguments for name, arguments in STAGES["worker"].resolved() if name == "RUN"
+    )
 
 
-def test_only_the_proxy_publishes_a_port() -> None:
-    assert [name for name, service in SERVICES.items() if service.get("ports")] == ["proxy"]
-    assert not [name for name, service in SERVICES.items() if service.get("network_mode") == "host"]
-    assert SERVICES["proxy"]["ports"] == ["443:443"]
+def test_the_gpu_worker_service_is_the_worker_service_but_for_its_tensorflow() -> None:
+    worker, gpu = SERVICES["worker"], SERVICES["gpu-worker"]
+    assert worker["build"]["args"] == {"WORKER_EXTRA": "worker"}
+    assert gpu["build"] == {**worker["build"], "args": {**worker["build"]["args"], "WORKER_EXTRA": "gpu"}}
+    # Everything else the same (environment, volumes, network, init, restart, start order) but
+    # the image's name, the host name its health check asks under and what the GPU needs.
+    differing = {key for key in set(worker) | set(gpu) if worker.get(key) != gpu.get(key)}
+    assert differing == {"build", "image", "hostname", "profiles", "deploy"}
+    assert set(gpu) - set(worker) == {"profiles", "deploy"} and not set(worker) - set(gpu)
+    assert worker["init"] is True and worker["restart"] == "unless-stopped"
+    assert service_command(DOCUMENT, "worker") == service_command(DOCUMENT, "gpu-worker")
+    assert service_health_check(DOCUMENT, "worker") == service_health_check(DOCUMENT, "gpu-worker")
 
 
-def test_the_web_replicas_trust_the_proxy_and_nothing_else() -> None:
-    front = DOCUMENT["networks"]["front"]["ipam"]["config"][0]["subnet"]
-    proxy_address = ipaddress.ip_address(SERVICES["proxy"]["networks"]["front"]["ipv4_address"])
-    assert proxy_address in ipaddress.ip_network(front)
-    trusted = TIERCARDS["web"]["environment"]["TRUSTED_PROXIES"].split(",")
-    assert [ipaddress.ip_network(item) for item in trusted] == [ipaddress.ip_network(proxy_address)]
-    assert "front" in SERVICES["web"]["networks"] and "front" not in SERVICES["worker"]["networks"]
-    for name in ("postgres", "redis"):
-        assert SERVICES[name]["networks"] == ["back"]
+def test_worker_extra_chooses_the_requirements_file_and_the_extra_alone() -> None:
+    # Declared in the worker stage only, where it picks the builder's list and the wheel's extra.
+    assert "WORKER_EXTRA" not in ARGS
+    assert [name for name, stage in STAGES.items() if "WORKER_EXTRA" in stage.args] == ["worker"]
+    using = [
+        (name, arguments)
+        for stage in STAGES.values()
+        for name, arguments in stage.instructions
+        if "WORKER_EXTRA" in arguments and name != "ARG"
+    ]
+    assert using == [
+        ("COPY", "--from=builder /requirements/${WORKER_EXTRA}.txt /tmp/requirements.txt"),
+        (
+            "RUN",
+            'pip install --quiet "$(echo /tmp/wheels/tiercards-*.whl)[${WORKER_EXTRA}]" && rm -rf /tmp/wheels '
+            '&& pip check && python3 -c "import tensorflow"',
+        ),
+    ]
+    # Built as compose builds each: every line the same but those two, and those only in the name.
+    built = {
+        name: lineage(dockerfile(build_args=SERVICES[name]["build"]["args"])[1], "worker")
+        for name in ("worker", "gpu-worker")
+    }
+    cpu_lines = [(stage.base, line) for stage in built["worker"] for line in stage.resolved()]
+    gpu_lines = [(stage.base, line) for stage in built["gpu-worker"] for line in stage.resolved()]
+    assert len(cpu_lines) == len(gpu_lines)
+    different = [(cpu, gpu) for cpu, gpu in zip(cpu_lines, gpu_lines, strict=True) if cpu != gpu]
+    assert [(cpu[1][1], gpu[1][1]) for cpu, gpu in different] == [
+        (
+            "--from=builder /requirements/worker.txt /tmp/requirements.txt",
+            "--from=builder /requirements/gpu.txt /tmp/requirements.txt",
+        ),
+        (
+            'pip install --quiet "$(echo /tmp/wheels/tiercards-*.whl)[worker]" && rm -rf /tmp/wheels '
+            '&& pip check && python3 -c "import tensorflow"',
+            'pip install --quiet "$(echo /tmp/wheels/tiercards-*.whl)[gpu]" && rm -rf /tmp/wheels '
+            '&& pip check && python3 -c "import tensorflow"',
+        ),
+    ]
 
 
-def _nginx_directives() -> list[str]:
-    text = re.sub(r"#[^\n]*", "", NGINX_CONF.read_text())
-    return [" ".join(statement.split()) for statement in re.split(r"[;{}]", text) if statement.strip()]
+def test_the_gpu_and_worker_extras_differ_in_their_tensorflow_alone() -> None:
+    extras = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    (cpu,) = set(extras["worker"]) - set(extras["gpu"])
+    (gpu,) = set(extras["gpu"]) - set(extras["worker"])
+    assert _pin([cpu], "tensorflow").specifier == _pin([gpu], "tensorflow").specifier
+    assert len(extras["worker"]) == len(set(extras["worker"])) == len(extras["gpu"])
 
 
-def test_nginx_passes_the_forwarded_headers_to_the_web_service() -> None:
-    directives = _nginx_directives()
+def test_the_requirements_files_for_worker_and_gpu_differ_in_the_tensorflow_line_alone(
+    tmp_path: Path,
+) -> None:
+    # The builder runs deploy/requirements.py on pyproject.toml into /requirements, where the
+    # worker stage takes its list from.
+    builder = STAGES["builder"]
+    assert builder.all("COPY")[0] == "pyproject.toml deploy/requirements.py ./"
+    assert "python3 requirements.py pyproject.toml /requirements" in builder.all("RUN")
+    files = requirements_files(tmp_path)
+    assert set(files) == {"web", "worker", "gpu"}
+    worker, gpu = files["worker"], files["gpu"]
+    assert len(worker) == len(gpu)
+    (different,) = [(cpu, cuda) for cpu, cuda in zip(worker, gpu, strict=True) if cpu != cuda]
+    cpu_pin, gpu_pin = (Requirement(line) for line in different)
+    assert (cpu_pin.name, gpu_pin.name) == ("tensorflow-cpu", "tensorflow")
+    assert cpu_pin.specifier == gpu_pin.specifier
+    # The web list first, then the extra's own (the speech extra put in, never tiercards itself).
+    for lines in (worker, gpu):
+        assert lines[: len(files["web"])] == files["web"]
+        assert not [line for line in lines if Requirement(line).name == "tiercards"]
+    speech = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"][
+        "speech"
+    ]
+    assert set(speech) <= set(worker)
+
+
+def test_the_debian_override_stands_in_for_every_pulled_image() -> None:
+    override = compose({}, COMPOSE_DEBIAN_FILE)
+    changed = override["services"]
+    assert set(changed) <= set(SERVICES), "the override names services compose.yaml lacks"
+    _, debian_stages = dockerfile(DEBIAN_DOCKERFILE)
+    pulled = {name for name in SERVICES if name not in TIERCARDS}
+    assert pulled == {"postgres", "redis", "proxy"}
+    given_images = {name for name, service in changed.items() if "image" in service}
+    assert given_images == pulled
+    for name in given_images:
+        build = changed[name]["build"]
+        assert (build["context"], build["network"]) == ("deploy/debian", "host"), name
+        assert build["target"] in debian_stages, f"{name}: deploy/debian/Dockerfile has no {build['target']}"
+        assert changed[name]["image"].startswith("tiercards-local/"), name
+    # What the Debian stages copy is in deploy/debian, executable (COPY keeps the mode).
+    for stage in debian_stages.values():
+        for copy in stage.all("COPY"):
+            source = DEBIAN_DOCKERFILE.parent / copy.split()[0]
+            assert source.is_file() and source.stat().st_mode & 0o111, source
+    # The nginx stand-in renders the folder of templates the proxy mounts its config into.
+    (entrypoint,) = debian_stages[changed["proxy"]["build"]["target"]].all("COPY")
+    script = (DEBIAN_DOCKERFILE.parent / entrypoint.split()[0]).read_text()
+    assert "/etc/nginx/templates/*.template" in script and "envsubst" in script
+
+
+def _debian_python_image() -> str:
+    """The tag scripts/build-debian-images.sh gives the Python image it builds."""
+    for line in (PROJECT_ROOT / "scripts" / "build-debian-images.sh").read_text().splitlines():
+        if not line.startswith("docker build "):
+            continue
+        words = shlex.split(line, comments=True)
+        if words[words.index("--target") + 1] == "python":
+            assert "deploy/debian" in words, words  # the build context: deploy/debian/Dockerfile
+            return words[words.index("-t") + 1]
+    raise AssertionError("scripts/build-debian-images.sh builds no python image")
+
+
+def test_the_debian_override_builds_the_tiercards_images_on_debian_s_python() -> None:
+    python_image = _debian_python_image()
+    assert python_image.startswith("tiercards-local/python:")
+    _, debian_stages = dockerfile(DEBIAN_DOCKERFILE)
+    assert "python" in debian_stages
+    override = compose({}, COMPOSE_DEBIAN_FILE)
+    together = merged(DOCUMENT, compose(VARIABLES, COMPOSE_DEBIAN_FILE))
+    given_python = {
+        name
+        for name, service in override["services"].items()
+        if "PYTHON_IMAGE" in service["build"].get("args", {})
+    }
+    assert given_python == set(TIERCARDS)
+    for name, service in TIERCARDS.items():
+        build = together["services"][name]["build"]
+        # The override adds the base and changes nothing else of the build.
+        assert build == {
+            **service["build"],
+            "args": {**service["build"].get("args", {}), "PYTHON_IMAGE": python_image},
+        }
+        _, stages = dockerfile(build_args=build["args"])
+        assert {stage.base for stage in stages.values()} == {"runtime", python_image}
+    # Without the override: the official image of the same Python and the same Debian release.
+    assert ARGS["PYTHON_IMAGE"] == "python:3.11-slim-bookworm"
+    assert {stage.base for stage in STAGES.values()} == {"python:3.11-slim-bookworm", "runtime"}
+    version = python_image.split(":")[1].split("-")[0]
+    assert ARGS["PYTHON_IMAGE"].startswith(f"python:{version}-") and python_image.endswith("-bookworm")
+
+
+@pytest.mark.parametrize(("service", "official"), [("postgres", "postgres"), ("redis", "redis")])
+def test_the_official_images_are_of_the_debian_images_major_versions(service: str, official: str) -> None:
+    image = SERVICES[service]["image"]
+    debian = compose({}, COMPOSE_DEBIAN_FILE)["services"][service]["image"]
+    name, _, tag = image.partition(":")
+    # An official image: Docker Hub's library, no namespace.
+    assert name == official and "/" not in name
+    assert tag.split("-")[0] == debian.split(":")[1].split("-")[0], f"{image} and {debian}"
+    assert tag.endswith("-bookworm") and debian.endswith("-bookworm")
+    assert {"postgres": "15", "redis": "7"}[service] == tag.split("-")[0]
+
+
+def test_the_debian_postgres_installs_the_major_version_its_tag_names() -> None:
+    _, debian_stages = dockerfile(DEBIAN_DOCKERFILE)
+    major = compose({}, COMPOSE_DEBIAN_FILE)["services"]["postgres"]["image"].split(":")[1].split("-")[0]
+    stage = debian_stages["postgres"]
+    assert f"postgresql-{major}" in " ".join(stage.all("RUN")).split()
+    assert f"/usr/lib/postgresql/{major}/bin" in (stage.last("ENV") or "")
+
+
+def test_nginx_passes_the_forwarded_headers_to_the_web_replicas() -> None:
+    directives = _proxy_conf(DOCUMENT)
     assert "proxy_set_header Host $host" in directives
     assert "proxy_set_header X-Forwarded-Proto $scheme" in directives
     assert "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for" in directives
     (upstream,) = [d.split()[1] for d in directives if d.startswith("upstream ")]
     assert f"proxy_pass http://{upstream}" in directives
-    servers = [d.split()[1] for d in directives if d.startswith("server ") and ":" in d]
-    # Where start-web.sh listens in the container: its --port default.
-    (serve,) = tiercards_invocations(PROJECT_ROOT / "deploy" / "start-web.sh")
-    assert servers == [f"web:{serve[serve.index('--port') + 1]}"]
-    assert f"{serve[serve.index('--port') + 1]}" in (STAGES["web"].last("EXPOSE") or "")
+    # One container on its own (`docker run -p 8000:8000`): start-web.sh's default port is the
+    # one the web image exposes.
+    (serve,) = tiercards_invocations(START_WEB)
+    assert STAGES["web"].last("EXPOSE") == serve[serve.index("--port") + 1] == "8000"
 
 
 def test_nginx_drops_an_idle_connection_to_a_replica_before_the_replica_does() -> None:
     # Otherwise nginx may send a request down a connection uvicorn is just closing: a 502 (seen
     # under load in bench/faults.py before this setting).
-    directives = _nginx_directives()
+    directives = nginx_directives(NGINX_TEMPLATE.read_text())
     assert any(d.startswith("keepalive ") for d in directives)
     (timeout,) = [d.split()[1] for d in directives if d.startswith("keepalive_timeout ")]
     assert float(timeout.removesuffix("s")) < uvicorn.Config("app.main:create_app").timeout_keep_alive
 
 
-def test_nginx_listens_on_the_published_port_with_the_mounted_certificate() -> None:
-    directives = _nginx_directives()
-    assert "listen 443 ssl" in directives
-    proxy = SERVICES["proxy"]
-    mounts = dict(volume.split(":")[:2][::-1] for volume in proxy["volumes"])
-    assert mounts["/etc/nginx/conf.d/default.conf"] == "./deploy/nginx/tiercards.conf"
-    for directive in ("ssl_certificate", "ssl_certificate_key"):
-        (path,) = [d.split()[1] for d in directives if d.split()[0] == directive]
-        assert Path(path).parent.as_posix() in mounts, f"{path} is not in a mounted folder"
-
-
 def test_the_gpu_profile_reserves_nvidia_devices() -> None:
     gpu = SERVICES["gpu-worker"]
     assert gpu["profiles"] == ["gpu"]
-    assert gpu["build"]["target"] == "gpu-worker"
+    assert (gpu["build"]["target"], gpu["build"]["args"]["WORKER_EXTRA"]) == ("worker", "gpu")
     assert gpu["deploy"]["resources"]["reservations"]["devices"] == [
         {"driver": "nvidia", "count": "all", "capabilities": ["gpu"]}
     ]
@@ -290,7 +673,14 @@ def test_local_state_secrets_and_caches_never_enter_the_build_context() -> None:
         "tests/accounts/oidc_provider/node_modules/x.js",
     ):
         assert not in_build_context(path), f"{path} would enter the build context"
-    needed = ["pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "alembic.ini"]
+    needed = [
+        "pyproject.toml",
+        "setup.py",
+        "MANIFEST.in",
+        "README.md",
+        "alembic.ini",
+        "deploy/requirements.py",
+    ]
     for folder in ("app", "templates", "static", "migrations", "content"):
         needed += [
             p.relative_to(PROJECT_ROOT).as_posix()

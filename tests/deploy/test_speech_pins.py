@@ -7,6 +7,7 @@ import re
 import tomllib
 
 from app import PROJECT_ROOT
+from tests.deploy.deployment import compose, dockerfile
 
 PINS = PROJECT_ROOT / "requirements" / "speech.txt"
 INSTALL = "--require-hashes --no-deps -r"
@@ -33,15 +34,16 @@ def test_the_pins_are_the_speech_extra_s_each_with_a_sha256() -> None:
         assert hashes and all(re.fullmatch(r"sha256:[0-9a-f]{64}", digest) for digest in hashes), name
 
 
-def _stage(dockerfile: str, name: str) -> str:
-    return dockerfile.split(f" AS {name}\n", 1)[1].split("\nFROM ", 1)[0]
-
-
 def test_both_worker_images_install_the_pins_first() -> None:
-    dockerfile = (PROJECT_ROOT / "Dockerfile").read_text()
-    for stage in ("worker", "gpu-worker"):
-        lines = [line for line in _stage(dockerfile, stage).splitlines() if "pip install" in line]
-        assert lines and INSTALL in lines[0] and "speech.txt" in lines[0], stage
+    # The CPU and GPU worker images are one stage, built with a different WORKER_EXTRA.
+    _, stages = dockerfile()
+    targets = {
+        service["build"]["target"] for name, service in compose()["services"].items() if "worker" in name
+    }
+    assert targets == {"worker"}
+    installs = [run for run in stages["worker"].all("RUN") if "pip install" in run]
+    assert installs and INSTALL in installs[0] and "speech.txt" in installs[0]
+    assert "requirements/speech.txt /tmp/" in stages["worker"].all("COPY")
     ignored = (PROJECT_ROOT / ".dockerignore").read_text().splitlines()
     assert "!requirements/speech.txt" in ignored  # in the build context
 

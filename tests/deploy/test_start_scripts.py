@@ -1,11 +1,13 @@
-"""The compose deployment's start-up, run outside Docker: deploy/migrate.sh, two web replicas from
-deploy/start-web.sh, a worker from deploy/start-worker.sh and nginx with deploy/nginx/tiercards.conf,
-each with the environment compose.yaml gives its service, against a real PostgreSQL and Redis.
+"""The compose deployment's start-up, run outside Docker: deploy/migrate.sh, the two web replicas
+(`web` and `web-2`) from deploy/start-web.sh, a worker from deploy/start-worker.sh and nginx with
+deploy/nginx/tiercards.conf.template rendered as the nginx image renders it, each with the
+environment compose.yaml gives its service, against a real PostgreSQL and Redis.
 
-Only what Docker would provide is replaced: the host names `postgres` and `redis` by the test
-servers' addresses, the proxy's network address in TRUSTED_PROXIES by 127.0.0.1 (where nginx
-connects from here), the bind-mounted card folder by the checkout's, each container's /data by a
-folder of its own, and nginx's port, upstream addresses and certificate folder.
+Every service shares the host's network, so the addresses compose.yaml gives are this machine's
+loopback already. Only what this machine must have otherwise is replaced: the ports (the test
+servers' for PostgreSQL and Redis, free ones for the replicas and nginx, put into nginx's template
+where the proxy's environment names a replica's port), the bind-mounted card folder by the
+checkout's, each container's /data by a folder of its own, and nginx's certificate folder.
 """
 
 import os
@@ -30,7 +32,14 @@ from sqlalchemy.engine import make_url
 
 from app import PROJECT_ROOT
 from tests import nginx
-from tests.deploy.deployment import NGINX_CONF, compose, here, service_command, service_health_check
+from tests.deploy.deployment import (
+    compose,
+    here,
+    nginx_front,
+    service_command,
+    service_health_check,
+    web_replicas,
+)
 from tests.helpers.accounts import sign_in
 from tests.helpers.clients import csrf_client
 from tests.helpers.payloads import demo_run_payload
@@ -62,17 +71,17 @@ class Deployment:
 
 
 def _container_environment(
-    service: str, document: dict[str, Any], database: str, queue: str, data_dir: Path
+    service: str, *, document: dict[str, Any], database: str, queue: str, data_dir: Path
 ) -> dict[str, str]:
-    """The service's environment from compose.yaml, with the addresses Docker would provide
-    replaced by this machine's."""
+    """The service's environment from compose.yaml, with the database and queue this machine's
+    test servers, and the folders of this machine."""
     environment = dict(document["services"][service]["environment"])
     url = make_url(environment["DATABASE_URL"])
     test_server = make_url(database)
-    assert url.drivername == test_server.drivername and url.host == "postgres"
+    assert url.drivername == test_server.drivername and url.host == "127.0.0.1"
     environment["DATABASE_URL"] = test_server.render_as_string(hide_password=False)
     queue_url = urlsplit(environment["QUEUE_URL"])
-    assert queue_url.hostname == "redis"
+    assert queue_url.hostname == "127.0.0.1"
     environment["QUEUE_URL"] = queue_url._replace(netloc=urlsplit(queue).netloc, path=QUEUE_DB).geturl()
     # The bind mount: CONTENT_DIR in the container is the folder the volume names, here.
     (source,) = [
@@ -82,7 +91,8 @@ def _container_environment(
     ]
     environment["CONTENT_DIR"] = str((PROJECT_ROOT / source).resolve())
     environment["DATA_DIR"] = str(data_dir)
-    environment["TRUSTED_PROXIES"] = "127.0.0.1/32"
+    # nginx connects from loopback here as on the host's network: TRUSTED_PROXIES as it is.
+    assert environment["TRUSTED_PROXIES"] == "127.0.0.1/32"
     return {
         **os.environ,
         # `tiercards` and python3 as the image has them: this environment's.
@@ -113,31 +123,17 @@ def _run(
     return subprocess.run(command, env=env, cwd=cwd, input=stdin, capture_output=True, text=True, timeout=120)
 
 
-def _nginx_conf(folder: Path, port: int, replicas: list[str]) -> Path:
-    """deploy/nginx/tiercards.conf with only this machine's addresses and paths changed, inside
-    the http block the nginx image's own nginx.conf would give it."""
-    folder.mkdir()
-    conf = NGINX_CONF.read_text()
-    for docker_only in ("server web:8000 resolve;", "listen 443 ssl;", "/etc/nginx/tls/"):
-        assert docker_only in conf, f"the nginx config changed: update this test's rewrite of {docker_only!r}"
-    servers = " ".join(f"server {urlsplit(url).netloc};" for url in replicas)
-    conf = conf.replace("server web:8000 resolve;", servers).replace(
-        "listen 443 ssl;", f"listen 127.0.0.1:{port} ssl;"
+def _proxy_environment(document: dict[str, Any], *, listen: str, ports: dict[str, str]) -> dict[str, str]:
+    """The proxy service's environment, nginx listening on `listen` and each replica's port
+    (compose.yaml's) changed to where it listens here (`ports`)."""
+    environment = dict(document["services"]["proxy"]["environment"])
+    assert "HTTPS_LISTEN" in environment
+    replica_ports = {name: value for name, value in environment.items() if value in ports}
+    assert sorted(replica_ports.values()) == sorted(ports), (
+        f"the proxy is not told every replica: {environment}"
     )
-    (folder / "tiercards.conf").write_text(conf.replace("/etc/nginx/tls/", f"{folder}/tls/"))
-    main = nginx.main_conf(
-        folder,
-        f"""    {nginx.PROBE_LOG}
-    access_log {folder}/access.log probe;
-    include {folder}/tiercards.conf;""",
-    )
-    (folder / "tls").mkdir()
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", f"/CN={PUBLIC_HOST}",
-         "-keyout", folder / "tls" / "privkey.pem", "-out", folder / "tls" / "fullchain.pem"],
-        check=True, capture_output=True,
-    )  # fmt: skip
-    return main
+    assert set(environment) == {"HTTPS_LISTEN", *replica_ports}
+    return {"HTTPS_LISTEN": listen, **{name: ports[value] for name, value in replica_ports.items()}}
 
 
 def _passes(command: list[str], env: dict[str, str], cwd: Path) -> Callable[[], bool]:
@@ -152,44 +148,53 @@ def _logs(folder: Path) -> str:
 
 
 def _bring_up(
-    folder: Path, database: str, redis_url: str, processes: list[subprocess.Popen[bytes]]
+    folder: Path, *, database: str, redis_url: str, processes: list[subprocess.Popen[bytes]]
 ) -> Deployment:
     """migrate, then the worker, two web replicas and nginx, each started as compose would (its
     start-up script, its environment) and waited for as compose would (its health check)."""
     document = compose(VARIABLES)
+    replicas = sorted(web_replicas(document))
+    assert replicas == ["web", "web-2"]
 
     def script(service: str) -> list[str]:
         return here(service_command(document, service))
 
-    def environment(service: str, container: str) -> dict[str, str]:
-        (folder / container).mkdir()
-        return _container_environment(service, document, database, redis_url, folder / container)
+    def environment(service: str) -> dict[str, str]:
+        (folder / service).mkdir()
+        return _container_environment(
+            service, document=document, database=database, queue=redis_url, data_dir=folder / service
+        )
 
-    environments = {
-        "migrate": environment("migrate", "migrate"),
-        "web-1": {**environment("web", "web-1"), "HOST": "127.0.0.1", "PORT": str(free_port())},
-        "web-2": {**environment("web", "web-2"), "HOST": "127.0.0.1", "PORT": str(free_port())},
-        "worker": environment("worker", "worker"),
-    }
+    environments = {name: environment(name) for name in ("migrate", *replicas, "worker")}
+    # Each replica on a free port of this machine rather than compose.yaml's own.
+    ports: dict[str, str] = {}
+    for name in replicas:
+        assert environments[name]["HOST"] == "127.0.0.1"
+        ports[environments[name]["PORT"]] = environments[name]["PORT"] = str(free_port())
     migrate = _run(script("migrate"), environments["migrate"], folder)
     assert migrate.returncode == 0, migrate.stderr
     # The first admin, as an operator adds them: `docker compose exec web tiercards users add …`.
     admin = ["tiercards", "users", "add", "admin", "--role", "admin", "--password-stdin"]
-    added = _run(admin, environments["web-1"], folder, stdin=ADMIN_PASSWORD + "\n")
+    added = _run(admin, environments["web"], folder, stdin=ADMIN_PASSWORD + "\n")
     assert added.returncode == 0, added.stderr
 
     worker_check = here(service_health_check(document, "worker"))
     before = _run(worker_check, environments["worker"], folder)
     processes.append(_start(script("worker"), environments["worker"], folder / "worker" / "log"))
-    for name in ("web-1", "web-2"):
-        processes.append(_start(script("web"), environments[name], folder / name / "log"))
-    web_check = here(service_health_check(document, "web"))
-    for name in ("web-1", "web-2"):
+    for name in replicas:
+        processes.append(_start(script(name), environments[name], folder / name / "log"))
+    for name in replicas:
+        web_check = here(service_health_check(document, name))
         _until(_passes(web_check, environments[name], folder), f"healthy {name}", 60, processes)
-    replicas = [f"http://127.0.0.1:{environments[name]['PORT']}" for name in ("web-1", "web-2")]
+    urls = [f"http://127.0.0.1:{environments[name]['PORT']}" for name in replicas]
 
     port = free_port()
-    main = _nginx_conf(folder / "nginx", port, replicas)
+    main = nginx_front(
+        folder / "nginx",
+        environment=_proxy_environment(document, listen=f"127.0.0.1:{port}", ports=ports),
+        common_name=PUBLIC_HOST,
+        http=f"    {nginx.PROBE_LOG}\n    access_log {folder / 'nginx'}/access.log probe;",
+    )
     processes.append(nginx.start(main))
     proxy = f"https://127.0.0.1:{port}"
 
@@ -203,9 +208,7 @@ def _bring_up(
     _until(proxy_answers, "answer from nginx", 10, processes)
     _until(_passes(worker_check, environments["worker"], folder), "worker beat", 90, processes)
     after = _run(worker_check, environments["worker"], folder)
-    return Deployment(
-        environments, replicas, proxy, main.parent / "access.log", before, after, migrate.stdout
-    )
+    return Deployment(environments, urls, proxy, main.parent / "access.log", before, after, migrate.stdout)
 
 
 @pytest.fixture(scope="module")
@@ -220,7 +223,7 @@ def deployment(
     processes: list[subprocess.Popen[bytes]] = []
     try:
         try:
-            deployment = _bring_up(folder, database, redis_url, processes)
+            deployment = _bring_up(folder, database=database, redis_url=redis_url, processes=processes)
         except AssertionError as error:
             raise AssertionError(f"{error}\n{_logs(folder)}") from error
         yield deployment
