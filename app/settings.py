@@ -6,6 +6,7 @@ import secrets
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -115,6 +116,21 @@ class Settings(BaseSettings):
     @classmethod
     def _split(cls, value: object) -> object:
         return _comma_list(value)
+
+    @field_validator("public_url")
+    @classmethod
+    def _without_default_port(cls, value: str) -> str:
+        """https://name:443 is https://name, the form links are printed in (compose.yaml builds
+        PUBLIC_URL with its port, whatever it is)."""
+        parts = urlsplit(value)
+        try:
+            default = parts.port == {"https": 443, "http": 80}.get(parts.scheme)
+        except ValueError:  # not a port at all: left for the link to show
+            return value
+        if not default or parts.hostname is None:
+            return value
+        name = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+        return urlunsplit(parts._replace(netloc=name))
 
     @field_validator("group_roles", mode="before")
     @classmethod

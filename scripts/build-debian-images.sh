@@ -14,9 +14,11 @@ mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 base=tiercards-local/debian:bookworm
 
 if ! docker image inspect "$base" >/dev/null 2>&1; then
-  command -v debootstrap >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+  if ! command -v debootstrap >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+  fi
   root="$(mktemp -d)"
-  trap 'rm -rf "$root"' EXIT
+  trap 'rm -rf --one-file-system "$root"' EXIT
   debootstrap --variant=minbase --include=ca-certificates bookworm "$root" "$mirror" >/dev/null
   # The certificates this machine trusts that Debian's own store lacks, one file each, as
   # update-ca-certificates wants them.

@@ -13,38 +13,48 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS
 
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
 need=()
 command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
 command -v docker-compose >/dev/null 2>&1 || docker compose version >/dev/null 2>&1 || need+=(docker-compose)
 command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing ${need[*]} with apt-get"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
 engine=""
 cleanup() {
   local status=$?
+  # Every step is tried whatever the one before it did: a half-done tear-down leaves an engine.
+  set +e
   # Whatever this check brought up and did not take down itself (a test stopped halfway).
   for project in $(docker ps -a --filter "label=com.docker.compose.project" \
       --format '{{.Label "com.docker.compose.project"}}' 2>/dev/null | sort -u | grep '^tiercards-check-' || true); do
-    docker ps -aq --filter "label=com.docker.compose.project=$project" | xargs -r docker rm -f >/dev/null
-    docker volume ls -q --filter "label=com.docker.compose.project=$project" | xargs -r docker volume rm >/dev/null
+    docker ps -aq --filter "label=com.docker.compose.project=$project" | xargs -r docker rm -f >/dev/null 2>&1
+    docker volume ls -q --filter "label=com.docker.compose.project=$project" | xargs -r docker volume rm >/dev/null 2>&1
   done
   if [ -n "$engine" ]; then
-    kill "$(cat "$engine/dockerd.pid")" 2>/dev/null || true
-    for _ in $(seq 60); do [ -e "$engine/dockerd.pid" ] && kill -0 "$(cat "$engine/dockerd.pid")" 2>/dev/null || break; sleep 0.5; done
+    local pid
+    pid="$(cat "$engine/dockerd.pid" 2>/dev/null)"
+    if [ -n "$pid" ]; then
+      kill "$pid" 2>/dev/null
+      for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+      # An engine that will not stop in 30 s is stopped for it (its containerd goes with it).
+      kill -9 "$pid" 2>/dev/null
+    fi
     # Deepest first: the containers' overlays, then the engine's own folders.
-    grep -o " $engine[^ ]*" /proc/mounts | sort -r | xargs -r -n1 umount -l 2>/dev/null || true
-    rm -rf "$engine"
+    grep -o " $engine[^ ]*" /proc/mounts | sort -r | xargs -r -n1 umount -l 2>/dev/null
+    rm -rf --one-file-system "$engine"
   fi
   echo "container check: $((SECONDS - started)) s, exit $status"
 }
 trap cleanup EXIT
 
 if ! docker info >/dev/null 2>&1; then
-  [ "$(id -u)" -eq 0 ] || { echo "no Docker engine answers, and starting one needs root" >&2; exit 1; }
+  [ "$(id -u)" -eq 0 ] || { echo "no Docker engine answers, and starting one needs root: run it as root, or start Docker" >&2; exit 1; }
   engine="$(mktemp -d /var/tmp/tiercards-docker.XXXXXX)"
   export DOCKER_HOST="unix://$engine/docker.sock"
   dockerd --bridge=none --iptables=false --ip6tables=false --host "$DOCKER_HOST" \

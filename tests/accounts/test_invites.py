@@ -75,6 +75,23 @@ def test_the_cli_builds_the_link_on_the_port_it_is_given(tmp_path: Path) -> None
     assert "PUBLIC_URL" in made.stderr and "9123" in made.stderr
 
 
+@pytest.mark.parametrize(
+    ("public_url", "base"),
+    [
+        # compose.yaml builds PUBLIC_URL with its port, 443 included.
+        ("https://cards.example.org:443", "https://cards.example.org/invite/"),
+        ("https://cards.example.org:8443/", "https://cards.example.org:8443/invite/"),
+        ("http://[2001:db8::7]:80", "http://[2001:db8::7]/invite/"),
+    ],
+)
+def test_the_cli_link_leaves_out_only_the_scheme_s_own_port(
+    tmp_path: Path, public_url: str, base: str
+) -> None:
+    made = users_cli(accounts_settings(tmp_path), "invite", env={"PUBLIC_URL": public_url})
+    assert made.returncode == 0, made.stderr
+    assert _printed_link(made.stdout).startswith(base)
+
+
 def test_the_cli_link_on_public_url_needs_no_warning_and_opens_the_invite(tmp_path: Path) -> None:
     settings = accounts_settings(tmp_path)
     made = users_cli(settings, "invite", "--role", "author", env={"PUBLIC_URL": "https://cards.example.org/"})

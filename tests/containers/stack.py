@@ -53,7 +53,7 @@ class Stack:
 
     @property
     def proxy(self) -> str:
-        return f"https://{self.variables['HTTPS_LISTEN']}"
+        return f"https://{self.variables['HTTPS_ADDRESS']}:{self.variables['HTTPS_PORT']}"
 
     def compose(self, *arguments: str, stdin: str | None = None, timeout: float = 300) -> str:
         """Run a compose command in the checkout; its output, or an AssertionError saying what failed."""
@@ -136,7 +136,8 @@ def new_stack(folder: Path) -> Stack:
         "POSTGRES_PASSWORD": secrets.token_hex(16),
         "PUBLIC_HOST": PUBLIC_HOST,
         "TLS_DIR": str(tls),
-        "HTTPS_LISTEN": f"127.0.0.1:{free_port()}",
+        "HTTPS_ADDRESS": "127.0.0.1",
+        "HTTPS_PORT": str(free_port()),
         "POSTGRES_PORT": str(free_port()),
         "REDIS_PORT": str(free_port()),
         "WEB_PORT_1": str(free_port()),

@@ -17,6 +17,7 @@ import tomllib
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import httpx
 import psutil
@@ -58,8 +59,10 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 
 @contextmanager
 def signed_in(stack: Stack) -> Iterator[httpx.Client]:
-    """A person's browser: through nginx over HTTPS, under the name people open."""
-    options = {"verify": False, "headers": {"Host": PUBLIC_HOST}}
+    """A person's browser: through nginx over HTTPS, under the name and port people open, with
+    the Origin a browser sends on every POST."""
+    site = f"{PUBLIC_HOST}:{stack.variables['HTTPS_PORT']}"
+    options = {"verify": False, "headers": {"Host": site, "Origin": f"https://{site}"}}
     with closing(csrf_client(stack.proxy, page="/login", **options)) as client:
         yield sign_in(client, ADMIN, ADMIN_PASSWORD)
 
@@ -96,18 +99,33 @@ def test_only_the_worker_image_has_tensorflow_of_the_pinned_release(stack: Stack
     assert stack.compose("exec", "-T", "worker", "python3", "-c", version).strip() == pin.split("==")[1]
 
 
-def test_nothing_listens_beyond_loopback(stack: Stack) -> None:
-    ports = {
-        int(stack.variables[name]) for name in ("POSTGRES_PORT", "REDIS_PORT", "WEB_PORT_1", "WEB_PORT_2")
-    }
-    ports.add(int(stack.variables["HTTPS_LISTEN"].rsplit(":", 1)[1]))
-    listening = {
+def listening_in(containers: list[str]) -> set[tuple[str, int]]:
+    """Every (address, port) that a process of these containers listens on: on the host's network
+    their sockets are the host's, told apart by the process's control group, named by container."""
+
+    def inside(pid: int | None) -> bool:
+        try:
+            groups = Path(f"/proc/{pid}/cgroup").read_text()
+        except OSError:  # gone since it was listed
+            return False
+        return any(container in groups for container in containers)
+
+    return {
         (c.laddr.ip, c.laddr.port)
         for c in psutil.net_connections(kind="inet")
-        if c.status == psutil.CONN_LISTEN and c.laddr.port in ports
+        if c.status == psutil.CONN_LISTEN and inside(c.pid)
     }
-    assert {port for _, port in listening} == ports, "a service is not listening where compose.yaml says"
-    assert {address for address, _ in listening} == {"127.0.0.1"}
+
+
+def test_nothing_listens_beyond_loopback(stack: Stack) -> None:
+    ports = {
+        int(stack.variables[name])
+        for name in ("POSTGRES_PORT", "REDIS_PORT", "WEB_PORT_1", "WEB_PORT_2", "HTTPS_PORT")
+    }
+    # Whatever the deployment's containers opened, not only the ports they were asked for.
+    opened = listening_in(stack.compose("ps", "-q").split())
+    assert {port for _, port in opened} == ports, "a service is not listening where compose.yaml says"
+    assert {address for address, _ in opened} == {"127.0.0.1"}
 
 
 def test_a_person_signs_in_through_nginx_and_answers_the_owners_card(stack: Stack) -> None:

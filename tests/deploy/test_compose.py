@@ -62,7 +62,8 @@ PORTS = {
     "REDIS_PORT": "16379",
     "WEB_PORT_1": "18001",
     "WEB_PORT_2": "18002",
-    "HTTPS_LISTEN": "203.0.113.5:8443",
+    "HTTPS_ADDRESS": "203.0.113.5",
+    "HTTPS_PORT": "8443",
 }
 DOCUMENT = compose(VARIABLES)
 SERVICES = DOCUMENT["services"]
@@ -278,7 +279,7 @@ def test_nginx_listens_on_https_listen_with_the_mounted_certificate(variables: d
     proxy = document["services"]["proxy"]
     directives = _proxy_conf(document)
     assert [d for d in directives if d.startswith("listen ")] == [
-        f"listen {variables.get('HTTPS_LISTEN', '443')} ssl"
+        f"listen {variables.get('HTTPS_ADDRESS', '*')}:{variables.get('HTTPS_PORT', '443')} ssl"
     ]
     # The official image renders /etc/nginx/templates/NAME.template into /etc/nginx/conf.d/NAME.
     mounts = dict(volume.split(":")[:2][::-1] for volume in proxy["volumes"])
@@ -293,7 +294,7 @@ def test_the_template_s_variables_are_the_proxy_s_environment_and_nginx_s_are_le
     template = NGINX_TEMPLATE.read_text()
     environment = SERVICES["proxy"]["environment"]
     braced = set(re.findall(r"\$\{(\w+)\}", template))
-    assert braced == set(environment) == {"HTTPS_LISTEN", "WEB_PORT_1", "WEB_PORT_2"}
+    assert braced == set(environment) == {"HTTPS_ADDRESS", "HTTPS_PORT", "WEB_PORT_1", "WEB_PORT_2"}
     # nginx's own variables: lowercase, never a name of the environment the template step reads.
     own = set(re.findall(r"\$([A-Za-z_]\w*)", template))
     assert own and all(name.islower() for name in own) and not own & set(environment)
@@ -623,7 +624,8 @@ def test_the_debian_postgres_installs_the_major_version_its_tag_names() -> None:
 
 def test_nginx_passes_the_forwarded_headers_to_the_web_replicas() -> None:
     directives = _proxy_conf(DOCUMENT)
-    assert "proxy_set_header Host $host" in directives
+    # With its port: a browser's Origin on a port other than 443 must match the Host the app sees.
+    assert "proxy_set_header Host $http_host" in directives
     assert "proxy_set_header X-Forwarded-Proto $scheme" in directives
     assert "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for" in directives
     (upstream,) = [d.split()[1] for d in directives if d.startswith("upstream ")]

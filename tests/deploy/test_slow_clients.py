@@ -38,7 +38,12 @@ def front(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]
     app_port = str(urlsplit(app_url).port)
     conf = nginx_front(
         folder / "nginx",
-        environment={"HTTPS_LISTEN": f"{HOST}:{port}", "WEB_PORT_1": app_port, "WEB_PORT_2": app_port},
+        environment={
+            "HTTPS_ADDRESS": HOST,
+            "HTTPS_PORT": str(port),
+            "WEB_PORT_1": app_port,
+            "WEB_PORT_2": app_port,
+        },
         common_name=HOST,
         http="    access_log off;",
     )

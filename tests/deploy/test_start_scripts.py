@@ -124,16 +124,24 @@ def _run(
 
 
 def _proxy_environment(document: dict[str, Any], *, listen: str, ports: dict[str, str]) -> dict[str, str]:
-    """The proxy service's environment, nginx listening on `listen` and each replica's port
-    (compose.yaml's) changed to where it listens here (`ports`)."""
+    """The proxy service's environment, nginx listening on `listen` (address:port) and each
+    replica's port (compose.yaml's) changed to where it listens here (`ports`)."""
     environment = dict(document["services"]["proxy"]["environment"])
-    assert "HTTPS_LISTEN" in environment
-    replica_ports = {name: value for name, value in environment.items() if value in ports}
+    listening = {"HTTPS_ADDRESS", "HTTPS_PORT"}
+    assert listening <= set(environment)
+    address, port = listen.rsplit(":", 1)
+    replica_ports = {
+        name: value for name, value in environment.items() if value in ports and name not in listening
+    }
     assert sorted(replica_ports.values()) == sorted(ports), (
         f"the proxy is not told every replica: {environment}"
     )
-    assert set(environment) == {"HTTPS_LISTEN", *replica_ports}
-    return {"HTTPS_LISTEN": listen, **{name: ports[value] for name, value in replica_ports.items()}}
+    assert set(environment) == {*listening, *replica_ports}
+    return {
+        "HTTPS_ADDRESS": address,
+        "HTTPS_PORT": port,
+        **{name: ports[value] for name, value in replica_ports.items()},
+    }
 
 
 def _passes(command: list[str], env: dict[str, str], cwd: Path) -> Callable[[], bool]:
