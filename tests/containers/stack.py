@@ -102,10 +102,6 @@ def docker_inspect(what: str) -> dict:
     return dict(found)
 
 
-def docker(*arguments: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["docker", *arguments], capture_output=True, text=True, timeout=300, check=False)
-
-
 def until(ready: Callable[[], bool], *, timeout: float, describe: Callable[[], str]) -> None:
     deadline = time.monotonic() + timeout
     while not ready():

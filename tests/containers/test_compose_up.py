@@ -27,6 +27,7 @@ from app import PROJECT_ROOT
 from tests.containers.stack import (
     ADMIN,
     ADMIN_PASSWORD,
+    HEALTHY_SERVICES,
     PUBLIC_HOST,
     TIERCARDS_SERVICES,
     Stack,
@@ -78,7 +79,7 @@ def test_the_migration_finished_and_every_service_is_healthy(stack: Stack) -> No
     assert (migrate["Status"], migrate["ExitCode"]) == ("exited", 0)
     assert "database is up to date" in stack.compose("logs", "--no-color", "migrate")
     # wait_until_healthy saw postgres, redis, both replicas and the worker pass their own checks.
-    for service in ("postgres", "redis", *TIERCARDS_SERVICES):
+    for service in HEALTHY_SERVICES:
         assert stack.health(service) == "healthy", service
     assert stack.health("proxy") == "running"
 
