@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-postgres test-containers lint bench gpu-check images clean
+.PHONY: run dev test test-fast test-postgres test-containers lint bench gpu-check images clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,15 +26,21 @@ $(VENV)/.dev-installed: pyproject.toml requirements/speech.txt | $(BIN)/python
 run: $(VENV)/.run-installed
 	$(BIN)/tiercards serve --host $(HOST) --port $(PORT)
 
-# The whole suite on SQLite (the embedded default), then again on a PostgreSQL server that
-# scripts/postgres.sh installs (Debian's postgresql) and starts on a temp folder and a free port,
-# then the images built and compose.yaml run on a Docker engine (test-containers).
+# The development tools alone (CI installs them first, so their time shows on their own).
+dev: $(VENV)/.dev-installed
+
+# The whole check (scripts/check.sh): Debian's packages and the npm ones the tests use, the suite
+# on SQLite, the storage tests again on a PostgreSQL server that scripts/postgres.sh starts on a
+# temp folder and a free port, then the images built and compose.yaml run on a Docker engine
+# (test-containers). Each pytest stage runs on PYTEST_WORKERS workers (pytest-xdist); the check
+# prints each stage's wall time and the slowest tests.
 test: $(VENV)/.dev-installed
-	bash scripts/install-system-deps.sh
-	bash scripts/install-npm-packages.sh
-	$(BIN)/python -m pytest
-	TIERCARDS_TEST_DATABASE=postgres $(BIN)/python -m pytest
-	bash scripts/container-check.sh
+	bash scripts/check.sh
+
+# The edit-run loop: SQLite only, without the browser, the containers and the tests that put load
+# or faults on real processes (marked `load`). CI still runs everything.
+test-fast: $(VENV)/.dev-installed
+	$(BIN)/python -m pytest -n $(or $(PYTEST_WORKERS),4) --dist loadscope --ignore tests/browser -m "not load" -q
 
 # Only the images and compose.yaml: built from Debian's packages and run (scripts/container-check.sh
 # starts a Docker engine of its own where none answers; that needs root).
@@ -43,9 +49,7 @@ test-containers: $(VENV)/.dev-installed
 
 # Only the PostgreSQL run.
 test-postgres: $(VENV)/.dev-installed
-	bash scripts/install-system-deps.sh
-	bash scripts/install-npm-packages.sh
-	TIERCARDS_TEST_DATABASE=postgres $(BIN)/python -m pytest
+	STAGES="packages postgres" bash scripts/check.sh
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check app tests bench migrations setup.py

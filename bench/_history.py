@@ -28,6 +28,7 @@ from app.practice.models import Attempt, ReviewLog, ReviewState
 from bench._servers import ROOT, free_port
 from bench._timing import timed
 from bench._topology import _base_env, postgres
+from bench._verdict import verdict
 
 YEAR = timedelta(days=365)
 TIERS = ("middle", "senior")
@@ -231,7 +232,6 @@ def growth(figures: dict[int, tuple[float, float]], *, engine: str, rebuilt: boo
 
 
 def verdicts(checks: list[tuple[str, bool]]) -> None:
-    """PASS or FAIL a line each; exit 1 when any failed."""
+    """A verdict line for each (target, met); the caller's `run(main)` exits 1 if any failed."""
     for target, ok in checks:
-        print("PASS" if ok else "FAIL", target)
-    raise SystemExit(0 if all(ok for _, ok in checks) else 1)
+        verdict(ok, target)

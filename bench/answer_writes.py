@@ -22,6 +22,7 @@ import httpx
 
 from app.content.catalogue import load
 from bench._servers import ROOT, migrated_data_dir, uvicorn_server
+from bench._verdict import run, verdict
 
 SCRIPT = Path(__file__).with_name("post_attempts.lua")
 CARD = "tf-data-prefetch-last"
@@ -119,16 +120,11 @@ def main() -> None:
         if "refused 0" not in result:
             print(result)
     errors = refused + many[2] + one[2]
-    verdicts = [
-        ("0 errors", errors == 0),
-        ("every acknowledged answer stored", not missing and not team_missing and bool(acknowledged)),
-        (f"{CONNECTIONS} people >= 0.25x the bare endpoint", many[0] >= 0.25 * bare_rps),
-        (f"1 person on 1 card within 2x of {CONNECTIONS} people", one[0] * 2 >= many[0]),
-    ]
-    for target, ok in verdicts:
-        print("PASS" if ok else "FAIL", target)
-    raise SystemExit(0 if all(ok for _, ok in verdicts) else 1)
+    verdict(errors == 0, "0 errors")
+    verdict(not missing and not team_missing and bool(acknowledged), "every acknowledged answer stored")
+    verdict(many[0] >= 0.25 * bare_rps, f"{CONNECTIONS} people >= 0.25x the bare endpoint")
+    verdict(one[0] * 2 >= many[0], f"1 person on 1 card within 2x of {CONNECTIONS} people")
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 
 from bench._servers import migrated_data_dir, uvicorn_server, wrk
+from bench._verdict import run, verdict
 
 CARD_URL = "/cards/tf-data-prefetch-last?tier=principal"
 
@@ -40,9 +41,8 @@ def main() -> None:
     print(f"card page ({len(body)} bytes): {app_rps:.0f} req/s, p99 {p99:.1f} ms, errors {errors}")
     print(f"bare Starlette, same bytes:   {bare_rps:.0f} req/s")
     print(f"throughput ratio card/bare: {ratio:.2f} (target >= 0.5); p99 {p99:.1f} ms (target < 50 ms)")
-    verdict = "PASS" if ratio >= 0.5 and p99 < 50 and errors == 0 else "FAIL"
-    print(f"{verdict}")
+    verdict(ratio >= 0.5 and p99 < 50 and errors == 0)
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

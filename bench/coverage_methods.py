@@ -71,11 +71,13 @@ import numpy as np
 
 from app.content.model import Card
 from app.coverage.methods import Lexical, claims_nothing, denies, names, sentences, stems
+from bench import _verdict  # by module: `run` here scores a method
 from tests.coverage.split import HELD_OUT_CARDS, LABELLED, TUNING_CARDS
 from tests.factories import DECK
 
 MAX_EXPANSION = 2
 TARGET_PRECISION = 0.85
+MIN_RECALL = 0.75
 MAX_STUFFED = 0.10
 
 
@@ -501,6 +503,7 @@ def main() -> None:
     args = parser.parse_args()
     chosen = ["lexical", *(name for name in args.methods.split(",") if name != "lexical")]
     rows, pitfall_rules, baseline_ms, tuned = [], [], 0.0, ""
+    shipped = (False, "lexical not measured")
     for name in chosen:
         encoder = METHODS[name]()
         runs = run(encoder)
@@ -529,6 +532,15 @@ def main() -> None:
             values, labels = point_arrays(held, variant=setting.variant, k=setting.k)
             found = figures(values >= setting.threshold, labels)
             stuffed = stuffed_scores(held, variant=setting.variant, k=setting.k) >= setting.threshold
+            if name == "lexical" and not precise:
+                # The README's target is the shipped checker's: lexical, tuned for the best F1.
+                shipped = (
+                    found.precision >= TARGET_PRECISION
+                    and found.recall >= MIN_RECALL
+                    and stuffed.mean() <= MAX_STUFFED,
+                    f"lexical, best F1 (what ships): P {found.precision:.2f} >= {TARGET_PRECISION}, "
+                    f"R {found.recall:.2f} >= {MIN_RECALL}, stuffed {stuffed.mean():.0%} <= {MAX_STUFFED:.0%}",
+                )
             rows.append(
                 f"{name:<8} {label:<10} {VARIANTS[setting.variant]!s:<28} {setting.k:>1} "
                 f"{setting.threshold:>6.3f} {found.precision:>5.2f} {found.recall:>5.2f} {found.f1:>5.2f} "
@@ -541,7 +553,7 @@ def main() -> None:
     print(
         f"\nheld-out cards {', '.join(HELD_OUT_CARDS)}: {len(answers)} answers, "
         f"{sum(len(card.points) for card, _ in answers)} (answer, point) pairs, tuned on the "
-        f"{len(TUNING_CARDS)} tuning cards. Targets: P >= {TARGET_PRECISION}, R >= 0.75, "
+        f"{len(TUNING_CARDS)} tuning cards. Targets: P >= {TARGET_PRECISION}, R >= {MIN_RECALL}, "
         f"stuffed <= {MAX_STUFFED:.0%}. cpu ms: median CPU time per answer, ratio: that over the lexical "
         f"baseline's in this run; wall ms: median on the clock; longest: CPU ms for the longest "
         f"answer ({max(len(a['text'].split()) for _, a in answers)} words)."
@@ -553,7 +565,8 @@ def main() -> None:
     print("\n".join(rows))
     print("pitfalls, tuned for F1: " + "; ".join(pitfall_rules))
     print(tuned)
+    _verdict.verdict(*shipped)
 
 
 if __name__ == "__main__":
-    main()
+    _verdict.run(main)

@@ -22,6 +22,8 @@ import sys
 import threading
 import time
 
+from bench._verdict import run
+
 FALLBACK = "AUTO sharding policy will apply DATA sharding policy"
 CALLS = 4
 
@@ -97,4 +99,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

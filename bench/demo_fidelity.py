@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from typing import Any
 
 import psutil
 
 from app.demos.runner import DemoRunner
+from bench._verdict import run, verdict
 
 PLACEMENT_PAIRS = [(30, 30), (20, 40), (40, 20), (10, 50)]
 DEFICIT_PAIRS = [(60, 20), (80, 20), (40, 10)]
@@ -72,6 +72,10 @@ def model_checks(doc: dict[str, Any]) -> list[tuple[str, bool]]:
         for what, value, model in figures:
             text = f"{doc['preset']} {v['name']} {what} {value:.1f} ms within 10% of {model:.1f}"
             checks.append((text, within(value, model)))
+    if doc["preset"] == "vectorize":
+        # A step of four calls stays within the serial bound: no step of map-then-batch stalls.
+        stalled = by_name(doc)["map-then-batch"]["stalled_steps"]
+        checks.append((f"vectorize map-then-batch: {stalled} stalled steps, none expected", stalled == 0))
     return checks
 
 
@@ -166,7 +170,7 @@ def child_rss_mb(runner: DemoRunner) -> float:
     return psutil.Process(pid).memory_info().rss / 2**20 if pid else float("nan")
 
 
-def main() -> int:
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=30, help="steps per variant (default 30)")
     args = parser.parse_args()
@@ -219,11 +223,10 @@ def main() -> int:
         checks.append((f"warm runner: submit to first measured step {warm:.3f} s < 2 s", warm < 2.0))
         print("\nstrict checks:")
         for text, ok in checks:
-            print(f"  {'PASS' if ok else 'FAIL'}  {text}")
-        return 0 if all(ok for _, ok in checks) else 1
+            verdict(ok, text)
     finally:
         runner.close()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run(main)

@@ -35,6 +35,7 @@ from app.storage import migrations
 from app.storage.database import Database
 from app.web.security import CSRF_COOKIE
 from bench._servers import free_port
+from bench._verdict import run, verdict
 
 SMALL = {"steps": 6, "input_ms": 3, "compute_ms": 3, "batch_size": 2}
 TARGET_S = 2.0
@@ -111,7 +112,7 @@ def _direct(runs: int) -> list[float]:
         runner.close()
 
 
-def main() -> int:
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--redis", action="store_true", help="queue through a redis-server started here")
@@ -173,12 +174,10 @@ def main() -> int:
         f"baseline, a warm DemoRunner called directly: first step after {baseline:.2f} s; "
         f"through web, queue and worker: {median_first:.2f} s ({median_first / baseline:.1f}x)"
     )
-    ok = median_first < TARGET_S
-    print(
-        f"submit to first progress (median) {median_first:.2f} s < {TARGET_S:.0f} s: {'yes' if ok else 'NO'}"
+    verdict(
+        median_first < TARGET_S, f"submit to first progress (median) {median_first:.2f} s < {TARGET_S:.0f} s"
     )
-    return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run(main)

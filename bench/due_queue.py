@@ -41,6 +41,7 @@ from app.storage import migrations
 from app.storage.base import UTCDateTime
 from app.storage.database import Database
 from app.web.security import CSRF_COOKIE
+from bench._verdict import run, verdict
 
 USER = 1
 TIER = "middle"
@@ -282,11 +283,8 @@ def main() -> None:
     for what, label in (("post", "rated answer POST"), ("write", "its write transaction")):
         orm, textual = answers[f"{what} ORM"], answers[f"{what} textual"]
         print(f"  {label + ':':23}{orm:6.2f} ms / {textual:6.2f} ms   ratio {orm / textual:.2f}x")
-    verdict = "PASS" if due < 50 and full < 50 else "FAIL"
-    print(f"target: due queue under 50 ms: {verdict}")
-    if verdict == "FAIL":
-        raise SystemExit(1)
+    verdict(due < 50 and full < 50, "target: due queue under 50 ms")
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -37,6 +37,7 @@ from app.practice.models import Attempt, ReviewLog
 from bench._servers import ROOT, free_port, migrated_data_dir, tiercards_serve
 from bench._timing import timed
 from bench._topology import postgres
+from bench._verdict import run, verdict
 
 TARGET_BYTES = 100 * 1024 * 1024
 START = datetime(2025, 3, 2, 9, 30, tzinfo=UTC)
@@ -166,13 +167,12 @@ def export(url: str, path: str, pid: int) -> tuple[int, int, int, float, float]:
     return size, peak[0], _status_kb(pid, "VmHWM") * 1024, first, took
 
 
-def measure(env: dict[str, str], url: str, attempts: int) -> bool:
+def measure(env: dict[str, str], url: str, attempts: int) -> None:
     started = time.perf_counter()
     seed(url, attempts)
     print(f"seeded {attempts:,} attempts and their reviews in {time.perf_counter() - started:.1f} s")
     baseline = timed(bare_read(url))
     print(f"baseline: the same rows read by the bare driver in {baseline:.2f} s")
-    passed = True
     with tiercards_serve(env) as (server, pid):
         # Warms the export's code up without reading the long lists.
         httpx.get(server + "/api/export.csv", params={"table": "schedule"}, timeout=60).raise_for_status()
@@ -184,15 +184,13 @@ def measure(env: dict[str, str], url: str, attempts: int) -> bool:
             size, peak, high_water, first, took = export(server, path, pid)
             # The high-water mark counts only if this export raised it (start-up may have set it).
             growth = max(peak, high_water if high_water > before else 0) - idle
-            verdict = "PASS" if growth < TARGET_BYTES else "FAIL"
-            passed = passed and growth < TARGET_BYTES
-            print(
+            verdict(
+                growth < TARGET_BYTES,
                 f"{name}: {size / 1e6:.1f} MB in {took:.1f} s = {took / baseline:.1f}x the bare read"
                 f" (first byte after {first / baseline:.1f}x);"
                 f" peak RSS {peak / 1e6:.0f} MB (VmHWM {high_water / 1e6:.0f} MB):"
-                f" growth {growth / 1e6:.1f} MB = {growth / TARGET_BYTES:.2f}x the 100 MB target: {verdict}"
+                f" growth {growth / 1e6:.1f} MB = {growth / TARGET_BYTES:.2f}x the 100 MB target",
             )
-    return passed
 
 
 def main() -> None:
@@ -204,16 +202,15 @@ def main() -> None:
         folder = Path(name)
         if args.database == "sqlite":
             env = migrated_data_dir(folder / "data")
-            passed = measure(env, f"sqlite:///{folder / 'data' / 'tiercards.db'}", args.attempts)
+            measure(env, f"sqlite:///{folder / 'data' / 'tiercards.db'}", args.attempts)
         else:
             url = postgres("start", folder / "postgres", str(free_port()))
             try:
                 env = migrated_data_dir(folder / "data", database_url=url)
-                passed = measure(env, url, args.attempts)
+                measure(env, url, args.attempts)
             finally:
                 postgres("destroy", folder / "postgres")
-    print("PASS" if passed else "FAIL")
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -30,6 +30,7 @@ import httpx
 
 from bench._servers import ROOT
 from bench._topology import Deployment, postgres, scaled_out
+from bench._verdict import run, verdict
 
 FAULT_AT_S = 12.0
 SETTLE_S = 5.0
@@ -88,13 +89,13 @@ def _under_load(
     requests, before, during, after = _errors_by_window(deployment, name, fault_at)
     acknowledged = {int(line) for line in (deployment.folder / f"{name}-acks.txt").read_text().split()}
     missing = len(acknowledged - deployment.attempt_ids())
-    ok = before == 0 and after == 0 and missing == 0
-    print(
+    ok = verdict(
+        before == 0 and after == 0 and missing == 0,
         f"{name}: {what}; {requests} requests; errors before {before}, in the {SETTLE_S:.0f} s after "
         f"{during}, later {after}; acknowledged answers {len(acknowledged)}, missing {missing} "
-        f"-> {'PASS' if ok else 'FAIL'} (targets: 0 errors before and later, 0 missing)\n"
-        f"  failures: {_failure_kinds(deployment, name)}"
+        "(targets: 0 errors before and later, 0 missing)",
     )
+    print(f"  failures: {_failure_kinds(deployment, name)}")
     return ok
 
 
@@ -148,13 +149,12 @@ def kill_a_worker(deployment: Deployment) -> bool:
         next_id = client.post("/api/demos", json=SHORT_DEMO).json()["run_id"]
         after = _wait_status(client, next_id, {"done", "failed", "interrupted"}, 120)
         ran_in = time.monotonic() - killed - noticed
-    ok = ended["status"] == "interrupted" and after["status"] == "done" and noticed <= 10 + 5
-    print(
+    return verdict(
+        ended["status"] == "interrupted" and after["status"] == "done" and noticed <= 10 + 5,
         f"kill-worker: worker pid {pid} killed with SIGKILL mid-run; the run read {ended['status']!r} "
         f"after {noticed:.1f} s (heartbeat timeout 10 s); the next demo was {after['status']!r} "
-        f"{ran_in:.1f} s later, on {after['worker']} -> {'PASS' if ok else 'FAIL'}"
+        f"{ran_in:.1f} s later, on {after['worker']}",
     )
-    return ok
 
 
 def main() -> None:
@@ -162,15 +162,13 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=100)
     parser.add_argument("--seconds", type=int, default=40)
     args = parser.parse_args()
-    results = []
     with tempfile.TemporaryDirectory() as folder:
         with scaled_out(Path(folder) / "one", workers=2) as deployment:
-            results.append(kill_a_worker(deployment))
-            results.append(restart_postgres(deployment, args.users, args.seconds))
+            kill_a_worker(deployment)
+            restart_postgres(deployment, args.users, args.seconds)
         with scaled_out(Path(folder) / "two") as deployment:
-            results.append(kill_a_replica(deployment, args.users, args.seconds))
-    raise SystemExit(0 if all(results) else 1)
+            kill_a_replica(deployment, args.users, args.seconds)
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

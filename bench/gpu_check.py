@@ -39,6 +39,7 @@ from app.demos.runner import DemoRunner
 from app.demos.worker.capabilities import gpu_device_present
 from app.presets import AGREEMENT, PRESETS, DemoError
 from app.presets.results import VariantResult, variants_of
+from bench import _verdict  # by module: `verdict` here is the result pages' comparison
 from bench.demo_fidelity import table
 
 BUDGET_S = 240.0
@@ -125,11 +126,11 @@ def check(runner: DemoRunner, started: float) -> int:
     for line in findings:
         print(f"  explained  {line} (AUTOTUNE grows its buffer only after the step finds it empty)")
     for line in failed:
-        print(f"  FAIL       {line}")
+        _verdict.verdict(False, line)
     if not failed:
-        print("  PASS       every preset ran a real train step on the GPU and matched its model")
-    return MISMATCH if failed else 0
+        _verdict.verdict(True, "every preset ran a real train step on the GPU and matched its model")
+    return 0  # a FAIL above is remembered: _verdict.run exits 1 (MISMATCH) for it
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    _verdict.run(main)

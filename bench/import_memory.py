@@ -20,6 +20,9 @@ import psutil
 
 from bench._import_files import bad_file, good_file, post_file, signed_client
 from bench._servers import migrated_data_dir, tiercards_serve
+from bench._verdict import run, verdict
+
+MAX_GROWTH = 3.0
 
 
 def _rss(process: psutil.Process) -> int:
@@ -55,10 +58,11 @@ def measure(folder: Path, file: Path, name: str) -> None:
         done.set()
         sampler.join()
     growth = peak[0] - baseline
-    print(
+    verdict(
+        growth <= MAX_GROWTH * size,
         f"{name}: {size / 1e6:.1f} MB file, answered {response.status_code} with {len(response.content):,} bytes"
         f" in {took:.1f} s; server {baseline / 1e6:.0f} MB -> peak {peak[0] / 1e6:.0f} MB:"
-        f" growth {growth / 1e6:.1f} MB = {growth / size:.2f}x the file's size"
+        f" growth {growth / 1e6:.1f} MB = {growth / size:.2f}x the file's size (target <= {MAX_GROWTH:.0f}x)",
     )
 
 
@@ -74,4 +78,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

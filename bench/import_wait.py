@@ -20,9 +20,11 @@ import httpx
 
 from bench._import_files import good_file, post_file, signed_client
 from bench._servers import migrated_data_dir, tiercards_serve
+from bench._verdict import run, verdict
 
 CARD = "tf-data-prefetch-last"
 ANSWER = {"tier": "senior", "kind": "solid", "text": "prefetch overlaps input with compute", "seconds": 41.5}
+MAX_WAIT_MS = 100.0
 
 
 def _answer(client: httpx.Client) -> float:
@@ -73,7 +75,8 @@ def main() -> None:
         f"worst wait while importing: {max(busy):.1f} ms = {max(busy) / baseline:.1f}x the idle median;"
         f" median {statistics.median(busy) / baseline:.1f}x"
     )
+    verdict(max(busy) <= MAX_WAIT_MS, f"worst wait {max(busy):.1f} ms (target <= {MAX_WAIT_MS:.0f} ms)")
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

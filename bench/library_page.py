@@ -22,6 +22,7 @@ from app.content.catalogue import load
 from app.content.tiers import LEVELS
 from app.presets import PRESETS
 from bench._servers import migrated_data_dir, uvicorn_server
+from bench._verdict import run, verdict
 
 OWNER_CARD = PROJECT_ROOT / "content" / "tf-data-prefetch-last.md"
 TOPICS = (
@@ -125,8 +126,8 @@ def main() -> None:
     print(
         f"library rendered: p50 {library_p50:.1f} ms, p99 {library_p99:.1f} ms (target p99 < {TARGET_MS:.0f} ms)"
     )
-    print("PASS" if library_p99 < TARGET_MS else "FAIL")
+    verdict(library_p99 < TARGET_MS)
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

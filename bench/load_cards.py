@@ -13,6 +13,7 @@ import yaml
 from app import PROJECT_ROOT
 from app.content.catalogue import load
 from bench._timing import timed
+from bench._verdict import run, verdict
 
 OWNER_CARD = PROJECT_ROOT / "content" / "tf-data-prefetch-last.md"
 
@@ -50,8 +51,8 @@ def main() -> None:
     print(f"{args.cards} cards loaded and validated in {catalogue_s:.2f} s (target < 2 s)")
     print(f"floor: reading the same files and parsing their YAML: {bare_s:.2f} s")
     print(f"ratio catalogue/floor: {catalogue_s / bare_s:.2f}")
-    print("PASS" if catalogue_s < 2 else "FAIL")
+    verdict(catalogue_s < 2)
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from bench._servers import RouteStats, locust, migrated_data_dir, tiercards_serve, uvicorn_server
+from bench._verdict import run, verdict
 
 SHARED = ("POST answer", "GET recent answers")
 
@@ -49,8 +50,8 @@ def main() -> None:
                     f"  {name}: app/bare throughput {ratio:.2f} "
                     f"(bare {bare[name].per_second:.0f}/s, p99 {bare[name].p99_ms:.0f} ms)"
                 )
-            print(f"  errors: {errors}  -> {'PASS' if errors == 0 else 'FAIL'} (target 0 errors)")
+            verdict(errors == 0, f"{users} people: errors {errors} (target 0 errors)")
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

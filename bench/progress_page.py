@@ -21,6 +21,7 @@ from bench._history import (
     verdicts,
 )
 from bench._servers import tiercards_serve
+from bench._verdict import run
 
 # What /progress reads once the aggregates are kept on write: a row a day, and the schedule.
 PERSON_ROWS = """
@@ -61,4 +62,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

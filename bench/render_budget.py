@@ -18,6 +18,7 @@ from app.authoring import service
 from app.authoring.schemas import MAX_CARD_CHARS
 from app.content.render import HIGHLIGHTED_LEXERS, MAX_HIGHLIGHTED_CHARS
 from bench._timing import timed
+from bench._verdict import run, verdict
 from tests.factories import card_text
 
 BLOCK_CHARS = 60_000
@@ -84,8 +85,8 @@ def main() -> None:
         f"built to rescan: {seconds:.3f} s, ratio {seconds / baseline_s:.2f}"
     )
     print(f"highlighted languages: {', '.join(sorted(HIGHLIGHTED_LEXERS))}")
-    print("PASS" if worst < 1 else "FAIL")
+    verdict(worst < 1)
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -11,6 +11,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
+from bench import _verdict  # by module: `run` here is one load run
 from bench._servers import RouteStats, locust
 from bench._topology import Deployment, embedded, scaled_out
 
@@ -79,8 +80,7 @@ def report(results: dict[str, tuple[dict[str, RouteStats], int, int]], seconds: 
     first, second = names
     if answers_per_s[second]:
         print(f"answers/s {first} / {second}: {answers_per_s[first] / answers_per_s[second]:.2f}")
-    print("PASS" if ok else "FAIL", "(targets: 0 errors, every acknowledged answer stored)")
-    return ok
+    return _verdict.verdict(ok, "(targets: 0 errors, every acknowledged answer stored)")
 
 
 def main() -> None:
@@ -94,8 +94,8 @@ def main() -> None:
             results["2 replicas + Postgres + Redis"] = run(deployment, args.users, args.seconds, "scaled")
         with embedded(Path(folder) / "embedded") as deployment:
             results["embedded (SQLite)"] = run(deployment, args.users, args.seconds, "embedded")
-    raise SystemExit(0 if report(results, args.seconds) else 1)
+    report(results, args.seconds)
 
 
 if __name__ == "__main__":
-    main()
+    _verdict.run(main)

@@ -30,6 +30,7 @@ from app.accounts.throttle import MAX_FAILURES_PER_NAME_AND_ADDRESS
 from app.web.security import CSRF_COOKIE
 from bench._servers import ROOT, free_port, tiercards_serve
 from bench._topology import postgres
+from bench._verdict import run, verdict
 from bench.answer_writes import ANSWER, CARD
 from tests.servers import wrong_password_burst
 
@@ -163,8 +164,8 @@ def main() -> None:
         f"burst on PostgreSQL: {checked} of {BURST} concurrent wrong passwords checked, "
         f"{throttled} refused with 429 (limit {limit}); checked/limit {checked / limit:.2f}, target <= 1"
     )
-    print("PASS" if ratio <= 2 and checked <= limit else "FAIL")
+    verdict(ratio <= 2 and checked <= limit)
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -18,6 +18,7 @@ import httpx
 from app.accounts.middleware import SESSION_COOKIE
 from app.web.security import CSRF_COOKIE
 from bench._servers import ROOT, WrkResult, migrated_data_dir, tiercards_serve, wrk
+from bench._verdict import run, verdict
 
 CARD_URL = "/cards/tf-data-prefetch-last?tier=principal"
 NAME, PASSWORD = "bench", "signed-in bench pass phrase 42"
@@ -101,8 +102,8 @@ def main() -> None:
     print(f"throughput ratio signed-in/single: {ratio:.2f} (target >= 0.8)")
     if not same_page:
         print("signed-in responses were smaller than the page: not every request got the card")
-    print("PASS" if ratio >= 0.8 and errors == 0 and same_page else "FAIL")
+    verdict(ratio >= 0.8 and errors == 0 and same_page)
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

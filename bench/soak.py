@@ -16,6 +16,7 @@ import psutil
 
 from app.web.page_cache import DEFAULT_MAX_BYTES
 from bench._servers import locust, migrated_data_dir, tiercards_serve
+from bench._verdict import run, verdict
 
 WINDOW_S = 60
 
@@ -73,11 +74,11 @@ def main() -> None:
         f"p99 first minute {p99_start:.0f} ms, last minute {p99_end:.0f} ms: end/start {p99_end / max(p99_start, 1):.2f}"
     )
     grew = rss_end - rss_start
-    ok = total.failures == 0 and grew <= cap_mb
-    print(
-        f"growth {grew:.0f} MB against the page cache's cap of {cap_mb:.0f} MB -> {'PASS' if ok else 'FAIL'}"
+    verdict(
+        total.failures == 0 and grew <= cap_mb,
+        f"growth {grew:.0f} MB against the page cache's cap of {cap_mb:.0f} MB, errors {total.failures}",
     )
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

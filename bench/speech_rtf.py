@@ -11,7 +11,6 @@ TARGET x the answer's length after stopping.
 """
 
 import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -23,6 +22,7 @@ from app.speech.decode import decode_recording
 from app.speech.model import card_terms, load
 from bench._decode_options import add_option_flag, decode_options
 from bench._timing import timed
+from bench._verdict import run, verdict
 from tests.factories import OWNER_CARD
 from tests.speech.clips import encode, speak
 
@@ -80,9 +80,8 @@ def main() -> None:
                 f"  as shipped {shipped:.2f} s (real-time factor {shipped / seconds:.3f}); "
                 f"with the options {total / shipped:.2f}x that"
             )
-    print("PASS" if worst <= TARGET else "FAIL")
-    sys.exit(0 if worst <= TARGET else 1)
+    verdict(worst <= TARGET)
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -12,7 +12,6 @@ transcript has them. Exit status 1 if priming makes the WER worse.
 
 import argparse
 import random
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +24,7 @@ from app.speech.decode import decode_recording
 from app.speech.delivery import measure
 from app.speech.model import SpeechModel, card_terms, load
 from bench._decode_options import add_option_flag, decode_options
+from bench._verdict import run, verdict
 from tests.factories import OWNER_CARD
 from tests.speech.clips import VOICES, sentences, speak
 
@@ -113,8 +113,11 @@ def main() -> None:
             said_fillers += count
             kept += min(count, sum(n for name, n in found.fillers if name in ("um", "uh")))
     print(f"filler recall (um/uh, primed): {kept}/{said_fillers} = {kept / said_fillers:.2f}")
-    sys.exit(1 if primed > baseline else 0)
+    verdict(
+        primed <= baseline,
+        f"priming does not make the WER worse: {primed:.3f} primed, {baseline:.3f} unprimed",
+    )
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

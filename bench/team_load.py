@@ -16,6 +16,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
+from bench import _verdict  # by module: `run` here is scale_out's load run
 from bench._topology import scaled_out
 from bench.scale_out import run, table
 
@@ -60,12 +61,11 @@ def main() -> None:
     for name, route in sorted(stats.items()):
         if name in ("Aggregated", BASELINE):
             continue
-        passed = route.failures == 0 and route.p99_ms < MAX_P99_MS
-        ok &= passed
         ratio = route.p50_ms / baseline.p50_ms if baseline.p50_ms else float("nan")
-        print(
-            f"{'PASS' if passed else 'FAIL'} {name}: {route.requests} requests, {route.failures} errors, "
-            f"p50 {route.p50_ms:.0f} ms ({ratio:.1f}x {BASELINE}), p99 {route.p99_ms:.0f} ms"
+        ok &= _verdict.verdict(
+            route.failures == 0 and route.p99_ms < MAX_P99_MS,
+            f"{name}: {route.requests} requests, {route.failures} errors, "
+            f"p50 {route.p50_ms:.0f} ms ({ratio:.1f}x {BASELINE}), p99 {route.p99_ms:.0f} ms",
         )
     total = stats["Aggregated"]
     print(
@@ -85,12 +85,8 @@ def main() -> None:
     print("(machine: 2 cores shared with other work; the load tool, nginx, both replicas, PostgreSQL, Redis")
     print(" and the demo worker all run on it)")
     ok &= missing == 0
-    print(
-        "PASS" if ok else "FAIL",
-        f"(targets: 0 errors and p99 < {MAX_P99_MS:.0f} ms on every route, no answer lost)",
-    )
-    raise SystemExit(0 if ok else 1)
+    _verdict.verdict(ok, f"(targets: 0 errors and p99 < {MAX_P99_MS:.0f} ms on every route, no answer lost)")
 
 
 if __name__ == "__main__":
-    main()
+    _verdict.run(main)

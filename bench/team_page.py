@@ -14,6 +14,7 @@ from pathlib import Path
 
 from bench._history import History, growth, migrated, page_arguments, page_ms, rebuild_aggregates, verdicts
 from bench._servers import tiercards_serve
+from bench._verdict import run
 
 LEAD = "lead"
 PAGE = 50
@@ -75,4 +76,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -34,7 +34,18 @@ from app.speech.models import Recording, RecordingAudio
 from app.storage import migrations
 from tests.helpers.accounts import accounts_settings, create_team, fresh_client, sign_in
 from tests.helpers.clients import with_csrf
-from tests.services import POSTGRES_ENV, RUN_ENV, database_url, postgres_server, redis_server
+from tests.services import (
+    ENGINES,
+    POSTGRES_ENV,
+    RUN_ENV,
+    database_url,
+    postgres_server,
+    redis_server,
+    suite_engine,
+)
+
+# pytester runs the suite's own plugin on small suites of its own (tests/test_engines.py).
+pytest_plugins = ["tests.engines", "pytester"]
 
 _servers = ExitStack()
 
@@ -46,9 +57,9 @@ collect_ignore = [] if os.environ.get("TIERCARDS_TEST_CONTAINERS") else ["contai
 def pytest_configure(config: pytest.Config) -> None:
     # Environment, so that the servers and workers the tests start find the same database server.
     os.environ.setdefault(RUN_ENV, secrets.token_hex(4))
-    engine = os.environ.get("TIERCARDS_TEST_DATABASE", "sqlite")
-    if engine not in ("sqlite", "postgres"):
-        raise pytest.UsageError("TIERCARDS_TEST_DATABASE is sqlite or postgres")
+    engine = suite_engine()
+    if engine not in ENGINES:
+        raise pytest.UsageError(f"TIERCARDS_TEST_DATABASE is one of {', '.join(ENGINES)}")
     if engine == "postgres" and not os.environ.get(POSTGRES_ENV):
         folder = Path(tempfile.mkdtemp(prefix="tiercards-test-postgres-"))
         os.environ[POSTGRES_ENV] = _servers.enter_context(postgres_server(folder))

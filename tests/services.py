@@ -22,6 +22,15 @@ REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 # Set (to a server's admin URL) when the whole suite runs on PostgreSQL: `make test-postgres`.
 POSTGRES_ENV = "TIERCARDS_TEST_POSTGRES"
 RUN_ENV = "TIERCARDS_TEST_RUN"
+# Which engine the suite runs on: sqlite (the default) or postgres.
+ENGINE_ENV = "TIERCARDS_TEST_DATABASE"
+ENGINES = ("sqlite", "postgres")
+# How many databases this process has handed out (tests/engines.py: an engine-agnostic test makes none).
+provisioned = 0
+
+
+def suite_engine() -> str:
+    return os.environ.get(ENGINE_ENV, "sqlite")
 
 
 def postgres(command: str, folder: Path, *args: str) -> str:
@@ -108,6 +117,8 @@ def _libpq(url: str) -> str:
 def database_url(data_dir: Path) -> str:
     """The DATABASE_URL for an app whose data folder is `data_dir`: "" (its own SQLite file, the
     default) unless the suite runs on PostgreSQL, where each data folder gets its own database."""
+    global provisioned
+    provisioned += 1
     admin_url = os.environ.get(POSTGRES_ENV)
     if not admin_url:
         return ""

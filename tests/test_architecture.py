@@ -23,6 +23,8 @@ import pytest
 
 from app import PROJECT_ROOT
 
+pytestmark = pytest.mark.engine_agnostic
+
 APP = PROJECT_ROOT / "app"
 DOMAINS = ("accounts", "content", "practice", "demos", "team", "authoring", "speech")
 HTTP_FRAMEWORKS = ("fastapi", "starlette")

@@ -6,6 +6,10 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.engine_agnostic
+
 TESTS = Path(__file__).parent
 # Written once, in tests/helpers/, and imported by every test that needs them.
 SHARED = ("soup_of", "post_attempt", "with_csrf", "csrf_client", "sign_in", "attempt_payload")

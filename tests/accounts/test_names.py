@@ -6,6 +6,8 @@ import pytest
 from app.accounts import names
 from app.exceptions import Invalid
 
+pytestmark = pytest.mark.engine_agnostic
+
 
 @pytest.mark.parametrize(
     "look_alike",

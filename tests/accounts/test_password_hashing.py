@@ -10,6 +10,8 @@ import pytest
 
 from app.accounts import passwords
 
+pytestmark = pytest.mark.engine_agnostic
+
 
 class Counting:
     """argon2's hasher, counting how many of its runs overlap."""

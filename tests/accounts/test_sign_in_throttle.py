@@ -25,6 +25,8 @@ from tests.helpers.payloads import attempt_payload
 from tests.servers import running_server, wrong_password_burst
 from tests.services import engine_for
 
+pytestmark = pytest.mark.load
+
 BURST = 40
 
 

@@ -6,11 +6,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, Playwright, ViewportSize, sync_playwright
+from playwright.sync_api import Browser, Page, Playwright, ViewportSize, expect, sync_playwright
 
 from app import PROJECT_ROOT
 from tests.helpers.browser import VIEWPORT_HEIGHTS, Site, launch_chromium, open_page, running_site
 from tests.servers import start_server
+
+# An assertion waits for the page to reach the state it names; on a busy machine that can take
+# longer than Playwright's 5 s default, and waiting longer costs a passing test nothing.
+expect.set_options(timeout=30_000)
 
 
 @pytest.fixture(scope="session")

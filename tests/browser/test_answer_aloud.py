@@ -219,7 +219,7 @@ def test_every_state_of_the_recorder_passes_axe_and_a_silent_microphone_is_told(
         speak_the_clip(page, clip)
         # The clip has ended: the microphone gives silence, and the recorder says so.
         expect(recorder(page).get_by_role("status")).to_have_text(
-            "No sound from the microphone for 2 seconds: check that it is on and not muted.", timeout=5000
+            "No sound from the microphone for 2 seconds: check that it is on and not muted."
         )
         expect(recorder(page).locator("[data-level-text]")).to_have_text("sound: none")
         found["silent"] = axe_violations(page)
@@ -281,7 +281,7 @@ def test_recording_stops_by_itself_at_the_limit(microphone: Browser, site: Site)
         # The limit the template prints (MAX_RECORDING_SECONDS, 180) shortened, to wait less.
         recorder(page).evaluate("el => { el.dataset.maxSeconds = '2'; }")
         panel(page).get_by_role("button", name="Answer aloud").click()
-        expect(panel(page).get_by_role("button", name="Send")).to_be_focused(timeout=5000)
+        expect(panel(page).get_by_role("button", name="Send")).to_be_focused()
         expect(recorder(page).get_by_role("status")).to_have_text(
             "Stopped at the 0:02 limit. Send it to be transcribed, or Redo."
         )
@@ -344,7 +344,7 @@ def test_a_recording_stopped_at_the_limit_sends_no_more_seconds_than_the_limit(
         expect(panel(page).get_by_role("button", name="Stop")).to_be_focused()
         # A busy page: the limit's timer fires late, as on a slow phone.
         page.evaluate("() => { const end = performance.now() + 3000; while (performance.now() < end) {} }")
-        expect(panel(page).get_by_role("button", name="Send")).to_be_focused(timeout=5000)
+        expect(panel(page).get_by_role("button", name="Send")).to_be_focused()
 
         def keep(route: Route) -> None:
             sent.append(route.request.post_data_buffer or b"")

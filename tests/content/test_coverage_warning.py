@@ -4,11 +4,14 @@ be suggested for an answer that says what the model answer says."""
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from app import PROJECT_ROOT
 from app.cli import cli
 from tests.factories import card_text, line_of, write_card
+
+pytestmark = pytest.mark.engine_agnostic
 
 SECOND = "2. batches wait in the buffer"
 # A model answer that says the second point only in words the point does not use, beside a run of

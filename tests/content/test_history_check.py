@@ -12,6 +12,8 @@ from app.cli import cli
 from app.content.model import item_key
 from tests.factories import card_text, line_of, write_card
 
+pytestmark = pytest.mark.engine_agnostic
+
 PITFALL = "A wrong belief a candidate might state"
 POINT = "The first point a good answer makes"
 TAIL = "and the answers recorded against it will no longer count"

@@ -8,10 +8,13 @@ import pkgutil
 from collections.abc import Iterator
 from types import ModuleType
 
+import pytest
 from fastapi.routing import APIRoute
 
 import app.content
 import app.presets
+
+pytestmark = pytest.mark.engine_agnostic
 
 # Signatures a framework fixes: a Jinja context filter and the markdown highlighter's callback.
 FIXED = {"app.content.filters.noted", "app.content.render._highlight"}

@@ -14,6 +14,8 @@ from app.content.catalogue import load
 from app.content.parser import MISCONCEPTION_OPENERS, CardParseError, parse_card
 from tests.factories import OWNER_CARD, card_text, line_of, write_card
 
+pytestmark = pytest.mark.engine_agnostic
+
 NO_WORDS = "heading shows no words (a bare link or image reads as nothing): write them after '### '"
 
 

@@ -8,6 +8,8 @@ import pytest
 from app.content.parser import CardParseError, parse_source
 from tests.factories import card_text, line_of
 
+pytestmark = pytest.mark.engine_agnostic
+
 POINT = "1. The first point a good answer makes"
 EXPLANATION = "The first point is what the answer opens with."
 SAID_AS = ("it opens the answer", "say it first")

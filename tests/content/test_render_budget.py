@@ -7,6 +7,8 @@ from pygments.lexer import Lexer
 
 from app.content import render
 
+pytestmark = pytest.mark.engine_agnostic
+
 # 60 KB blocks that take pygments seconds to tens of seconds: each repeats an opener its lexer
 # scans the rest of the block for.
 SLOW_BLOCKS = {

@@ -21,6 +21,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import tensorflow as tf
 from tensorflow.python.data.experimental.ops import testing
 
+pytestmark = pytest.mark.engine_agnostic
+
 CARDS = DECK.values()
 OPTIMIZATION = "tf.data.Options.experimental_optimization."
 

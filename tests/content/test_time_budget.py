@@ -8,6 +8,8 @@ from app.content.parser import parse_card
 from app.content.tiers import TIERS, default_answer_kind
 from tests.factories import card_text, write_card
 
+pytestmark = pytest.mark.engine_agnostic
+
 TIMINGS = {"  basics: 20\n  solid: 50": "  basics: 15\n  solid: 70"}
 
 

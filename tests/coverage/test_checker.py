@@ -3,9 +3,13 @@ the stretch of the answer, as written, that shows each."""
 
 from dataclasses import replace
 
+import pytest
+
 from app.content.model import Point
 from app.coverage.checker import check, check_follow_up, follow_up_targets, uncovered_by_model_answer
 from tests.factories import DECK, OWNER_CARD
+
+pytestmark = pytest.mark.engine_agnostic
 
 CARD = DECK[OWNER_CARD]
 KEYS = CARD.point_ids

@@ -4,6 +4,7 @@ unknown card, a bad tier or no answer exits non-zero with a sentence saying so."
 
 import json
 
+import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
@@ -11,6 +12,8 @@ from app.cli import cli
 from app.coverage.measured import MEASURED
 from app.schemas import MAX_ANSWER_CHARS
 from tests.factories import DECK, OWNER_CARD
+
+pytestmark = pytest.mark.engine_agnostic
 
 CARD = DECK[OWNER_CARD]
 ANSWER = (

@@ -13,6 +13,8 @@ from app.coverage.methods import names
 from tests.coverage.split import HELD_OUT_CARDS, LABELLED
 from tests.factories import DECK
 
+pytestmark = pytest.mark.engine_agnostic
+
 SLACK = 0.05
 MAX_STUFFED = 0.10
 

@@ -14,6 +14,8 @@ from app.content.model import Card
 from tests.coverage.split import HELD_OUT_CARDS, LABELLED, TUNING_CARDS
 from tests.factories import DECK, OWNER_CARD
 
+pytestmark = pytest.mark.engine_agnostic
+
 TIERS = ("junior", "middle", "senior", "principal")
 STYLES = ("complete", "partial", "paraphrase", "keyword-stuffed", "misconception", "rambling", "transcript")
 FIELDS = {"id", "tier", "style", "text", "covers", "asserts"}

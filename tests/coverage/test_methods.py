@@ -2,8 +2,12 @@
 sentences that are scored, which sentences only name terms or deny what they say, and the lexical
 score of a sentence against a point of the card."""
 
+import pytest
+
 from app.coverage.methods import Lexical, card_sentences, claims_nothing, denies, names, sentences
 from tests.factories import DECK, OWNER_CARD
+
+pytestmark = pytest.mark.engine_agnostic
 
 CARD = DECK[OWNER_CARD]
 

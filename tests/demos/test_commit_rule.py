@@ -5,7 +5,11 @@ the worker call those services and never commit themselves."""
 import ast
 from pathlib import Path
 
+import pytest
+
 from app import PROJECT_ROOT
+
+pytestmark = pytest.mark.engine_agnostic
 
 DEMOS = PROJECT_ROOT / "app" / "demos"
 

@@ -6,6 +6,8 @@ import pytest
 from app.demos.worker.execution import ending
 from app.presets import DemoCancelled, DemoCrashed, DemoFailed, DemoTimedOut, ParamError
 
+pytestmark = pytest.mark.engine_agnostic
+
 SECRET = "/srv/tiercards/secret_key at 0x7f00"
 
 

@@ -21,6 +21,8 @@ from app.presets import (
     validate_params,
 )
 
+pytestmark = pytest.mark.engine_agnostic
+
 DESIGN_PRESETS = [
     "placement",
     "deficit",

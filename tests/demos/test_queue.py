@@ -10,6 +10,8 @@ import pytest
 from app.jobs.queue import LANES, JobQueue, lane_for, lanes_for
 from app.presets import PRESETS
 
+pytestmark = pytest.mark.engine_agnostic
+
 MARKER = "pwned"
 
 

@@ -20,6 +20,8 @@ from app.demos.runner import (
     warm,
 )
 
+pytestmark = [pytest.mark.load, pytest.mark.engine_agnostic]
+
 QUICK = {"steps": 6, "input_ms": 3, "compute_ms": 3, "batch_size": 2}
 # Long enough to be interrupted: 5 variants x 200 steps x ≥ 20 ms.
 LONG = {"steps": 200, "input_ms": 20, "compute_ms": 20, "batch_size": 2}

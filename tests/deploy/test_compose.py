@@ -51,6 +51,8 @@ from tests.deploy.deployment import (
     web_replicas,
 )
 
+pytestmark = pytest.mark.engine_agnostic
+
 VARIABLES = {
     "SECRET_KEY": "5f0c8e2a9b7d4c61a3e8f2b0d9c7a6e54b3f1e0d2c8a7b69",
     "POSTGRES_PASSWORD": "0a9b8c7d6e5f4a3b",

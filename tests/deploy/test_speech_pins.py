@@ -6,8 +6,12 @@ first, with --require-hashes and --no-deps, so the extra's install finds them sa
 import re
 import tomllib
 
+import pytest
+
 from app import PROJECT_ROOT
 from tests.deploy.deployment import compose, dockerfile
+
+pytestmark = pytest.mark.engine_agnostic
 
 PINS = PROJECT_ROOT / "requirements" / "speech.txt"
 INSTALL = "--require-hashes --no-deps -r"

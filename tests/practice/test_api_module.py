@@ -3,9 +3,12 @@ its page modules serve pages only."""
 
 from types import ModuleType
 
+import pytest
 from fastapi.routing import APIRoute
 
 from app.practice.routers import api, card_page, export, practice_page, progress_page
+
+pytestmark = pytest.mark.engine_agnostic
 
 
 def _paths(module: ModuleType) -> set[str]:

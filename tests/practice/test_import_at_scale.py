@@ -30,6 +30,8 @@ from tests.helpers.payloads import attempt_payload, import_upload
 from tests.helpers.practice import T0, counts, review, write_session
 from tests.servers import free_port, start_server, stop
 
+pytestmark = pytest.mark.load
+
 # What a review log must name; an empty row lacks each of them.
 REQUIRED = sum(field.is_required() for field in ReviewLogDoc.model_fields.values())
 

@@ -4,6 +4,8 @@ import pytest
 
 from app.speech.accuracy import spoken_words, word_error_rate
 
+pytestmark = pytest.mark.engine_agnostic
+
 
 def test_words_are_compared_without_case_or_punctuation() -> None:
     assert spoken_words("Prefetch `tf.data.AUTOTUNE`, num_parallel_calls!") == [

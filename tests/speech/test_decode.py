@@ -14,6 +14,8 @@ from app.exceptions import Invalid
 from app.speech.decode import SAMPLE_RATE, decode_recording
 from tests.speech.clips import encode, silence, speak, wav_seconds
 
+pytestmark = pytest.mark.engine_agnostic
+
 MAX_SECONDS = 180
 SENTENCE = "The prefetch transformation overlaps the producer with the consumer."
 

@@ -14,6 +14,8 @@ from app.speech.delivery import (
     measure,
 )
 
+pytestmark = pytest.mark.engine_agnostic
+
 
 def spoken(text: str, *, start: float = 0.0, seconds_per_word: float = 0.4) -> list[Word]:
     """The words of `text` one after another, each `seconds_per_word` long, as Whisper writes them."""

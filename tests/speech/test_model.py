@@ -14,6 +14,8 @@ from app.exceptions import Unavailable
 from app.speech import model
 from tests.factories import OWNER_CARD
 
+pytestmark = pytest.mark.engine_agnostic
+
 
 @pytest.fixture(scope="module")
 def owner_card():

@@ -3,12 +3,15 @@ share, and the privacy text beside the button, which follows KEEP_RECORDINGS and
 
 from types import SimpleNamespace
 
+import pytest
 from bs4 import BeautifulSoup, Tag
 
 from app.speech import filters as speech_filters
 from app.web.templating import templates
 from tests.factories import DECK, OWNER_CARD
 from tests.helpers.html import one, text_of
+
+pytestmark = pytest.mark.engine_agnostic
 
 
 def _recorder(

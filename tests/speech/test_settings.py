@@ -8,6 +8,8 @@ from pydantic import ValidationError
 from app import PROJECT_ROOT
 from app.settings import Settings
 
+pytestmark = pytest.mark.engine_agnostic
+
 
 def test_the_defaults_are_the_bundled_model_and_three_minutes(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path)

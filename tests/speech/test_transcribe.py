@@ -16,6 +16,8 @@ from app.speech.delivery import measure
 from app.speech.model import card_terms, load
 from tests.speech.clips import WER_BOUND, encode, sentences, speak
 
+pytestmark = pytest.mark.engine_agnostic
+
 # Not the owner's card: its sentences are the ones the term rules were looked at on.
 CARD = "tf-data-cache-placement"
 

@@ -6,12 +6,15 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.factories import OWNER_CARD
 from tests.helpers.clients import csrf_client
 from tests.helpers.payloads import attempt_payload
 from tests.servers import running_server
 from tests.services import database_on, postgres, postgres_server
+
+pytestmark = pytest.mark.load
 
 
 def test_a_restarted_database_is_a_503_while_down_and_served_again_after(tmp_path: Path) -> None:

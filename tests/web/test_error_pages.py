@@ -1,9 +1,12 @@
 """Error pages a browser sees: they say what went wrong once, in words."""
 
+import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
 from tests.helpers.html import HTML
+
+pytestmark = pytest.mark.engine_agnostic
 
 
 def test_a_page_that_does_not_exist_says_not_found_once(client: TestClient) -> None:

@@ -6,6 +6,8 @@ import pytest
 from app.exceptions import Conflict, DomainError, Forbidden, Invalid, NotFound, TooMany, Unavailable
 from app.web.errors import as_http, headers_of, status_of
 
+pytestmark = pytest.mark.engine_agnostic
+
 
 @pytest.mark.parametrize(
     "error",

@@ -6,6 +6,8 @@ import pytest
 
 from app.web.timefmt import day
 
+pytestmark = pytest.mark.engine_agnostic
+
 NOW = datetime(2026, 12, 2, 0, 30, tzinfo=UTC)  # just after midnight UTC: "today" is the 2nd
 
 

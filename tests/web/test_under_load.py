@@ -1,7 +1,8 @@
 """A real server under the load and the faults people put it through.
 
-- 20 clients each answering and reading their history in a loop: every request succeeds and none
-  waits long (the server used to freeze for 30 s when its connection pool ran dry).
+- 20 clients each answering and reading their history in a loop: every request succeeds (the
+  server used to freeze when its connection pool ran dry, then answer 500 once the pool's wait ran
+  out). How long requests take under load is bench/mixed_load.py's figure, not a test's.
 - The server killed with SIGKILL while 20 writers post, three times over: every answer that got a
   201 is still there after a restart.
 """
@@ -14,11 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.factories import OWNER_CARD
 from tests.helpers.clients import csrf_client
 from tests.helpers.payloads import attempt_payload
 from tests.servers import free_port, start_server
+
+pytestmark = pytest.mark.load
 
 CLIENTS = 20
 ATTEMPTS = f"/api/cards/{OWNER_CARD}/attempts"
@@ -27,74 +31,69 @@ ATTEMPTS = f"/api/cards/{OWNER_CARD}/attempts"
 @dataclass
 class Tally:
     errors: list[str] = field(default_factory=list)
-    slowest: float = 0.0
     acknowledged: list[int] = field(default_factory=list)
     requests: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def record(self, seconds: float, error: str | None = None, attempt_id: int | None = None) -> None:
+    def record(self, error: str | None = None, attempt_id: int | None = None) -> None:
         with self.lock:
             self.requests += 1
-            self.slowest = max(self.slowest, seconds)
             if error:
                 self.errors.append(error)
             if attempt_id is not None:
                 self.acknowledged.append(attempt_id)
 
 
-def _mixed_loop(url: str, until: float, tally: Tally, stop_on_error: bool = False) -> None:
+def _mixed_loop(url: str, rounds: int, tally: Tally, stop_on_error: bool = False) -> None:
     try:
         client = csrf_client(url)
     except httpx.HTTPError as error:
-        tally.record(0.0, f"first GET: {type(error).__name__}")
+        tally.record(f"first GET: {type(error).__name__}")
         return
     try:
-        while time.monotonic() < until:
+        for _ in range(rounds):
             for method, path, body in (
                 ("POST", ATTEMPTS, attempt_payload()),
                 ("GET", f"/api/attempts?card_id={OWNER_CARD}&limit=5", None),
             ):
-                start = time.monotonic()
                 try:
                     response = client.request(method, path, json=body)
                 except httpx.HTTPError as error:
-                    tally.record(time.monotonic() - start, f"{method} {path}: {type(error).__name__}")
+                    tally.record(f"{method} {path}: {type(error).__name__}")
                     if stop_on_error:
                         return
                     continue
-                elapsed = time.monotonic() - start
                 ok = response.status_code == (201 if method == "POST" else 200)
                 attempt_id = response.json()["id"] if ok and method == "POST" else None
-                tally.record(elapsed, None if ok else f"{method} {path}: {response.status_code}", attempt_id)
+                tally.record(None if ok else f"{method} {path}: {response.status_code}", attempt_id)
     finally:
         client.close()
 
 
 def _run_clients(
-    url: str, seconds: float, stop_on_error: bool = False, tally: Tally | None = None, clients: int = CLIENTS
+    url: str, rounds: int, stop_on_error: bool = False, tally: Tally | None = None, clients: int = CLIENTS
 ) -> Tally:
+    """`clients` at once, each answering and reading its history `rounds` times."""
     tally = tally or Tally()
-    until = time.monotonic() + seconds
     threads = [
-        threading.Thread(target=_mixed_loop, args=(url, until, tally, stop_on_error)) for _ in range(clients)
+        threading.Thread(target=_mixed_loop, args=(url, rounds, tally, stop_on_error)) for _ in range(clients)
     ]
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=seconds + 60)
+        thread.join()
     return tally
 
 
 def test_twenty_clients_writing_and_reading_never_stall(tmp_path: Path) -> None:
     process, url = start_server(tmp_path, "--no-worker")
     try:
-        tally = _run_clients(url, seconds=8)
+        tally = _run_clients(url, rounds=10)
     finally:
         process.terminate()
         process.wait(timeout=15)
     assert tally.errors == []
-    assert tally.requests > 100
-    assert tally.slowest < 2.0, f"slowest request took {tally.slowest:.1f} s"
+    assert tally.requests == CLIENTS * 10 * 2
 
 
 def test_a_hundred_clients_get_no_errors(tmp_path: Path) -> None:
@@ -102,12 +101,12 @@ def test_a_hundred_clients_get_no_errors(tmp_path: Path) -> None:
     database connection (that once ran the pool dry and answered 500)."""
     process, url = start_server(tmp_path, "--no-worker")
     try:
-        tally = _run_clients(url, seconds=8, clients=100)
+        tally = _run_clients(url, rounds=2, clients=100)
     finally:
         process.terminate()
         process.wait(timeout=15)
     assert tally.errors == []
-    assert tally.requests > 100
+    assert tally.requests == 100 * 2 * 2
 
 
 def _kill_after(pid: int, tally: Tally, answers: int) -> None:
@@ -127,7 +126,8 @@ def test_acknowledged_answers_survive_kill_9_of_the_server(tmp_path: Path) -> No
         # machine's speed.
         killer = threading.Thread(target=_kill_after, args=(process.pid, tally, 40))
         killer.start()
-        _run_clients(url, seconds=60, stop_on_error=True, tally=tally)
+        # More rounds than the writers get through before the kill.
+        _run_clients(url, rounds=1000, stop_on_error=True, tally=tally)
         killer.join()
         process.wait(timeout=15)
         assert process.returncode == -signal.SIGKILL

@@ -8,6 +8,7 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from sqlalchemy import update
 
 from app import PROJECT_ROOT
@@ -17,6 +18,8 @@ from app.settings import Settings
 from app.storage.base import utcnow
 from app.storage.database import Database
 from tests.helpers.demos import demo_settings_for, tiercards
+
+pytestmark = pytest.mark.load
 
 TIMEOUT_S = 120
 

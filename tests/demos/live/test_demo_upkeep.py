@@ -8,6 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import httpx
+import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
@@ -21,6 +22,8 @@ from tests.helpers.clients import csrf_client
 from tests.helpers.demos import HEARTBEAT_TIMEOUT_S, SMALL, demo_settings_for, submit, wait_for
 from tests.helpers.payloads import demo_run_payload
 from tests.servers import running_server
+
+pytestmark = pytest.mark.load
 
 CARD = "tf-data-prefetch-last"
 

@@ -2,10 +2,10 @@
 a worker killed mid-job, re-run, and jobs that outlive the web process."""
 
 import signal
-import time
 from typing import Any
 
 import psutil
+import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
@@ -26,6 +26,8 @@ from tests.helpers.demos import (
 )
 from tests.helpers.payloads import demo_run_payload
 
+pytestmark = pytest.mark.load
+
 CARD = "tf-data-prefetch-last"
 
 
@@ -42,7 +44,6 @@ def running_with_steps(client: TestClient, run_id: str, steps: int = 2) -> dict[
 
 
 def test_submit_then_poll_until_the_result_document_is_complete(demo_client: TestClient) -> None:
-    started = time.monotonic()
     response = demo_client.post("/api/demos", json=demo_run_payload(card_id=CARD))
     assert response.status_code == 202
     accepted = response.json()
@@ -50,7 +51,6 @@ def test_submit_then_poll_until_the_result_document_is_complete(demo_client: Tes
 
     doc = wait_status(demo_client, accepted["run_id"], ("done", "failed"), timeout=60)
     assert doc["status"] == "done", doc["error"]
-    assert time.monotonic() - started < 30
     assert doc["preset"] == "placement" and doc["card_id"] == CARD
     assert doc["params"] == {"input_ms": 3, "compute_ms": 3, "batch_size": 2, "steps": 6}
     assert doc["progress"]["steps_done"] == doc["progress"]["steps_total"] == 6
@@ -110,14 +110,12 @@ def test_cancel_stops_a_running_demo_and_the_worker_goes_on(
     run_id = submit(demo_client, params=LONG)
     running_with_steps(demo_client, run_id)
     children = worker.runner_child_pids()
-    asked = time.monotonic()
     response = demo_client.post(f"/api/demos/{run_id}/cancel")
     assert response.status_code == 202
     assert response.json() == {"run_id": run_id, "status": "running", "cancel_requested": True}
 
-    doc = wait_status(demo_client, run_id, ("cancelled", "done", "failed"), timeout=15)
+    doc = wait_status(demo_client, run_id, ("cancelled", "done", "failed"), timeout=60)
     assert doc["status"] == "cancelled"
-    assert time.monotonic() - asked < 5
     assert "Cancelled" in doc["error"] and doc["finished_at"]
     # The child that ran it was killed and replaced.
     wait_for(lambda: not any(psutil.pid_exists(pid) for pid in children), 10, 0.1, "the old child to go")
@@ -205,10 +203,9 @@ def test_a_worker_killed_mid_job_leaves_the_run_interrupted_and_it_can_run_again
     children = worker.runner_child_pids()
     worker.signal(signal.SIGKILL)
     worker.process.wait(timeout=10)  # type: ignore[union-attr]
-    killed = time.monotonic()
 
-    doc = wait_status(demo_client, run_id, ("interrupted",), timeout=HEARTBEAT_TIMEOUT_S + 10)
-    assert time.monotonic() - killed <= HEARTBEAT_TIMEOUT_S + 5
+    # How soon after the heartbeat timeout it reads interrupted is bench/faults.py's figure.
+    doc = wait_status(demo_client, run_id, ("interrupted",), timeout=HEARTBEAT_TIMEOUT_S + 60)
     assert "heartbeat" in doc["error"]
     # The orphaned runner child notices its parent is gone and exits by itself.
     wait_for(
@@ -235,9 +232,7 @@ def test_a_runner_child_killed_mid_run_fails_that_run_and_the_next_one_completes
     running_with_steps(demo_client, run_id)
     [child] = worker.runner_child_pids()
     psutil.Process(child).kill()
-    killed = time.monotonic()
-    doc = wait_status(demo_client, run_id, ("failed", "interrupted"), timeout=HEARTBEAT_TIMEOUT_S + 10)
-    assert time.monotonic() - killed <= HEARTBEAT_TIMEOUT_S
+    doc = wait_status(demo_client, run_id, ("failed", "interrupted"), timeout=HEARTBEAT_TIMEOUT_S + 60)
     assert "killed by signal 9" in doc["error"] and "run it again" in doc["error"]
     assert worker.alive()
     assert wait_status(demo_client, behind, ("done", "failed"), timeout=90)["status"] == "done"

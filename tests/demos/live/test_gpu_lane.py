@@ -39,6 +39,8 @@ from tests.helpers.demos import (
     wait_status,
 )
 
+pytestmark = pytest.mark.load
+
 TO_DEVICE = {"steps": 6, "input_ms": 3, "compute_ms": 3, "batch_mb": 1}
 
 

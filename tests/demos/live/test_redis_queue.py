@@ -3,7 +3,6 @@ redis-server, and a worker stopped with SIGTERM mid-job: the run ends interrupte
 and the worker's TensorFlow child goes with it."""
 
 import signal
-import time
 from collections.abc import Iterator
 
 import psutil
@@ -27,6 +26,8 @@ from tests.helpers.demos import (
     wait_for,
     wait_status,
 )
+
+pytestmark = pytest.mark.load
 
 
 def gone(pid: int) -> bool:
@@ -81,11 +82,9 @@ def test_sigterm_mid_job_interrupts_the_run_and_stops_the_runner_child(
     )
     children = redis_worker.runner_child_pids()
     assert children
-    stopped = time.monotonic()
     redis_worker.signal(signal.SIGTERM)
     assert redis_worker.process is not None
-    assert redis_worker.process.wait(timeout=20) == 0
-    assert time.monotonic() - stopped < 10
+    assert redis_worker.process.wait(timeout=60) == 0
     assert all(gone(pid) for pid in children)
 
     doc = get_run(redis_client, run_id)  # no waiting for a heartbeat: the worker said so itself

@@ -11,7 +11,6 @@ stored in the database (the run's `worker`), not just the runs' final status.
 
 import re
 import signal
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -41,6 +40,8 @@ from tests.helpers.demos import (
     wait_for,
     wait_status,
 )
+
+pytestmark = pytest.mark.load
 
 RUNS = 8
 
@@ -164,10 +165,9 @@ def test_a_worker_killed_mid_run_interrupts_it_and_the_survivor_runs_the_next_jo
     victim.signal(signal.SIGKILL)
     assert victim.process is not None
     victim.process.wait(timeout=10)
-    killed = time.monotonic()
 
-    doc = wait_status(client, run_id, ("interrupted",), timeout=HEARTBEAT_TIMEOUT_S + 10)
-    assert time.monotonic() - killed <= HEARTBEAT_TIMEOUT_S + 3
+    # How soon after the heartbeat timeout it reads interrupted is bench/faults.py's figure.
+    doc = wait_status(client, run_id, ("interrupted",), timeout=HEARTBEAT_TIMEOUT_S + 60)
     assert "stopped sending heartbeats" in doc["error"] and "killed" in doc["error"]
     page = BeautifulSoup(client.get(f"/demos/{run_id}").text, "html.parser")
     assert page.select_one("#demo-status")["data-status"] == "interrupted"
@@ -184,4 +184,6 @@ def test_a_worker_killed_mid_run_interrupts_it_and_the_survivor_runs_the_next_jo
     def alive() -> list[str]:
         return [w["name"] for w in client.get("/api/workers").json()["workers"]]
 
-    assert wait_for(lambda: alive() == [survivor.name], HEARTBEAT_TIMEOUT_S, 0.2, "only the survivor listed")
+    assert wait_for(
+        lambda: alive() == [survivor.name], HEARTBEAT_TIMEOUT_S + 60, 0.2, "only the survivor listed"
+    )

@@ -33,6 +33,8 @@ from tests.helpers.recordings import (
 )
 from tests.speech.clips import WER_BOUND, encode, sentences, silence, speak, wav_seconds
 
+pytestmark = pytest.mark.load
+
 SENTENCE = "The prefetch transformation overlaps the producer with the consumer."
 
 

@@ -7,8 +7,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from app import PROJECT_ROOT
 from tests.helpers.demos import demo_settings_for, env_for
+
+pytestmark = pytest.mark.load
 
 
 def test_a_production_worker_logs_json_lines(tmp_path: Path) -> None:
