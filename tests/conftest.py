@@ -8,6 +8,7 @@ started here, each data folder with a database of its own (tests/services.py).
 import os
 import secrets
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -63,6 +64,15 @@ def pytest_configure(config: pytest.Config) -> None:
     if engine == "postgres" and not os.environ.get(POSTGRES_ENV):
         folder = Path(tempfile.mkdtemp(prefix="tiercards-test-postgres-"))
         os.environ[POSTGRES_ENV] = _servers.enter_context(postgres_server(folder))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # make test runs tests in parallel, grouped by id: two tests of one id would run as one.
+    repeated = sorted(nodeid for nodeid, count in Counter(item.nodeid for item in items).items() if count > 1)
+    if repeated:
+        raise pytest.UsageError(
+            f"tests share an id, so a parallel run would run only one of each: {repeated}"
+        )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -73,8 +73,7 @@ def running_server(data_dir: Path, *extra: str, env: dict[str, str] | None = Non
     try:
         yield url
     finally:
-        process.terminate()
-        process.wait(timeout=15)
+        stop(process)
 
 
 def stop(process: subprocess.Popen[bytes], timeout: float = 20) -> None:

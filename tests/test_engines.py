@@ -28,23 +28,24 @@ def test_on_both_engines():
 """
 
 
-def _run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, engine: str) -> pytest.RunResult:
+@pytest.mark.parametrize(
+    ("engine", "outcomes", "said"),
+    [
+        # A test declared engine-agnostic that makes a database fails, so the declaration stays true.
+        ("sqlite", {"passed": 2, "skipped": 1, "failed": 1}, "*_makes_a_database is marked engine_agnostic*"),
+        # The declared tests are left out, and nothing else may drop PostgreSQL by skipping.
+        ("postgres", {"passed": 1, "failed": 1, "deselected": 2}, "*_but_skips skipped on PostgreSQL*"),
+    ],
+)
+def test_each_engine_runs_what_is_declared_for_it(
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    engine: str,
+    outcomes: dict[str, int],
+    said: str,
+) -> None:
     monkeypatch.setenv("TIERCARDS_TEST_DATABASE", engine)
     pytester.makepyfile(test_suite=SUITE)
-    return pytester.runpytest("-p", "tests.engines", "-p", "no:cacheprovider")
-
-
-def test_on_sqlite_a_test_declared_engine_agnostic_that_makes_a_database_fails(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    result = _run(pytester, monkeypatch, "sqlite")
-    result.assert_outcomes(passed=2, skipped=1, failed=1)
-    result.stdout.fnmatch_lines(["*test_declared_once_but_makes_a_database is marked engine_agnostic*"])
-
-
-def test_on_postgres_the_declared_tests_are_left_out_and_a_skip_fails(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    result = _run(pytester, monkeypatch, "postgres")
-    result.assert_outcomes(passed=1, failed=1, deselected=2)
-    result.stdout.fnmatch_lines(["*test_on_both_engines_but_skips skipped on PostgreSQL*"])
+    result = pytester.runpytest("-p", "tests.engines", "-p", "no:cacheprovider")
+    result.assert_outcomes(**outcomes)
+    result.stdout.fnmatch_lines([said])

@@ -10,7 +10,7 @@ from playwright.sync_api import Browser, Page, Playwright, ViewportSize, expect,
 
 from app import PROJECT_ROOT
 from tests.helpers.browser import VIEWPORT_HEIGHTS, Site, launch_chromium, open_page, running_site
-from tests.servers import start_server
+from tests.servers import start_server, stop
 
 # An assertion waits for the page to reach the state it names; on a busy machine that can take
 # longer than Playwright's 5 s default, and waiting longer costs a passing test nothing.
@@ -21,8 +21,7 @@ expect.set_options(timeout=30_000)
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     process, url = start_server(tmp_path_factory.mktemp("browser-data"), "--no-worker")
     yield url
-    process.terminate()
-    process.wait(timeout=15)
+    stop(process)
 
 
 @pytest.fixture
@@ -30,8 +29,7 @@ def fresh_url(tmp_path: Path) -> Iterator[str]:
     """A server with an empty database of its own: every card is new, nobody has answered one."""
     process, url = start_server(tmp_path, "--no-worker")
     yield url
-    process.terminate()
-    process.wait(timeout=15)
+    stop(process)
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from app import PROJECT_ROOT
 from tests.helpers.browser import axe_violations, described
-from tests.servers import data_env, start_server
+from tests.servers import data_env, start_server, stop
 
 CARD = "tf-data-prefetch-last"
 MARKER = "alices-answer-3b9e: prefetch overlaps input with compute"
@@ -40,8 +40,7 @@ def team_url(tmp_path: Path) -> Iterator[str]:
         )
     process, url = start_server(tmp_path, "--no-worker", env=ACCOUNTS)
     yield url
-    process.terminate()
-    process.wait(timeout=15)
+    stop(process)
 
 
 @pytest.fixture

@@ -42,6 +42,7 @@ from tests.deploy.deployment import (
 )
 from tests.helpers.accounts import sign_in
 from tests.helpers.clients import csrf_client
+from tests.helpers.demos import wait_for
 from tests.helpers.payloads import demo_run_payload
 from tests.servers import free_port, stop
 from tests.services import database_on
@@ -279,17 +280,23 @@ def test_the_worker_health_check_passes_once_the_worker_has_beaten(deployment: D
     assert deployment.worker_check_after_beat.returncode == 0, deployment.worker_check_after_beat.stderr
 
 
-def _upstreams(access_log: Path, request_uri: str) -> set[str]:
-    time.sleep(0.2)  # nginx writes its log line just after answering
-    lines = [line.split(" ") for line in access_log.read_text().splitlines()]
-    return {upstream for uri, _status, upstream in lines if uri == request_uri}
+def _upstreams(access_log: Path, request_uri: str, requests: int) -> set[str]:
+    """The upstreams that served `request_uri`, once nginx has logged all `requests` of it (it
+    writes each line just after answering)."""
+
+    def logged() -> list[str] | None:
+        lines = [line.split(" ") for line in access_log.read_text().splitlines()]
+        served = [upstream for uri, _status, upstream in lines if uri == request_uri]
+        return served if len(served) >= requests else None
+
+    return set(wait_for(logged, 30, 0.05, f"nginx to log {request_uri} {requests} times"))
 
 
 def test_signed_in_through_the_proxy_either_replica_knows_the_person(deployment: Deployment) -> None:
     with _signed_in_through_the_proxy(deployment) as client:
         for _ in range(4):
             assert client.get("/api/me?probe=replicas").json() == {"name": "admin", "role": "admin"}
-        served_by = _upstreams(deployment.access_log, "/api/me?probe=replicas")
+        served_by = _upstreams(deployment.access_log, "/api/me?probe=replicas", requests=4)
         assert served_by == {urlsplit(replica).netloc for replica in deployment.replicas}
         # nginx's X-Forwarded-For is believed (TRUSTED_PROXIES), so the audit log names the
         # visitor, not the proxy.

@@ -8,8 +8,9 @@ bounded number of examples per operation, so a failure can be replayed.
 import tempfile
 from pathlib import Path
 
+import pytest
 import schemathesis
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from app import PROJECT_ROOT
@@ -48,10 +49,20 @@ TOKEN = signed_token(_settings.secret_key)
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
 
 
-@schema.parametrize()
-@settings(max_examples=EXAMPLES, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
-def test_the_api_keeps_its_schema_and_never_fails(case: schemathesis.Case) -> None:
-    excluded = [positive_data_acceptance] if (case.method, case.path) in CROSS_FIELD_RULES else []
-    case.call_and_validate(
-        headers={"X-CSRF-Token": TOKEN, "Cookie": f"{CSRF_COOKIE}={TOKEN}"}, excluded_checks=excluded
-    )
+# One test an operation, by name: schemathesis's own parametrize gives every operation the same
+# test id, and a parallel run that groups tests by id would run only one of them.
+OPERATIONS = sorted((result.ok().method.upper(), result.ok().path) for result in schema.get_all_operations())
+
+
+@pytest.mark.parametrize(("method", "path"), OPERATIONS, ids=[f"{m} {p}" for m, p in OPERATIONS])
+def test_the_api_keeps_its_schema_and_never_fails(method: str, path: str) -> None:
+    excluded = [positive_data_acceptance] if (method, path) in CROSS_FIELD_RULES else []
+
+    @given(case=schema[path][method].as_strategy())
+    @settings(max_examples=EXAMPLES, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+    def call_and_validate(case: schemathesis.Case) -> None:
+        case.call_and_validate(
+            headers={"X-CSRF-Token": TOKEN, "Cookie": f"{CSRF_COOKIE}={TOKEN}"}, excluded_checks=excluded
+        )
+
+    call_and_validate()

@@ -21,7 +21,7 @@ from app import PROJECT_ROOT
 from tests.factories import OWNER_CARD
 from tests.helpers.clients import csrf_client
 from tests.helpers.payloads import attempt_payload
-from tests.servers import data_env, start_server
+from tests.servers import data_env, start_server, stop
 
 pytestmark = pytest.mark.load
 
@@ -67,8 +67,7 @@ def replicas(tmp_path: Path) -> Iterator[Callable[..., Replicas]]:
 
     yield start
     for process in processes:
-        process.terminate()
-        process.wait(timeout=15)
+        stop(process)
 
 
 @pytest.fixture

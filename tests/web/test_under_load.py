@@ -20,7 +20,7 @@ import pytest
 from tests.factories import OWNER_CARD
 from tests.helpers.clients import csrf_client
 from tests.helpers.payloads import attempt_payload
-from tests.servers import free_port, start_server
+from tests.servers import free_port, start_server, stop
 
 pytestmark = pytest.mark.load
 
@@ -90,8 +90,7 @@ def test_twenty_clients_writing_and_reading_never_stall(tmp_path: Path) -> None:
     try:
         tally = _run_clients(url, rounds=10)
     finally:
-        process.terminate()
-        process.wait(timeout=15)
+        stop(process)
     assert tally.errors == []
     assert tally.requests == CLIENTS * 10 * 2
 
@@ -103,8 +102,7 @@ def test_a_hundred_clients_get_no_errors(tmp_path: Path) -> None:
     try:
         tally = _run_clients(url, rounds=2, clients=100)
     finally:
-        process.terminate()
-        process.wait(timeout=15)
+        stop(process)
     assert tally.errors == []
     assert tally.requests == 100 * 2 * 2
 
@@ -136,6 +134,5 @@ def test_acknowledged_answers_survive_kill_9_of_the_server(tmp_path: Path) -> No
     try:
         stored = {a["id"] for a in httpx.get(f"{url}/api/attempts?limit=1000").json()}
     finally:
-        process.terminate()
-        process.wait(timeout=15)
+        stop(process)
     assert set(acknowledged) <= stored
