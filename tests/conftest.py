@@ -33,7 +33,7 @@ from app.practice.models import (
 from app.settings import Settings
 from app.speech.models import Recording, RecordingAudio
 from app.storage import migrations
-from tests.helpers.accounts import accounts_settings, create_team, fresh_client, sign_in
+from tests.helpers.accounts import fresh_client, running_team, sign_in
 from tests.helpers.clients import with_csrf
 from tests.services import (
     ENGINES,
@@ -152,10 +152,8 @@ def client(anonymous_client: TestClient) -> TestClient:
 
 @pytest.fixture
 def team_app(tmp_path: Path) -> Iterator[FastAPI]:
-    app = create_app(accounts_settings(tmp_path))
-    create_team(app)
-    yield app
-    app.state.db.dispose()
+    with running_team(tmp_path) as app:
+        yield app
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ in tests/helpers/routes.py fails the suite. Alice records an answer, a demo run,
 a token; bob, signed in as a member, reaches none of it through any route, and strangers reach no
 route but the public ones."""
 
-from collections.abc import Callable
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from app.web.openapi import route_table
 from tests.factories import OWNER_CARD
-from tests.helpers.accounts import PASSWORDS, fresh_client
+from tests.helpers.accounts import PASSWORDS, fresh_client, running_team, sign_in
 from tests.helpers.payloads import attempt_payload
 from tests.helpers.routes import ROUTES
 from tests.helpers.speech import audio_file, finish, recording_form
@@ -26,10 +26,18 @@ def test_every_route_is_classified(team_app: FastAPI) -> None:
     assert sorted(set(ROUTES) - served) == [], "these routes are gone: remove them from ROUTES"
 
 
-@pytest.fixture
-def alices(signed_in: Callable[[str], TestClient], team_app: FastAPI) -> dict[str, Any]:
+@pytest.fixture(scope="module")
+def team_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
+    """One team for the module: each test leaves alice's things as they were, and checks that it did
+    (a test that changed them would fail, and so would the ones after it)."""
+    with running_team(tmp_path_factory.mktemp("isolation")) as app:
+        yield app
+
+
+@pytest.fixture(scope="module")
+def alices(team_app: FastAPI) -> Iterator[dict[str, Any]]:
     """Alice's things, by the path parameter that names them."""
-    alice = signed_in("alice")
+    alice = sign_in(fresh_client(team_app), "alice")
     recording = alice.post(
         f"/api/cards/{OWNER_CARD}/recordings", files=audio_file(), data=recording_form()
     ).json()
@@ -49,7 +57,7 @@ def alices(signed_in: Callable[[str], TestClient], team_app: FastAPI) -> dict[st
     token_id = next(i for i in range(1, 50) if alice.post(f"/account/tokens/{i}/revoke").status_code == 200)
     alice.post("/account/tokens", data={"name": "alice-token", "password": PASSWORDS["alice"]})
     started = alice.post("/interview", data={"source": "cards", "card": OWNER_CARD}, follow_redirects=False)
-    return {
+    yield {
         "session_id": started.headers["location"].rsplit("/", 1)[1],
         "card_id": OWNER_CARD,
         "attempt_id": attempt["id"],
@@ -63,6 +71,24 @@ def alices(signed_in: Callable[[str], TestClient], team_app: FastAPI) -> dict[st
         "recording_id": recording["id"],
         "client": alice,
     }
+    alice.close()
+
+
+@pytest.fixture(scope="module")
+def bobs_browser(team_app: FastAPI) -> Iterator[dict[str, TestClient]]:
+    browser = {"client": sign_in(fresh_client(team_app), "bob")}
+    yield browser
+    browser["client"].close()
+
+
+@pytest.fixture
+def bob(team_app: FastAPI, bobs_browser: dict[str, TestClient]) -> TestClient:
+    """Bob, signed in: again only when a route he tried (/logout) signed him out, since signing in
+    for every test would meet the sign-in throttle."""
+    if bobs_browser["client"].get("/api/me").status_code != 200:
+        bobs_browser["client"].close()
+        bobs_browser["client"] = sign_in(fresh_client(team_app), "bob")
+    return bobs_browser["client"]
 
 
 def _url(path: str, things: dict[str, Any]) -> str:
@@ -78,9 +104,8 @@ def _reveals_alice(text: str, things: dict[str, Any], url: str) -> list[str]:
 
 @pytest.mark.parametrize(("method", "path"), sorted(k for k, v in ROUTES.items() if v == "own"))
 def test_bob_never_reaches_alices_things(
-    alices: dict[str, Any], signed_in: Callable[[str], TestClient], method: str, path: str
+    alices: dict[str, Any], bob: TestClient, method: str, path: str
 ) -> None:
-    bob = signed_in("bob")
     url = _url(path, alices)
     response = bob.request(method, url, data={} if method == "POST" else None)
     assert response.status_code < 500
@@ -97,9 +122,9 @@ def test_bob_never_reaches_alices_things(
     ("method", "path"), sorted(k for k, v in ROUTES.items() if v in ("admin", "lead", "author"))
 )
 def test_members_are_refused_admin_lead_and_author_routes(
-    alices: dict[str, Any], signed_in: Callable[[str], TestClient], method: str, path: str
+    alices: dict[str, Any], bob: TestClient, method: str, path: str
 ) -> None:
-    assert signed_in("bob").request(method, _url(path, alices)).status_code == 403
+    assert bob.request(method, _url(path, alices)).status_code == 403
 
 
 @pytest.mark.parametrize(("method", "path"), sorted(k for k, v in ROUTES.items() if v != "public"))

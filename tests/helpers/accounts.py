@@ -59,6 +59,19 @@ def create_team(app: FastAPI) -> None:
         session.commit()
 
 
+@contextmanager
+def running_team(data_dir: Path) -> Iterator[FastAPI]:
+    """An app in accounts mode on its own database in `data_dir`, with alice, bob and root."""
+    from app.factory import create_app
+
+    app = create_app(accounts_settings(data_dir))
+    create_team(app)
+    try:
+        yield app
+    finally:
+        app.state.db.dispose()
+
+
 def fresh_client(app: FastAPI, **kwargs: object) -> TestClient:
     """A browser with a CSRF cookie and no sign-in."""
     return csrf_client(app, page="/login", follow_redirects=False, **kwargs)
