@@ -42,6 +42,10 @@ BEAM_SIZE = 5
 # faster-whisper's decoding options beyond its defaults (bench/speech_rtf.py and speech_wer.py
 # measure others with --option).
 DECODE_OPTIONS: Mapping[str, Any] = {}
+# faster-whisper's own checks of a reading, at its defaults: a window none of whose readings passed
+# them, at any temperature, is kept as the least bad of random draws. Past the end of an answer
+# such a draw writes words nobody said ("So, with a n-n-n-n. Thank you."), so it is left out.
+QUALITY_CHECKS = {"compression_ratio_threshold": 2.4, "log_prob_threshold": -1.0}
 MAX_TERMS = 30
 # Whisper reads at most 223 prompt tokens and faster-whisper keeps the last ones; staying well
 # under that keeps the first (most telling) terms.
@@ -181,19 +185,21 @@ class SpeechModel:
     ) -> Transcript:
         """16 kHz mono samples (app.speech.decode) as words with their times; `options` are
         faster-whisper's own, over DECODE_OPTIONS (the benchmarks compare them)."""
+        decoding = {**QUALITY_CHECKS, **DECODE_OPTIONS, **(options or {})}
         segments, info = self._whisper.transcribe(
             samples,
             language="en",
             beam_size=BEAM_SIZE,
             word_timestamps=True,
             initial_prompt=initial_prompt(terms) or None,
-            **{**DECODE_OPTIONS, **(options or {})},
+            **decoding,
         )
         # A decode that runs on past the end of speech writes marks with no word (" . . . ."):
         # nothing was said there, so they are neither transcript nor pace.
         words: list[Any] = [
             word
             for segment in segments
+            if passed_checks(segment, decoding)
             for word in segment.words or ()
             if any(ch.isalnum() for ch in word.word)
         ]
@@ -202,6 +208,15 @@ class SpeechModel:
             words=tuple(Word(text=word.word, start=float(word.start), end=float(word.end)) for word in words),
             seconds=float(info.duration),
         )
+
+
+def passed_checks(segment: Any, decoding: Mapping[str, Any]) -> bool:
+    """Whether faster-whisper's reading of a window passed its own checks (QUALITY_CHECKS, or
+    what `decoding` sets them to; None turns one off)."""
+    most, least = decoding.get("compression_ratio_threshold"), decoding.get("log_prob_threshold")
+    return (most is None or segment.compression_ratio <= most) and (
+        least is None or segment.avg_logprob >= least
+    )
 
 
 @lru_cache(maxsize=2)

@@ -15,6 +15,10 @@ from app.speech.accuracy import word_error_rate
 from app.speech.child import Job
 from tests.speech.clips import WER_BOUND, encode, speak
 
+# A time limit no busy machine reaches (a fresh process loads the model within it): these tests are
+# about what comes back, and bench/speech_rtf.py says how fast.
+NO_LIMIT_S = 600
+
 pytestmark = [pytest.mark.load, pytest.mark.engine_agnostic]
 
 # The stored shape of how an answer was said (Recording.delivery), which the pages and the API read.
@@ -56,7 +60,7 @@ def loaded(pid: int, library: str) -> bool:
 
 
 def test_a_recording_is_transcribed_and_measured_in_the_child(runner: SpeechRunner, clip: Path) -> None:
-    result = runner.transcribe(job(encode(clip, container="ogg")), timeout_s=60)
+    result = runner.transcribe(job(encode(clip, container="ogg")), timeout_s=NO_LIMIT_S)
     assert word_error_rate(SENTENCE, result["transcript"]) <= WER_BOUND, result["transcript"]
     assert [word["word"] for word in result["words"]][:2] == ["The", "prefetch"]
     assert all(word["word"] == word["word"].strip() for word in result["words"])
@@ -72,7 +76,7 @@ def test_a_refused_file_is_a_result_with_its_sentence_and_the_child_lives(
     runner: SpeechRunner, clip: Path
 ) -> None:
     pid = runner.ping()
-    refused = runner.transcribe(job(b"%PDF-1.7\n" + b"0" * 4000), timeout_s=60)
+    refused = runner.transcribe(job(b"%PDF-1.7\n" + b"0" * 4000), timeout_s=NO_LIMIT_S)
     assert "could not be read as audio" in refused["refused"]
     assert runner.ping() == pid
 
@@ -80,8 +84,8 @@ def test_a_refused_file_is_a_result_with_its_sentence_and_the_child_lives(
 def test_a_killed_child_is_a_crash_and_a_fresh_one_transcribes(runner: SpeechRunner, clip: Path) -> None:
     os.kill(runner.ping(), signal.SIGKILL)
     with pytest.raises(DemoCrashed, match="the speech process died"):
-        runner.transcribe(job(clip.read_bytes()), timeout_s=60)
-    assert "transcript" in runner.transcribe(job(clip.read_bytes()), timeout_s=60)
+        runner.transcribe(job(clip.read_bytes()), timeout_s=NO_LIMIT_S)
+    assert "transcript" in runner.transcribe(job(clip.read_bytes()), timeout_s=NO_LIMIT_S)
 
 
 def test_a_transcription_past_its_time_limit_is_stopped(runner: SpeechRunner, clip: Path) -> None:

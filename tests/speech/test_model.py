@@ -5,6 +5,7 @@ import hashlib
 import keyword
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -134,3 +135,21 @@ def test_the_prompt_keeps_the_first_terms_when_there_are_too_many() -> None:
 
 def test_the_model_is_loaded_once() -> None:
     assert model.load(None) is model.load(None)
+
+
+@pytest.mark.parametrize(
+    ("compression_ratio", "avg_logprob", "kept"),
+    [
+        (1.2, -0.2, True),  # an answer, read with confidence
+        (2.4, -1.0, True),  # at the edge of both checks
+        (6.5, -0.4, False),  # "n-n-n-n-n-n": a draw that repeats itself
+        (0.4, -1.4, False),  # "Thank you." after the answer: a draw the model gives little weight
+    ],
+)
+def test_a_window_whose_reading_failed_the_model_s_own_checks_adds_no_words(
+    compression_ratio: float, avg_logprob: float, kept: bool
+) -> None:
+    segment = SimpleNamespace(compression_ratio=compression_ratio, avg_logprob=avg_logprob)
+    assert model.passed_checks(segment, model.QUALITY_CHECKS) is kept
+    # A check turned off (a benchmark comparing decoding options may) keeps what it would refuse.
+    assert model.passed_checks(segment, {"compression_ratio_threshold": None, "log_prob_threshold": None})
