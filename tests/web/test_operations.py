@@ -30,8 +30,6 @@ from tests.servers import free_port, start_server
 from tests.services import database_on, database_url, postgres, postgres_server, redis_server
 
 SECRET = "operations-test-secret-key-that-is-long-enough"
-# What a probe may take when a part is down: the reads wait at most 3 s.
-PROBE_LIMIT_S = 5.0
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
 
@@ -66,12 +64,6 @@ def _value(samples: Samples, name: str, **labels: str) -> float:
     return samples.get((name, frozenset(labels.items())), 0.0)
 
 
-def _timed_get(client: TestClient, path: str) -> tuple[httpx.Response, float]:
-    started = time.monotonic()
-    response = client.get(path)
-    return response, time.monotonic() - started
-
-
 # --- /healthz and /readyz ------------------------------------------------------------------------
 
 
@@ -85,8 +77,8 @@ def test_liveness_touches_nothing_while_readiness_names_what_is_down(tmp_path: P
     with TestClient(create_app(settings)) as client:
         live = client.get("/healthz")
         assert (live.status_code, live.json()) == (200, {"status": "ok"})
-        ready, took = _timed_get(client, "/readyz")
-    assert ready.status_code == 503 and took < PROBE_LIMIT_S
+        ready = client.get("/readyz")
+    assert ready.status_code == 503
     body = ready.json()
     assert (body["status"], body["database"], body["queue"]) == ("unavailable", "down", "down")
     assert set(body["down"]) == {"database", "queue"}
@@ -116,8 +108,7 @@ def test_readiness_follows_postgres_and_redis_back_without_a_restart(tmp_path: P
         client = stack.enter_context(TestClient(app))
 
         def ready() -> dict[str, Any]:
-            response, took = _timed_get(client, "/readyz")
-            assert took < PROBE_LIMIT_S
+            response = client.get("/readyz")
             assert response.status_code == (200 if response.json()["status"] == "ok" else 503)
             return dict(response.json())
 
