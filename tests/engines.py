@@ -28,10 +28,6 @@ TESTS = Path(__file__).parent
 AGNOSTIC_FOLDERS = ("browser",)
 
 
-def engine() -> str:
-    return services.suite_engine()
-
-
 def is_agnostic(item: pytest.Item) -> bool:
     return item.get_closest_marker(MARKER) is not None or _in_agnostic_folder(item)
 
@@ -48,7 +44,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if engine() != "postgres":
+    if services.suite_engine() != "postgres":
         return
     once = [item for item in items if is_agnostic(item)]
     if once:
@@ -72,7 +68,7 @@ def _storage_touched() -> int:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     report: pytest.TestReport = yield
-    if engine() == "postgres" and report.skipped and not hasattr(report, "wasxfail"):
+    if services.suite_engine() == "postgres" and report.skipped and not hasattr(report, "wasxfail"):
         report.outcome = "failed"
         report.longrepr = (
             f"{item.nodeid} skipped on PostgreSQL ({report.longrepr!r}). A test that touches storage "
@@ -99,7 +95,7 @@ def _touching_no_storage(item: pytest.Item, what: str) -> Generator[None, object
     its module made a database as it was imported."""
     before = _storage_touched()
     result = yield
-    if engine() != "sqlite" or item.get_closest_marker(MARKER) is None:
+    if services.suite_engine() != "sqlite" or item.get_closest_marker(MARKER) is None:
         return result
     if item.nodeid.split("::")[0] in _provisioned_on_import:
         what = "its module made a database when it was imported"
