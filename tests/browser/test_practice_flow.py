@@ -14,16 +14,21 @@ CARD = "tf-data-prefetch-last"
 
 
 def test_switch_tiers_without_reload_and_screenshot_each(
-    page: Page, base_url: str, screenshot_dir: Path
+    page: Page, fresh_url: str, screenshot_dir: Path
 ) -> None:
-    page.goto(f"{base_url}/cards/{CARD}")
+    # A site of its own: whether the spoilers start open depends on this person's history.
+    page.goto(f"{fresh_url}/cards/{CARD}")
     expect(page.locator("h1")).to_contain_text("go last in a pipeline?")
     page.evaluate("window.markerFromBeforeSwitch = 42")  # gone if the page fully reloads
     for tier in ("junior", "middle", "senior", "principal"):
         page.click(f'.tier-switch a[data-tier="{tier}"]')
         expect(page).to_have_url(re.compile(rf"tier={tier}"))
         expect(page.locator('.tier-switch [aria-current="true"]')).to_have_text(tier)
-        expect(page.locator("#quiz input[name=choices]").first).to_be_visible()  # loaded into place
+        quiz_choice = page.locator("#quiz input[name=choices]").first
+        expect(quiz_choice).to_be_attached()  # loaded into place
+        expect(quiz_choice).to_be_hidden()  # nothing answered yet: the spoilers stay shut
+        page.click("#spoilers summary")
+        expect(quiz_choice).to_be_visible()
         expect(page.locator("#history .hint")).to_have_count(0)
         page.screenshot(path=str(screenshot_dir / f"card-{tier}.png"), full_page=True)
     assert page.evaluate("window.markerFromBeforeSwitch") == 42
