@@ -38,8 +38,8 @@ from app.speech.routers import api as speech_api
 from app.speech.routers import pages as speech_pages
 from app.storage.database import Database
 from app.team import assignments as team_assignments
-from app.team import router as team
-from app.web import docs
+from app.team.routers import pages as team_pages
+from app.web.routers import docs
 from app.web.errors import install_error_pages
 from app.web.guards import RequestGuard
 from app.web.openapi import document_api
@@ -69,7 +69,7 @@ ROUTERS = (
     export,
     demos_pages,
     demos_api,
-    team,
+    team_pages,
     authoring_pages,
     authoring_api,
     speech_pages,
@@ -84,7 +84,7 @@ FILTERS = (
 )
 # Which area's boxes stand on which page: /practice shows the person's open assignments on top,
 # /interview the mock interviews assigned to them.
-PANELS = {"practice": (team.assigned_panel,), "interview": (team.assigned_interviews_panel,)}
+PANELS = {"practice": (team_pages.assigned_panel,), "interview": (team_pages.assigned_interviews_panel,)}
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

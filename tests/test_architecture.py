@@ -339,3 +339,32 @@ def test_json_routes_live_in_api_modules_beside_the_pages() -> None:
         and (paths := _api_paths(path))
     }
     assert misplaced == {}
+
+
+def test_every_router_lives_in_a_routers_package() -> None:
+    """One style: a module that declares routes is `<package>/routers/<name>.py`."""
+    declaring = {
+        _module_name(path)
+        for path in sorted(APP.rglob("*.py"))
+        if "APIRouter(" in path.read_text(encoding="utf-8")
+    }
+    assert sorted(m for m in declaring if m.split(".")[-2] != "routers") == []
+
+
+def test_no_two_modules_of_app_share_a_name() -> None:
+    """A name says what a module holds: two modules may share one only when it is a role every
+    package has (models, service, router modules, ...)."""
+    roles = {"models", "schemas", "service", "dependencies", "filters", "api", "pages"}
+    names: dict[str, list[str]] = {}
+    for module, path in PATHS.items():
+        if path.stem != "__init__":
+            names.setdefault(path.stem, []).append(module)
+    assert {name: sorted(ms) for name, ms in names.items() if len(ms) > 1 and name not in roles} == {}
+
+
+def test_the_doc_describes_every_package() -> None:
+    """docs/architecture.md has one paragraph per package of app/, opening with its path in bold."""
+    doc = (PROJECT_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    described = set(re.findall(r"^\*\*`app/([a-z_]+)/?`\*\*", doc, flags=re.MULTILINE))
+    packages = {path.parent.name for path in APP.glob("*/__init__.py")}
+    assert described == packages
