@@ -1,4 +1,4 @@
-# tiercards images from two targets (README, "Docker"; compose.yaml runs them together):
+# tiercards images from two targets (docs/operating.md, "Docker"; compose.yaml runs them together):
 #   web     the web app, without a demo worker and without TensorFlow installed at all
 #   worker  a demo and transcription worker: on the CPU (tensorflow-cpu, the `worker` extra), or
 #           with --build-arg WORKER_EXTRA=gpu on NVIDIA GPUs (TensorFlow with its CUDA wheels,

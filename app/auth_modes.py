@@ -1,5 +1,5 @@
 """The ways people sign in, declared once: settings validation, the CLI's messages and the
-README's section read this table."""
+settings table of docs/configuration.md read this table."""
 
 from dataclasses import dataclass
 from typing import Literal

@@ -1,4 +1,4 @@
-"""All configuration, read from environment variables (see the README's table)."""
+"""All configuration, read from environment variables (see the table in docs/configuration.md)."""
 
 import ipaddress
 import os

@@ -3,7 +3,7 @@ the same body with sqlite3 in the same run: one person (single mode); then a tea
 the proxy header) as 50 people each on a card and depth of their own, and as one person on one
 card from all 50 connections. Targets: zero errors and every acknowledged answer in the database
 afterwards; the 50 people at 0.25x the bare endpoint or more; the one person within 2x of them
-(README, "Benchmarks", says what bounds the throughput).
+(docs/benchmarks.md, "Benchmarks", says what bounds the throughput).
 
     .venv/bin/python -m bench.answer_writes [--seconds 30]
 """

@@ -3,7 +3,7 @@
 few at once, each as a ratio to `GET /api/cards/{card_id}` measured in the same run (the same
 card, the same server, the same requests' overhead without the check); then the answer POST a
 person's Submit sends (`POST /cards/{card_id}/answers`, the fragment they see) for the same
-answer. Target (README): that answer POST, suggestions included, within 1 s at p99.
+answer. Target (docs/benchmarks.md): that answer POST, suggestions included, within 1 s at p99.
 
     .venv/bin/python -m bench.coverage_latency [--requests 300] [--seconds 10] [--clients 4]
 """

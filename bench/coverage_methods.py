@@ -533,7 +533,7 @@ def main() -> None:
             found = figures(values >= setting.threshold, labels)
             stuffed = stuffed_scores(held, variant=setting.variant, k=setting.k) >= setting.threshold
             if name == "lexical" and not precise:
-                # The README's target is the shipped checker's: lexical, tuned for the best F1.
+                # The target docs/benchmarks.md states is the shipped checker's: lexical, tuned for the best F1.
                 shipped = (
                     found.precision >= TARGET_PRECISION
                     and found.recall >= MIN_RECALL

@@ -6,7 +6,7 @@ Runs every demo preset that a card links (or that a card's version note names) o
 defaults, through DemoRunner (the worker's path), then prints for each card: each linked preset's
 variants as measured / model, and each version note's variant against the one it compares with.
 A preset that needs a GPU is listed as not run on a host without one. Each figure is a ratio from
-the same run, so a busy host moves numerator and denominator together. Target (README): every
+the same run, so a busy host moves numerator and denominator together. Target (docs/benchmarks.md): every
 variant with a model within 10 % of it; prefetch(AUTOTUNE) slower than a model that takes it for an
 unbounded buffer is the finding the result pages explain (bench/gpu_check.py's rule), not a miss.
 """

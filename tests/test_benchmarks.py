@@ -1,5 +1,5 @@
 """The benchmarks as `make bench` sees them, without running one: it runs every benchmark the
-README's table lists and no other, and a FAIL anywhere makes a benchmark exit non-zero, because
+table of docs/benchmarks.md lists and no other, and a FAIL anywhere makes a benchmark exit non-zero, because
 every PASS/FAIL line goes through bench/_verdict.py."""
 
 import re
@@ -9,6 +9,7 @@ import pytest
 
 from app import PROJECT_ROOT
 from bench import _verdict
+from tests.helpers.docs import DOCS
 
 pytestmark = pytest.mark.engine_agnostic
 
@@ -26,21 +27,25 @@ def _run_by_the_script() -> set[str]:
     }
 
 
-def _in_the_readme_table() -> set[str]:
-    """The `bench/NAME.py` of each row of README.md's "## Benchmarks" table (its script column)."""
-    lines = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+def _in_the_docs_table() -> set[str]:
+    """The `bench/NAME.py` of each row of docs/benchmarks.md's "## Benchmarks" table (its script column)."""
+    lines = (DOCS / "benchmarks.md").read_text(encoding="utf-8").splitlines()
     start = lines.index("## Benchmarks") + 1
     end = next(i for i in range(start, len(lines)) if lines[i].startswith("## "))
     row = re.compile(r"^\|\s*`bench/([a-z_]+)\.py\b")
     return {match[1] for line in lines[start:end] if (match := row.match(line))}
 
 
-def test_make_bench_runs_every_benchmark_the_readme_lists_and_no_other() -> None:
-    run, listed = _run_by_the_script(), _in_the_readme_table()
+def test_make_bench_runs_every_benchmark_the_docs_list_and_no_other() -> None:
+    run, listed = _run_by_the_script(), _in_the_docs_table()
     assert run, "found no benchmark with a __main__ block"
     unlisted, not_run = sorted(run - listed), sorted(listed - run)
-    assert not unlisted, f"run by make bench but missing from README.md's Benchmarks table: {unlisted}"
-    assert not not_run, f"in README.md's Benchmarks table but not a benchmark make bench runs: {not_run}"
+    assert not unlisted, (
+        f"run by make bench but missing from docs/benchmarks.md's Benchmarks table: {unlisted}"
+    )
+    assert not not_run, (
+        f"in docs/benchmarks.md's Benchmarks table but not a benchmark make bench runs: {not_run}"
+    )
 
 
 def test_the_script_finds_benchmarks_the_same_way() -> None:

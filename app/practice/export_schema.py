@@ -229,5 +229,5 @@ class ExportDoc(_Strict):
     attempts: list[AttemptDoc] = Field(max_length=MAX_ROWS)
     review_states: list[ReviewStateDoc] = Field(max_length=MAX_ROWS)
     review_logs: list[ReviewLogDoc] = Field(max_length=MAX_ROWS)
-    # Written for the record; an import reads past it (see the README's export section).
+    # Written for the record; an import reads past it (see docs/practising.md, "Progress").
     interviews: list[InterviewDoc] = Field(default_factory=list, max_length=MAX_ROWS)

@@ -8,7 +8,7 @@ from jinja2.runtime import Context
 
 from app.speech.model import BUNDLED_NAME
 
-# Measured by bench/speech_wer.py (README "The speech model"): the bundled model's word error
+# Measured by bench/speech_wer.py (docs/benchmarks.md, "The speech model"): the bundled model's word error
 # rate on flite clips, primed with the card's terms, and how many spoken "um"/"uh" it kept.
 BUNDLED_WORD_ERROR_RATE = 0.14
 FILLER_UNDERCOUNT = (

@@ -1,10 +1,10 @@
-"""AUTH_MODE=proxy behind a real nginx with basic auth, configured the way the README says a
+"""AUTH_MODE=proxy behind a real nginx with basic auth, configured the way docs/team.md says a
 proxy must be: it names the person in Remote-User, their groups in Remote-Groups, and replaces
 whatever a client sent in those headers.
 
 The app believes the header only from TRUSTED_PROXIES, judged by the connecting address. On one
 machine nginx and the test client both connect from 127.0.0.1, so the instance behind nginx
-(TRUSTED_PROXIES=127.0.0.1/32) cannot tell them apart: that is why the README says the app must
+(TRUSTED_PROXIES=127.0.0.1/32) cannot tell them apart: that is why docs/team.md says the app must
 be reachable only through the proxy. The refusal of a client talking straight to the app is
 therefore shown on a second instance whose trusted proxy is another address (192.0.2.1/32), as
 a direct client on another machine would see it.

@@ -22,7 +22,7 @@ from pathlib import Path
 from app import PROJECT_ROOT
 from tests.servers import free_port
 
-# The override a machine without a registry adds (README, "Docker").
+# The override a machine without a registry adds (docs/operating.md, "Docker").
 FILES = ("compose.yaml", "compose.debian.yaml")
 PUBLIC_HOST = "localhost"
 ADMIN = "ada"

@@ -48,7 +48,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     try:
         stack.compose("up", "-d", "--no-build")
         stack.wait_until_healthy()
-        # The first admin, as the README has an operator add them.
+        # The first admin, as docs/operating.md has an operator add them.
         stack.compose(
             "exec", "-T", "web", "tiercards", "users", "add", ADMIN, "--role", "admin", "--password-stdin",
             stdin=ADMIN_PASSWORD + "\n",

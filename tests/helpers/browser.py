@@ -96,8 +96,9 @@ def open_page(
     assert unexpected == [], f"the page reported errors: {unexpected}"
 
 
-# The README's images, taken from the same pages: `UPDATE_README_SCREENSHOTS=1` writes them too.
-README_SCREENSHOTS = {"card-answered-1280": "card-answered.png", "demo-result-1280": "demo-result.png"}
+# The images docs/practising.md shows, taken from the same pages: `UPDATE_DOCS_SCREENSHOTS=1` writes them
+# too.
+DOCS_SCREENSHOTS = {"card-answered-1280": "card-answered.png", "demo-result-1280": "demo-result.png"}
 
 
 AXE = Path(__file__).parents[1] / "browser" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
@@ -131,9 +132,9 @@ def described(violations: list[dict[str, Any]]) -> str:
 
 def save_screenshot(page: Page, folder: Path, name: str) -> None:
     page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
-    if name in README_SCREENSHOTS and os.environ.get("UPDATE_README_SCREENSHOTS") == "1":
+    if name in DOCS_SCREENSHOTS and os.environ.get("UPDATE_DOCS_SCREENSHOTS") == "1":
         page.screenshot(
-            path=str(PROJECT_ROOT / "docs" / "screenshots" / README_SCREENSHOTS[name]), full_page=True
+            path=str(PROJECT_ROOT / "docs" / "screenshots" / DOCS_SCREENSHOTS[name]), full_page=True
         )
 
 
@@ -253,7 +254,7 @@ class SitePage:
     person: str | None = "ada"
     status: int = 200
     act: Callable[[Page], None] | None = None
-    # The state worth a screenshot in the README or for a look at both widths.
+    # The state worth a screenshot in the docs or for a look at both widths.
     screenshot: bool = False
 
     def url(self, site: Site) -> str:

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from app import PROJECT_ROOT
 from app.settings import Settings
+from tests.helpers.docs import DOCS
 
 pytestmark = pytest.mark.engine_agnostic
 
@@ -33,7 +33,7 @@ def test_a_recording_limit_that_is_no_length_is_refused(
         Settings(data_dir=tmp_path)
 
 
-def test_the_readme_documents_both() -> None:
-    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_settings_table_documents_both() -> None:
+    table = (DOCS / "configuration.md").read_text(encoding="utf-8")
     for name in ("SPEECH_MODEL", "MAX_RECORDING_SECONDS"):
-        assert f"| `{name}` |" in readme
+        assert f"| `{name}` |" in table
