@@ -13,6 +13,9 @@ command -v stress-ng >/dev/null 2>&1 || {
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq stress-ng >/dev/null
 }
+# What the tests need besides the venv (chromium, nginx, axe-core, the OpenID provider...), as
+# `make test` installs it.
+bash scripts/install-system-deps.sh && bash scripts/install-npm-packages.sh
 rounds="${ROUNDS:-3}"
 pytest=(.venv/bin/python -m pytest -n "${PYTEST_WORKERS:-4}" --dist loadscope -q -p no:cacheprovider)
 # The tests that drive browsers, the speech model, real servers, workers and child processes.

@@ -155,7 +155,9 @@ class WorkerProcess:
         assert self.process is not None
         self.process.send_signal(signum)
 
-    def stop(self, timeout: float = 20.0) -> int:
+    def stop(self, timeout: float = 120.0) -> int:
+        """SIGTERM and the exit code; a worker still loading its libraries finishes that first,
+        which on a busy machine takes tens of seconds, so only a hang outlasts `timeout`."""
         if self.process is None or self.process.poll() is not None:
             return self.process.returncode if self.process else 0
         self.process.send_signal(signal.SIGTERM)
