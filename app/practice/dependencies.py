@@ -1,27 +1,18 @@
 """Loading a person's own attempt; the one "now" a response is computed from; the key
-quiz deals sign their items with; the merge an import (API or upload) runs; the cards a person
-has been assigned."""
+quiz deals sign their items with; the cards a person has been assigned."""
 
-from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Annotated
 
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
-from app.accounts import audit
-from app.accounts.dependencies import UserIdDep
-from app.content.dependencies import CatalogueDep
 from app.exceptions import NotFound
-from app.practice import import_merge
 from app.practice.assigned import AssignedCards, none_assigned
-from app.practice.import_file import ImportFile
-from app.practice.import_merge import ImportResult
 from app.practice.models import Attempt
 from app.schemas import parse_id
 from app.storage.base import utcnow
-from app.storage.dependencies import DatabaseDep
-from app.web.dependencies import ClientAddressDep, SettingsDep, app_settings
+from app.web.dependencies import app_settings
 
 
 def own_attempt(session: Session, *, user_id: int, attempt_id: int) -> Attempt:
@@ -58,40 +49,6 @@ async def get_quiz_key(request: Request) -> str:
 
 
 QuizKeyDep = Annotated[str, Depends(get_quiz_key)]
-
-
-Merge = Callable[[ImportFile, str], ImportResult]
-
-
-async def _merger(
-    *,
-    settings: SettingsDep,
-    db: DatabaseDep,
-    user_id: UserIdDep,
-    address: ClientAddressDep,
-    catalogue: CatalogueDep,
-) -> Merge:
-    """Merging a file in for the person asking, against the cards served then; `via` names the
-    route in the audit log. Async: handing it out touches nothing that blocks."""
-
-    def merge(file: ImportFile, via: str) -> ImportResult:
-        def record(session: Session) -> None:
-            audit.record(session, kind="import", user_id=user_id, actor_id=user_id, address=address, via=via)
-
-        return import_merge.merge(
-            sessions=db.write_sessions,
-            reads=db.read_sessions,
-            user_id=user_id,
-            file=file,
-            cards=catalogue.snapshot().cards,
-            lease=timedelta(seconds=settings.import_lease_seconds),
-            on_start=record,
-        )
-
-    return merge
-
-
-MergeDep = Annotated[Merge, Depends(_merger)]
 
 
 def assigned_cards(request: Request) -> AssignedCards:

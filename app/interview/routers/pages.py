@@ -17,11 +17,11 @@ from app.content.dependencies import CatalogueDep
 from app.content.model import Card
 from app.content.tiers import TIERS
 from app.exceptions import Conflict, Invalid
+from app.interview import service
+from app.interview.models import InterviewSession
+from app.interview.schemas import DEFAULT_QUESTIONS, MAX_QUESTIONS, OFFERED, InterviewIn
 from app.practice import suggestions
 from app.practice.dependencies import AssignedCardsDep, NowDep
-from app.practice.interview import service
-from app.practice.interview.models import InterviewSession
-from app.practice.interview.schemas import DEFAULT_QUESTIONS, MAX_QUESTIONS, OFFERED, InterviewIn
 from app.practice.routers.forms import ANSWER_LABELS, ANSWER_UNREADABLE, RATING_CHOICES, rating_messages
 from app.practice.schemas import RATINGS, Assessment, AttemptIn
 from app.schemas import Id

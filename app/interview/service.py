@@ -14,9 +14,9 @@ from app.accounts.service import lock_person
 from app.content.model import Card, Entry
 from app.content.tiers import TIERS, Tier, default_answer_kind, sees
 from app.exceptions import Conflict, Invalid, NotFound, in_words
+from app.interview.models import InterviewQuestion, InterviewSession
+from app.interview.schemas import WAYS, InterviewIn
 from app.practice import attempts, scheduling, suggestions
-from app.practice.interview.models import InterviewQuestion, InterviewSession
-from app.practice.interview.schemas import WAYS, InterviewIn
 from app.practice.models import Attempt
 from app.practice.schemas import RATINGS, Assessment, AttemptIn
 
