@@ -36,7 +36,8 @@ router = APIRouter(prefix="/api")
 def create_attempt(
     *, card: CardDep, data: AttemptIn, session: WriteSessionDep, user_id: UserIdDep, now: NowDep
 ) -> AttemptOut:
-    return attempts.as_out(attempts.record(session, card=card, user_id=user_id, data=data, now=now), card)
+    recorded = attempts.record(session, card=card, user_id=user_id, data=data, now=now)
+    return attempts.as_out(recorded.attempt, card)
 
 
 @router.get("/attempts", tags=["api"])
