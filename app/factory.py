@@ -27,11 +27,11 @@ from app.coverage.routers import api as coverage_api
 from app.demos import filters as demo_filters
 from app.demos.routers import api as demos_api
 from app.demos.routers import pages as demos_pages
+from app.interview.routers import pages as interview_pages
 from app.ops import health, metrics
 from app.practice import filters as practice_filters
-from app.practice.interview import router as interview
 from app.practice.routers import api as practice_api
-from app.practice.routers import card_page, export, practice_page, progress_page
+from app.practice.routers import card_page, practice_page, progress_page
 from app.settings import Settings, get_settings
 from app.speech import filters as speech_filters
 from app.speech.routers import api as speech_api
@@ -39,6 +39,8 @@ from app.speech.routers import pages as speech_pages
 from app.storage.database import Database
 from app.team import assignments as team_assignments
 from app.team.routers import pages as team_pages
+from app.transfer.routers import api as transfer_api
+from app.transfer.routers import import_page
 from app.web.routers import docs
 from app.web.errors import install_error_pages
 from app.web.guards import RequestGuard
@@ -60,13 +62,14 @@ ROUTERS = (
     coverage_api,
     card_page,
     practice_api,
+    transfer_api,
     health,
     metrics,
     docs,
     practice_page,
-    interview,
+    interview_pages,
     progress_page,
-    export,
+    import_page,
     demos_pages,
     demos_api,
     team_pages,

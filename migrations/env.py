@@ -4,13 +4,14 @@ from sqlalchemy import Connection, Engine
 # Each domain's models module registers its tables on the shared metadata.
 from app.accounts import models as _accounts  # noqa: F401
 from app.demos import models as _demos  # noqa: F401
+from app.interview import models as _interview  # noqa: F401
 from app.practice import models as _practice  # noqa: F401
-from app.practice.interview import models as _interview  # noqa: F401
 from app.settings import get_settings
 from app.speech import models as _speech  # noqa: F401
 from app.storage.base import Base
 from app.storage.database import make_engine
 from app.team import models as _team  # noqa: F401
+from app.transfer import models as _transfer  # noqa: F401
 
 target_metadata = Base.metadata
 

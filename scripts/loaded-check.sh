@@ -22,7 +22,7 @@ pytest=(.venv/bin/python -m pytest -n "${PYTEST_WORKERS:-4}" --dist loadscope -q
 busy_prone=(
   tests/browser tests/speech tests/demos/live tests/demos/test_runner.py
   tests/web/test_under_load.py tests/web/test_replicas.py tests/web/test_database_restart.py
-  tests/web/test_operations.py tests/practice/test_import_at_scale.py
+  tests/web/test_operations.py tests/transfer/test_import_at_scale.py
   tests/accounts/test_sign_in_throttle.py tests/accounts/test_nginx_proxy.py
   tests/deploy/test_start_scripts.py tests/deploy/test_slow_clients.py
 )

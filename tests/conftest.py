@@ -1,5 +1,6 @@
 """One temporary database per test session, migrated with Alembic; a client that speaks CSRF;
-an app in AUTH_MODE=accounts with two members and an admin, and clients signed in as each.
+an app in AUTH_MODE=accounts with two members and an admin, and clients signed in as each; a
+content folder of a test's own, served instead of content/.
 
 `TIERCARDS_TEST_DATABASE=postgres` (make test-postgres) runs the whole suite on a PostgreSQL server
 started here, each data folder with a database of its own (tests/services.py).
@@ -19,11 +20,12 @@ from fastapi.testclient import TestClient
 from sqlalchemy import delete
 
 from app import PROJECT_ROOT
+from app.content.catalogue import Catalogue
+from app.content.dependencies import get_catalogue
 from app.factory import create_app
-from app.practice.interview.models import InterviewQuestion, InterviewSession
+from app.interview.models import InterviewQuestion, InterviewSession
 from app.practice.models import (
     Attempt,
-    ImportGuard,
     PracticeDay,
     QuizTally,
     ReviewLog,
@@ -33,6 +35,7 @@ from app.practice.models import (
 from app.settings import Settings
 from app.speech.models import Recording, RecordingAudio
 from app.storage import migrations
+from app.transfer.models import ImportGuard
 from tests.helpers.accounts import fresh_client, running_team, sign_in
 from tests.helpers.clients import with_csrf
 from tests.services import (
@@ -135,6 +138,15 @@ def app(settings: Settings) -> Iterator[FastAPI]:
             session.execute(delete(table))
         session.commit()
     app.state.db.dispose()
+
+
+@pytest.fixture
+def content_folder(app: FastAPI, tmp_path: Path) -> Iterator[Path]:
+    """An empty content folder of our own, served instead of content/ (edits show at once)."""
+    catalogue = Catalogue(tmp_path, poll_seconds=0)
+    app.dependency_overrides[get_catalogue] = lambda: catalogue
+    yield tmp_path
+    app.dependency_overrides.pop(get_catalogue, None)
 
 
 @pytest.fixture

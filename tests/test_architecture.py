@@ -26,7 +26,18 @@ from app import PROJECT_ROOT
 pytestmark = pytest.mark.engine_agnostic
 
 APP = PROJECT_ROOT / "app"
-DOMAINS = ("accounts", "content", "practice", "demos", "team", "authoring", "speech")
+DOMAINS = (
+    "accounts",
+    "content",
+    "coverage",
+    "practice",
+    "interview",
+    "transfer",
+    "demos",
+    "team",
+    "authoring",
+    "speech",
+)
 HTTP_FRAMEWORKS = ("fastapi", "starlette")
 
 # Each package of app/ (a top-level module counts as one; `app` is app/__init__.py) and what it may
@@ -52,13 +63,16 @@ ALLOWED: dict[str, frozenset[str]] = {
         ("jobs", "presets"),
         ("speech", "app accounts content exceptions jobs logs metrics schemas settings storage web"),
         ("practice", "accounts content coverage exceptions metrics schemas speech storage web"),
+        ("interview", "accounts content exceptions practice schemas storage web"),
+        ("transfer", "accounts content exceptions interview practice schemas speech storage web"),
         ("demos", "app accounts content exceptions jobs logs presets settings speech storage web"),
         ("authoring", "accounts content coverage exceptions practice schemas storage web"),
-        ("team", "accounts content coverage demos exceptions practice schemas storage web"),
+        ("team", "accounts content coverage demos exceptions interview practice schemas storage web"),
         ("ops", "content demos exceptions jobs metrics settings speech web"),
         (
             "factory",
-            "app accounts authoring content coverage demos jobs ops practice settings speech storage team web",
+            "app accounts authoring content coverage demos interview jobs ops practice settings speech storage team"
+            " transfer web",
         ),
         ("main", "factory"),
         (

@@ -1,6 +1,7 @@
 """Recording answers: checking an attempt against its card, storing it, rating it, history."""
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import exists, select
@@ -13,6 +14,7 @@ from app.metrics import answer_recorded
 from app.practice import quiz, scheduling, suggestions, totals
 from app.practice.models import Attempt, ReviewLog
 from app.practice.schemas import Assessment, AttemptIn, AttemptOut
+from app.practice.suggestions import Suggestion
 from app.speech import service as speech
 
 
@@ -40,6 +42,15 @@ def check_against_card(card: Card, data: AttemptIn | Assessment) -> None:
             raise Invalid("choices", f"unknown quiz items: {', '.join(unknown[:5])}")
 
 
+@dataclass(frozen=True)
+class Recorded:
+    """A stored attempt, and the checker's suggestion on it (None for a reveal, a quiz or an
+    answer without text)."""
+
+    attempt: Attempt
+    suggestion: Suggestion | None
+
+
 def record(
     session: Session,
     *,
@@ -48,10 +59,11 @@ def record(
     data: AttemptIn,
     now: datetime,
     beside: Callable[[Attempt], None] | None = None,
-) -> Attempt:
+) -> Recorded:
     """Store the attempt as made at `now` and feed it to the card's schedule. `beside` stores what
     the caller keeps with the attempt (a mock interview's question it answers), in the same
-    transaction, under the person's lock."""
+    transaction, under the person's lock. Returns it with the suggestion the page shows after
+    "Submit answer", made from what was just stored rather than read back."""
     check_against_card(card, data)
     # Checked before the lock: on SQLite the lock is the one writer's turn, which others wait for.
     coverage = (
@@ -84,13 +96,15 @@ def record(
     session.add(attempt)
     scheduling.review_attempt(session, attempt)  # a rated answer or a quiz feeds the card's schedule
     totals.count_answers(session, user_id=user_id, answers=[attempt], cards={card.id: card})
+    suggestion = None
     if coverage is not None:
-        suggestions.add(session, attempt=attempt, coverage=coverage)
+        row = suggestions.add(session, attempt=attempt, coverage=coverage)
+        suggestion = suggestions.as_shown(row, card=card, attempt=attempt)
     if beside is not None:
         beside(attempt)
     session.commit()
     answer_recorded(attempt.kind)
-    return attempt
+    return Recorded(attempt, suggestion)
 
 
 def _spoken(session: Session, *, card: Card, user_id: int, data: AttemptIn) -> dict[str, object]:

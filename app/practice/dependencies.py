@@ -1,27 +1,34 @@
 """Loading a person's own attempt; the one "now" a response is computed from; the key
-quiz deals sign their items with; the merge an import (API or upload) runs; the cards a person
-has been assigned."""
+quiz deals sign their items with; the cards a person has been assigned; and the practice forms
+as sent: the answer form read into an attempt (the card page's, /practice's and the mock
+interview's alike), a refused one sent back, and how a refused rating reads (app/web/messages.py).
+The fields a person fills in are named by the labels the pages give them; anything else the page
+filled in itself (hidden fields, the timer), so the person can only send it again."""
 
-from collections.abc import Callable
-from datetime import datetime, timedelta
-from typing import Annotated
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
+from pydantic import ValidationError
 from sqlalchemy.orm import Session
+from starlette.datastructures import FormData
+from starlette.responses import HTMLResponse
 
-from app.accounts import audit
-from app.accounts.dependencies import UserIdDep
-from app.content.dependencies import CatalogueDep
-from app.exceptions import NotFound
-from app.practice import import_merge
+from app.exceptions import Invalid, NotFound, in_words
 from app.practice.assigned import AssignedCards, none_assigned
-from app.practice.import_file import ImportFile
-from app.practice.import_merge import ImportResult
 from app.practice.models import Attempt
+from app.practice.schemas import RATINGS, AttemptIn
 from app.schemas import parse_id
 from app.storage.base import utcnow
-from app.storage.dependencies import DatabaseDep
-from app.web.dependencies import ClientAddressDep, SettingsDep, app_settings
+from app.web.dependencies import FormDep, app_settings
+from app.web.messages import form_messages, sentence
+from app.web.templating import render
+
+ANSWER_LABELS = {"text": "Your answer"}
+ANSWER_UNREADABLE = "The answer could not be read; send it again"
+RATING_UNREADABLE = "The rating could not be read; send it again"
+RATING_CHOICES = in_words(RATINGS)
 
 
 def own_attempt(session: Session, *, user_id: int, attempt_id: int) -> Attempt:
@@ -60,43 +67,86 @@ async def get_quiz_key(request: Request) -> str:
 QuizKeyDep = Annotated[str, Depends(get_quiz_key)]
 
 
-Merge = Callable[[ImportFile, str], ImportResult]
-
-
-async def _merger(
-    *,
-    settings: SettingsDep,
-    db: DatabaseDep,
-    user_id: UserIdDep,
-    address: ClientAddressDep,
-    catalogue: CatalogueDep,
-) -> Merge:
-    """Merging a file in for the person asking, against the cards served then; `via` names the
-    route in the audit log. Async: handing it out touches nothing that blocks."""
-
-    def merge(file: ImportFile, via: str) -> ImportResult:
-        def record(session: Session) -> None:
-            audit.record(session, kind="import", user_id=user_id, actor_id=user_id, address=address, via=via)
-
-        return import_merge.merge(
-            sessions=db.write_sessions,
-            reads=db.read_sessions,
-            user_id=user_id,
-            file=file,
-            cards=catalogue.snapshot().cards,
-            lease=timedelta(seconds=settings.import_lease_seconds),
-            on_start=record,
-        )
-
-    return merge
-
-
-MergeDep = Annotated[Merge, Depends(_merger)]
-
-
 def assigned_cards(request: Request) -> AssignedCards:
     found: AssignedCards = getattr(request.app.state, "assigned_cards", none_assigned)
     return found
 
 
 AssignedCardsDep = Annotated[AssignedCards, Depends(assigned_cards)]
+
+
+def rating_messages(error: ValidationError | Invalid, choose: str) -> list[str]:
+    """What a refused rating says: `choose` for a missing or unknown rating, the reason when the
+    attempt takes no rating at all (a reveal), and that the form could not be read otherwise."""
+    if isinstance(error, Invalid) and error.field == "attempt":
+        return [sentence(error.message)]
+    return form_messages(error, {}, RATING_UNREADABLE, {"rating": choose})
+
+
+def review_to_undo(form: FormData) -> int:
+    """The review an undo form names (the card page's and /practice's alike): naming it keeps
+    an undo sent twice from taking back two ratings."""
+    review_id = parse_id(str(form.get("review") or ""))
+    if review_id is None:
+        raise Invalid("review", "The rating to undo could not be read; reload the page")
+    return review_id
+
+
+@dataclass(frozen=True)
+class AnswerForm:
+    """An answer form as sent. The page says what it answers (tier, kind, follow-up), the form
+    what was answered; refused, it goes back with what the person typed and the time they had
+    taken, so neither the answer nor the clock starts over."""
+
+    request: Request
+    form: FormData
+
+    def attempt(
+        self,
+        *,
+        tier: str,
+        kind: str,
+        follow_up: object = None,
+        revealed: bool = False,
+        choices: list[str] | None = None,
+    ) -> AttemptIn:
+        """The attempt the form describes (a ValidationError when it describes none). `choices`, for
+        a quiz: the stable ids of the items ticked."""
+        typed = not revealed and kind != "quiz"
+        return AttemptIn.model_validate(
+            {
+                "tier": tier,
+                "kind": kind,
+                # A reveal keeps nothing typed: an answer finished after seeing the model one is a copy.
+                "text": self.form.get("text") if typed else None,
+                "seconds": self.form.get("seconds") or 0,
+                "follow_up": follow_up if follow_up not in (None, "") else None,
+                "choices": choices,
+                "revealed": revealed,
+                "recording_id": (self.form.get("recording_id") or None) if typed else None,
+            },
+            strict=False,
+        )
+
+    def messages(self, error: ValidationError | Invalid, unreadable: str = ANSWER_UNREADABLE) -> list[str]:
+        """What a refused answer says: why its recording cannot be saved from (the typing stays),
+        or each problem by the field as the page labels it."""
+        if isinstance(error, Invalid) and error.field == "recording_id":
+            return [sentence(error.message)]
+        return form_messages(error, ANSWER_LABELS, unreadable)
+
+    def refused(
+        self, page: str, *, fragment: str | None = None, errors: list[str], **context: Any
+    ) -> HTMLResponse:
+        """The page (or, for htmx, its fragment) again with a 422, the form as sent; `context` may
+        say where the clock stands instead (`elapsed`), when the page read the time itself."""
+        kept = {"text": self.form.get("text") or "", "elapsed": self.form.get("seconds") or ""}
+        return render(self.request, page, fragment, status_code=422, **kept | context, errors=errors)
+
+
+# Async, as get_now is: handing it out touches nothing that blocks.
+async def answer_form(request: Request, form: FormDep) -> AnswerForm:
+    return AnswerForm(request, form)
+
+
+AnswerFormDep = Annotated[AnswerForm, Depends(answer_form)]

@@ -148,7 +148,12 @@ def _targets(card: Card, attempt: Attempt) -> dict[str, tuple[str, bool]]:
 def shown(session: Session, *, card: Card, attempt: Attempt) -> Suggestion | None:
     """The stored suggestion as the pages show it; None when the attempt has none (older history)."""
     row = stored(session, attempt)
-    if row is None or not attempt.text:
+    return as_shown(row, card=card, attempt=attempt) if row is not None else None
+
+
+def as_shown(row: AttemptCoverage, *, card: Card, attempt: Attempt) -> Suggestion | None:
+    """The suggestion `row` holds for the attempt, as the pages show it."""
+    if not attempt.text:
         return None
     text, targets = attempt.text, _targets(card, attempt)
     spans: list[tuple[int, int]] = []

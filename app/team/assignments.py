@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from app.accounts.models import User
 from app.content.catalogue import Snapshot
 from app.exceptions import Invalid, NotFound
-from app.practice.interview.schemas import MAX_QUESTIONS
+from app.interview.schemas import MAX_QUESTIONS
 from app.practice.models import ReviewLog
 from app.practice.stats import plain_title
 from app.team.members import name_of, team_members

@@ -1,5 +1,9 @@
 """Every route the app serves, classified by who may reach it: the isolation tests prove each
-class, and the page-cache tests read which pages are public."""
+class, and the page-cache tests read which pages are public; the paths one router module serves."""
+
+from types import ModuleType
+
+from fastapi.routing import APIRoute
 
 # What each route is: public (no sign-in), shared (the same for every signed-in person), own (a
 # person's own data: one person never reaches another's), lead (leads and admins), author (authors
@@ -93,3 +97,8 @@ ROUTES: dict[tuple[str, str], str] = {
     ("POST", "/author/download"): "author",
     ("POST", "/api/author/check"): "author",
 }
+
+
+def paths_of(module: ModuleType) -> set[str]:
+    """The paths a router module's routes serve."""
+    return {route.path for route in module.router.routes if isinstance(route, APIRoute)}

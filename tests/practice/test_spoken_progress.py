@@ -14,9 +14,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import delete
 
 from app.practice import stats
-from app.practice.export_schema import MAX_DELIVERY_COUNT, MAX_WORDS_PER_MINUTE
 from app.practice.models import Attempt
 from app.storage.base import utcnow
+from app.transfer.schemas import MAX_DELIVERY_COUNT, MAX_WORDS_PER_MINUTE
 from app.web.templating import templates
 from tests.factories import make_attempt
 from tests.helpers.html import soup_of

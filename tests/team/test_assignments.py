@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app import PROJECT_ROOT
-from app.practice.interview.schemas import MAX_QUESTIONS
+from app.interview.schemas import MAX_QUESTIONS
 from app.storage.base import utcnow
 from app.team import assignments
 from app.team.models import Assignment

@@ -1,28 +1,18 @@
-"""The practice JSON API (OpenAPI at /docs): attempts, the due queue, a card's schedule, settings,
-progress, and the export and import of a person's history."""
+"""The practice JSON API (OpenAPI at /docs): attempts, the due queue, a card's schedule, settings
+and progress."""
 
-import pathlib
-import tempfile
-from collections.abc import AsyncIterator
 from datetime import datetime
-from typing import IO, Annotated, Any, BinaryIO, cast
+from typing import Annotated
 
-import anyio
-from fastapi import APIRouter, Depends, Path, Query, Request, status
-from starlette.datastructures import UploadFile
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from fastapi import APIRouter, Path, Query, status
 
 from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CardDep, CatalogueDep, TierQuery, chosen_tier
 from app.content.parser import ID_PATTERN
 from app.content.tiers import TIERS
-from app.exceptions import InvalidFile, NotFound, NotThisFormat
-from app.practice import attempts, export, import_file, import_merge, preferences, scheduling, stats
-from app.practice import export_csv as csv_tables
-from app.practice.dependencies import AssignedCardsDep, MergeDep, NowDep, own_attempt
-from app.practice.export_csv import CsvTable
-from app.practice.export_schema import ExportDoc
-from app.practice.import_merge import ImportResult
+from app.exceptions import NotFound
+from app.practice import attempts, preferences, scheduling, stats
+from app.practice.dependencies import AssignedCardsDep, NowDep, own_attempt
 from app.practice.models import ReviewState
 from app.practice.preferences import PracticeSettings
 from app.practice.schemas import (
@@ -36,11 +26,9 @@ from app.practice.schemas import (
     UndoneOut,
 )
 from app.schemas import MAX_ID
-from app.storage.base import utcnow
-from app.storage.dependencies import DatabaseDep, SessionDep, WriteSessionDep
-from app.web.dependencies import ClientAddressDep, SettingsDep
+from app.storage.dependencies import SessionDep, WriteSessionDep
 
-# Tags per route, as the OpenAPI groups had them before export and progress joined this module.
+# Tags per route, as the OpenAPI groups had them before progress joined this module.
 router = APIRouter(prefix="/api")
 
 
@@ -48,7 +36,8 @@ router = APIRouter(prefix="/api")
 def create_attempt(
     *, card: CardDep, data: AttemptIn, session: WriteSessionDep, user_id: UserIdDep, now: NowDep
 ) -> AttemptOut:
-    return attempts.as_out(attempts.record(session, card=card, user_id=user_id, data=data, now=now), card)
+    recorded = attempts.record(session, card=card, user_id=user_id, data=data, now=now)
+    return attempts.as_out(recorded.attempt, card)
 
 
 @router.get("/attempts", tags=["api"])
@@ -223,139 +212,3 @@ def api_progress(
         missed_pitfalls=[item.as_json() for item in overview["missed"]],
         spoken=[answer.as_json() for answer in overview["spoken"]],
     )
-
-
-def _attachment(name: str) -> dict[str, str]:
-    # A person's whole history: no browser or proxy cache may keep a copy.
-    return {"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"}
-
-
-# How much of a spooled export is read from its file at a time.
-READ_BYTES = 64 * 1024
-
-
-def _streamed(file: IO[bytes], *, media_type: str, name: str) -> StreamingResponse:
-    """The written export in `file` as the response body: every row is read before the status goes
-    out, so a failure still answers 500 and nothing can fail after the first byte."""
-    return StreamingResponse(_read_off_the_loop(file), media_type=media_type, headers=_attachment(name))
-
-
-async def _read_off_the_loop(file: IO[bytes]) -> AsyncIterator[bytes]:
-    """The file a piece at a time, each read on the thread pool, closed (which deletes it) when
-    the response ends, however it ends: a disk file's reads and close are the only work left."""
-    try:
-        while chunk := await anyio.to_thread.run_sync(file.read, READ_BYTES):
-            yield chunk
-    finally:
-        with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(file.close)
-
-
-async def _spool_folder(settings: SettingsDep) -> pathlib.Path:
-    # The data folder, not /tmp: that may be memory (tmpfs), and a long history's file is large.
-    return settings.data_dir / "tmp"
-
-
-SpoolFolderDep = Annotated[pathlib.Path, Depends(_spool_folder)]
-
-
-# Exports being written at once are bounded (see export.EXPORTS_AT_ONCE).
-_BUSY: dict[int | str, dict[str, Any]] = {
-    429: {"description": "As many exports as the server writes at once are being written"}
-}
-
-
-@router.get("/export.json", response_model=ExportDoc, tags=["export"], responses=_BUSY)
-def export_json(
-    *,
-    session: SessionDep,
-    db: DatabaseDep,
-    folder: SpoolFolderDep,
-    user_id: UserIdDep,
-    address: ClientAddressDep,
-) -> StreamingResponse:
-    """All of the person's attempts, review states, review logs and settings: what import reads.
-    While EXPORTS_AT_ONCE exports are being written: 429."""
-    now = utcnow()
-    with export.writing_turn():
-        export.record(session, user_id=user_id, address=address, format="json")
-        file = export.spooled(export.document(db.read_sessions, user_id=user_id, now=now), folder=folder)
-    return _streamed(file, media_type="application/json", name=f"tiercards-{now:%Y%m%d}.json")
-
-
-@router.get("/export.csv", response_class=Response, tags=["export"], responses=_BUSY)
-def export_csv(
-    *,
-    session: SessionDep,
-    db: DatabaseDep,
-    folder: SpoolFolderDep,
-    user_id: UserIdDep,
-    address: ClientAddressDep,
-    catalogue: CatalogueDep,
-    table: Annotated[CsvTable, Query()] = "attempts",
-) -> StreamingResponse:
-    """One table as CSV: `attempts` (default), `schedule` (review states) or `reviews` (the log).
-    While EXPORTS_AT_ONCE exports are being written: 429."""
-    now = utcnow()
-    cards = catalogue.snapshot().cards
-    with export.writing_turn():
-        export.record(session, user_id=user_id, address=address, format=f"csv {table}")
-        file = export.spooled(
-            csv_tables.table(db.read_sessions, user_id=user_id, table=table, now=now, cards=cards),
-            folder=folder,
-        )
-    return _streamed(file, media_type="text/csv; charset=utf-8", name=f"tiercards-{table}-{now:%Y%m%d}.csv")
-
-
-# Small files stay in memory; larger ones go to disk as they arrive, and are read a row at a time.
-SPOOL_IN_MEMORY_BYTES = 1024 * 1024
-
-
-def _no_import_running(session: SessionDep, user_id: UserIdDep) -> None:
-    import_merge.refuse_while_running(session, user_id)
-
-
-async def _spooled_body(
-    request: Request, _free: Annotated[None, Depends(_no_import_running)]
-) -> AsyncIterator[IO[bytes]]:
-    # A form's body is read whole by the CSRF check before this; only JSON is streamed here (a
-    # body sent with no type, as `curl --data-binary` can, is read as JSON too).
-    if request.headers.get("content-type", "").split(";")[0].strip().lower() not in ("", "application/json"):
-        raise NotThisFormat("send the export file as the body, with Content-Type: application/json")
-    # UploadFile writes to the spool off the loop once it has gone to disk; it closes it below.
-    spool = UploadFile(cast(BinaryIO, tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY_BYTES)))  # noqa: SIM115
-    try:
-        async for chunk in request.stream():
-            await spool.write(chunk)
-        yield spool.file
-    finally:
-        await spool.close()
-
-
-@router.post(
-    "/import",
-    tags=["export"],
-    response_model=ImportResult,
-    responses={
-        415: {"description": "The body is not sent as application/json"},
-        422: {"description": "The first 50 problems in `detail`, how many more in `more_problems`"},
-        429: {"description": "Another import of yours is still running"},
-    },
-    openapi_extra={
-        "requestBody": {
-            "required": True,
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ExportDoc"}}},
-        }
-    },
-)
-def import_json(
-    body: Annotated[IO[bytes], Depends(_spooled_body)], merge: MergeDep
-) -> ImportResult | JSONResponse:
-    """Merge an export back in (idempotent: see docs/scheduling.md). Malformed input: 422, nothing
-    stored. While another import of the person's runs: 429."""
-    # Sync: the file is read and merged on the thread pool, each batch its own write transaction.
-    try:
-        file = import_file.read(body)
-    except InvalidFile as error:
-        return JSONResponse({"detail": error.problems, "more_problems": error.more}, status_code=422)
-    return merge(file, "api")

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app import PROJECT_ROOT
-from app.practice.interview.models import InterviewQuestion, InterviewSession
+from app.interview.models import InterviewQuestion, InterviewSession
 from app.practice.models import Attempt, ReviewLog
 from app.storage.base import utcnow
 from tests.factories import DECK, OWNER_CARD, write_card

@@ -13,10 +13,10 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import delete
 
-from app.practice.export import BATCH_ROWS, CHUNK_CHARS
-from app.practice.export_schema import ExportDoc
 from app.practice.models import Attempt, ReviewLog, ReviewState, UserSettings
 from app.storage.base import utcnow
+from app.transfer.export import BATCH_ROWS, CHUNK_CHARS
+from app.transfer.schemas import ExportDoc
 from tests.factories import OWNER_CARD, make_attempt
 from tests.helpers.clients import get_scope
 from tests.helpers.html import HTMX

@@ -16,8 +16,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event, func, select
 
 from app.accounts.models import AuditEvent
-from app.practice import export
-from app.practice.export import BATCH_ROWS, EXPORTS_AT_ONCE
+from app.transfer import export
+from app.transfer.export import BATCH_ROWS, EXPORTS_AT_ONCE
 from tests.factories import make_attempt
 from tests.helpers.clients import get_scope
 from tests.helpers.practice import add

@@ -18,10 +18,11 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from app.practice import import_merge
-from app.practice.export_schema import ReviewLogDoc
-from app.practice.models import Attempt, ImportGuard
+from app.practice.models import Attempt
 from app.storage.base import utcnow
+from app.transfer import merge
+from app.transfer.models import ImportGuard
+from app.transfer.schemas import ReviewLogDoc
 from app.web.security import CSRF_COOKIE
 from tests.factories import DECK, OWNER_CARD
 from tests.helpers.clients import csrf_client
@@ -202,9 +203,9 @@ def test_an_import_whose_lease_was_taken_over_stops_and_leaves_the_new_one_alone
     """An import that stopped reporting for longer than its lease (a long pause) finds another
     import of the person's running when it goes on: it stops, and touches nothing of the other's."""
     batches = 0
-    merge_batch = import_merge._Import.attempts
+    merge_batch = merge._Import.attempts
 
-    def paused_past_its_lease(run: import_merge._Import, docs: list[Any]) -> None:
+    def paused_past_its_lease(run: merge._Import, docs: list[Any]) -> None:
         nonlocal batches
         batches += 1
         if batches == 2:  # meanwhile another import took the lapsed guard over
@@ -213,11 +214,11 @@ def test_an_import_whose_lease_was_taken_over_stops_and_leaves_the_new_one_alone
                 guard.owner, guard.lease_until = "another-import", utcnow() + timedelta(seconds=30)
         merge_batch(run, docs)
 
-    monkeypatch.setattr(import_merge._Import, "attempts", paused_past_its_lease)
-    response = client.post("/api/import", json=large_file(header(client), 3 * import_merge.BATCH_ROWS))
+    monkeypatch.setattr(merge._Import, "attempts", paused_past_its_lease)
+    response = client.post("/api/import", json=large_file(header(client), 3 * merge.BATCH_ROWS))
     assert response.status_code == 409
     assert "took over" in response.json()["detail"]
-    assert _attempts_stored(app) == import_merge.BATCH_ROWS  # the first batch is kept
+    assert _attempts_stored(app) == merge.BATCH_ROWS  # the first batch is kept
     with app.state.db.read_sessions() as session:
         assert session.get_one(ImportGuard, 1).owner == "another-import"
 
@@ -279,10 +280,10 @@ def test_an_import_cut_short_converges_when_run_again(
     doc = large_file(header(client), 2_000)
     doc["review_states"] = [s for s in doc["review_states"] if s["card_id"] != OWNER_CARD]
 
-    def cut_short(run: import_merge._Import, file: object) -> None:
+    def cut_short(run: merge._Import, file: object) -> None:
         raise RuntimeError("the server stopped here")
 
-    monkeypatch.setattr(import_merge._Import, "finish", cut_short)
+    monkeypatch.setattr(merge._Import, "finish", cut_short)
     assert client.post("/api/import", json=doc).status_code == 500
     monkeypatch.undo()
     stored = counts(app)

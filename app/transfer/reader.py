@@ -24,7 +24,8 @@ from typing import IO, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from app.exceptions import InvalidFile
-from app.practice.export_schema import (
+from app.practice.preferences import PracticeSettings
+from app.transfer.schemas import (
     MAX_ROWS,
     AttemptDoc,
     ExportDoc,
@@ -32,7 +33,6 @@ from app.practice.export_schema import (
     ReviewLogDoc,
     ReviewStateDoc,
 )
-from app.practice.preferences import PracticeSettings
 
 MAX_PROBLEMS = 50
 # Far more than any row an export writes (an answer holds at most 20,000 characters).

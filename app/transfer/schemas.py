@@ -1,8 +1,8 @@
 """The shapes of the export file: what `GET /api/export.json` writes and `POST /api/import` reads.
 
-app/practice/export.py writes a file of these shapes; app/practice/import_file.py reads one a row
+app/transfer/export.py writes a file of these shapes; app/transfer/reader.py reads one a row
 at a time (and checks the rules across rows: unique attempt ids and states, logs that name an
-attempt of the file) and app/practice/import_merge.py merges it.
+attempt of the file) and app/transfer/merge.py merges it.
 """
 
 from datetime import UTC, datetime
@@ -24,8 +24,8 @@ from pydantic import (
 
 from app.content.tiers import Tier
 from app.exceptions import field_messages
+from app.interview.schemas import MAX_QUESTIONS, Source
 from app.practice import scheduling
-from app.practice.interview.schemas import MAX_QUESTIONS, Source
 from app.practice.preferences import PracticeSettings
 from app.practice.schemas import MAX_SECONDS, AttemptIn, Kind, Rating
 from app.schemas import MAX_ANSWER_CHARS, WholeNumber

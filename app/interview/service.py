@@ -6,6 +6,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -14,11 +15,13 @@ from app.accounts.service import lock_person
 from app.content.model import Card, Entry
 from app.content.tiers import TIERS, Tier, default_answer_kind, sees
 from app.exceptions import Conflict, Invalid, NotFound, in_words
+from app.interview.models import InterviewQuestion, InterviewSession
+from app.interview.schemas import WAYS, InterviewIn
 from app.practice import attempts, scheduling, suggestions
-from app.practice.interview.models import InterviewQuestion, InterviewSession
-from app.practice.interview.schemas import WAYS, InterviewIn
+from app.practice.attempts import Recorded
 from app.practice.models import Attempt
 from app.practice.schemas import RATINGS, Assessment, AttemptIn
+from app.practice.suggestions import Suggestion
 
 # An interviewer asks one follow-up after each main answer, at the depths that see follow-ups.
 FOLLOW_UPS_PER_CARD = 1
@@ -195,50 +198,6 @@ def _current(
     return current
 
 
-def answer(
-    session: Session,
-    *,
-    interview: InterviewSession,
-    cards: Mapping[str, Card],
-    position: int,
-    data: AttemptIn,
-    now: datetime,
-) -> Attempt:
-    """Record the answer to the question at `position` as a practice attempt, linked to it."""
-    _fresh(session, interview)
-    current = _current(interview, cards=cards, position=position, assessing=False)
-    question = current.question
-    if data.kind != answer_kind(interview, question) or data.follow_up != question.follow_up:
-        raise Invalid("kind", "the answer is not to the question this interview asks")
-
-    def link(attempt: Attempt) -> None:
-        question.attempt = attempt
-
-    return attempts.record(
-        session, card=current.card, user_id=interview.user_id, data=data, now=now, beside=link
-    )
-
-
-def assess(
-    session: Session,
-    *,
-    interview: InterviewSession,
-    cards: Mapping[str, Card],
-    position: int,
-    data: Assessment,
-    now: datetime,
-) -> Attempt:
-    """Rate the answer to the question at `position`; rating the last one finishes the session."""
-    _fresh(session, interview)
-    current = _current(interview, cards=cards, position=position, assessing=True)
-    attempt = current.question.attempt
-    assert attempt is not None  # an assessing step has its answer
-    attempts.check_against_card(current.card, data)
-    if not [q for q in interview.questions if q.position > position and _to_ask(q, cards)]:
-        interview.finished_at = now
-    return attempts.assess(session, card=current.card, attempt=attempt, data=data)
-
-
 @dataclass(frozen=True)
 class Answered:
     """One question of a finished session, as the summary shows it."""
@@ -290,6 +249,104 @@ def summary(session: Session, *, interview: InterviewSession, cards: Mapping[str
             rows[-1][1].append(answered)
     rated = [main for main, _ in rows if main.card and main.attempt and main.attempt.rating]
     return Summary(rows, sorted(rated, key=lambda a: a.weakness)[:WEAKEST])
+
+
+@dataclass(frozen=True)
+class Page:
+    """What a session's page shows: the step it is at, with the suggestion on its answer once
+    answered, or the summary once it is finished."""
+
+    interview: InterviewSession
+    step: Step | None
+    suggestion: Suggestion | None = None
+    summary: Summary | None = None
+
+
+def page(
+    session: Session,
+    *,
+    interview: InterviewSession,
+    cards: Mapping[str, Card],
+    now: datetime,
+    answered: Recorded | None = None,
+) -> Page:
+    """The session's page as it now stands (settled: see `settle`). `answered`, the answer just
+    recorded, brings its suggestion along; an older answer's is read."""
+    current = settle(session, interview=interview, cards=cards, now=now)
+    if current is None:
+        return Page(interview, None, summary=summary(session, interview=interview, cards=cards))
+    attempt = current.question.attempt
+    if answered is not None and answered.attempt is attempt:
+        return Page(interview, current, answered.suggestion)
+    return Page(
+        interview,
+        current,
+        suggestions.shown(session, card=current.card, attempt=attempt) if attempt else None,
+    )
+
+
+class Asked(NamedTuple):
+    """What the step a session is at asks for: the kind of answer, and which follow-up."""
+
+    kind: str
+    follow_up: int | None
+
+
+def asked(interview: InterviewSession, cards: Mapping[str, Card]) -> Asked:
+    """What an answer sent now answers; once the session is finished, a solid answer to nothing,
+    which `answer` then refuses as sent too late."""
+    current = step(interview, cards)
+    if current is None:
+        return Asked("solid", None)
+    return Asked(answer_kind(interview, current.question), current.question.follow_up)
+
+
+def answer(
+    session: Session,
+    *,
+    interview: InterviewSession,
+    cards: Mapping[str, Card],
+    position: int,
+    data: AttemptIn,
+    now: datetime,
+) -> Page:
+    """Record the answer to the question at `position` as a practice attempt, linked to it; the
+    page then shows it to assess, beside the suggestion recorded with it."""
+    _fresh(session, interview)
+    current = _current(interview, cards=cards, position=position, assessing=False)
+    question = current.question
+    if data.kind != answer_kind(interview, question) or data.follow_up != question.follow_up:
+        raise Invalid("kind", "the answer is not to the question this interview asks")
+
+    def link(attempt: Attempt) -> None:
+        question.attempt = attempt
+
+    recorded = attempts.record(
+        session, card=current.card, user_id=interview.user_id, data=data, now=now, beside=link
+    )
+    return page(session, interview=interview, cards=cards, now=now, answered=recorded)
+
+
+def assess(
+    session: Session,
+    *,
+    interview: InterviewSession,
+    cards: Mapping[str, Card],
+    position: int,
+    data: Assessment,
+    now: datetime,
+) -> Page:
+    """Rate the answer to the question at `position`; rating the last one finishes the session.
+    The page then shows the next step, or the summary."""
+    _fresh(session, interview)
+    current = _current(interview, cards=cards, position=position, assessing=True)
+    attempt = current.question.attempt
+    assert attempt is not None  # an assessing step has its answer
+    attempts.check_against_card(current.card, data)
+    if not [q for q in interview.questions if q.position > position and _to_ask(q, cards)]:
+        interview.finished_at = now
+    attempts.assess(session, card=current.card, attempt=attempt, data=data)
+    return page(session, interview=interview, cards=cards, now=now)
 
 
 @dataclass(frozen=True)

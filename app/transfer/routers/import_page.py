@@ -8,8 +8,8 @@ from starlette.datastructures import UploadFile
 from starlette.responses import HTMLResponse
 
 from app.exceptions import InvalidFile
-from app.practice import import_file
-from app.practice.dependencies import MergeDep
+from app.transfer import reader
+from app.transfer.dependencies import MergeDep
 from app.web.dependencies import FormDep
 from app.web.messages import describe, sentence
 from app.web.templating import render
@@ -33,7 +33,7 @@ def import_upload(request: Request, *, form: FormDep, merge: MergeDep) -> HTMLRe
             request, "_progress_import.html", status_code=422, errors=["Choose a JSON export file to import."]
         )
     try:
-        file = import_file.read(upload.file)
+        file = reader.read(upload.file)
     except InvalidFile as error:
         errors = [_file_problem(problem) for problem in error.problems]
         return render(request, "_progress_import.html", status_code=422, errors=errors, more=error.more)

@@ -13,7 +13,7 @@ Import merges and is idempotent: importing the same file twice changes nothing t
   the cards as served now. One that cannot be mapped (card gone, position past its end) is kept,
   as "#<position>" for a point and as its old id ("p3") for a quiz item.
 
-The whole file is validated first (app/practice/import_file.py); a malformed file stores nothing.
+The whole file is validated first (app/transfer/reader.py); a malformed file stores nothing.
 Then each batch of BATCH_ROWS rows is its own short write transaction, so another person's answer
 waits for one batch, not for the import (on SQLite there is one writer at a time); each holds the
 person's lock, as their answers and a rebuild of their counts do. A batch finds
@@ -43,10 +43,11 @@ from app.accounts.service import lock_person
 from app.content.model import Card
 from app.exceptions import Conflict, TooMany
 from app.practice import preferences, quiz, scheduling, totals
-from app.practice.export_schema import STATE_BY_NAME, AttemptDoc, CoverageDoc, ReviewLogDoc, ReviewStateDoc
-from app.practice.import_file import YIELD_EVERY_ROWS, ImportFile, let_others_run
-from app.practice.models import Attempt, AttemptCoverage, ImportGuard, ReviewLog, ReviewState
+from app.practice.models import Attempt, AttemptCoverage, ReviewLog, ReviewState
 from app.storage.base import utcnow
+from app.transfer.models import ImportGuard
+from app.transfer.reader import YIELD_EVERY_ROWS, ImportFile, let_others_run
+from app.transfer.schemas import STATE_BY_NAME, AttemptDoc, CoverageDoc, ReviewLogDoc, ReviewStateDoc
 
 # Each batch is one write transaction; a few milliseconds of writing on SQLite.
 BATCH_ROWS = 100

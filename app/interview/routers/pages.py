@@ -14,16 +14,19 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from app.accounts.dependencies import UserIdDep
 from app.content.catalogue import Snapshot
 from app.content.dependencies import CatalogueDep
-from app.content.model import Card
 from app.content.tiers import TIERS
 from app.exceptions import Conflict, Invalid
-from app.practice import suggestions
-from app.practice.dependencies import AssignedCardsDep, NowDep
-from app.practice.interview import service
-from app.practice.interview.models import InterviewSession
-from app.practice.interview.schemas import DEFAULT_QUESTIONS, MAX_QUESTIONS, OFFERED, InterviewIn
-from app.practice.routers.forms import ANSWER_LABELS, ANSWER_UNREADABLE, RATING_CHOICES, rating_messages
-from app.practice.schemas import RATINGS, Assessment, AttemptIn
+from app.interview import service
+from app.interview.schemas import DEFAULT_QUESTIONS, MAX_QUESTIONS, OFFERED, InterviewIn
+from app.practice.dependencies import (
+    ANSWER_UNREADABLE,
+    RATING_CHOICES,
+    AnswerFormDep,
+    AssignedCardsDep,
+    NowDep,
+    rating_messages,
+)
+from app.practice.schemas import RATINGS, Assessment
 from app.schemas import Id
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep
@@ -121,63 +124,39 @@ def start_interview(
             session, user_id=user_id, cards=snapshot.cards, data=data, assigned=chosen, now=now
         )
     except (ValidationError, Invalid) as error:
-        session.rollback()  # the assigned cards' read leaves nothing to keep
         kept = {key: str(form.get(key) or "") for key in ("source", "tier", "count", "topic")}
         context = _setup(session, user_id=user_id, snapshot=snapshot, extras=extras, now=now, form=kept)
         return render(request, "interview.html", status_code=422, **context, errors=_setup_messages(error))
     return RedirectResponse(f"/interview/{interview.id}", status_code=303)
 
 
-def _step(
-    session: Session, *, interview: InterviewSession, cards: Mapping[str, Card], now: datetime
-) -> dict[str, Any]:
+def _page(request: Request, page: service.Page, status_code: int = 200, **extra: Any) -> HTMLResponse:
+    return render(
+        request,
+        "interview_session.html",
+        "_interview_step.html",
+        status_code=status_code,
+        **_context(page),
+        **extra,
+    )
+
+
+def _context(page: service.Page) -> dict[str, Any]:
     """What the session's page shows now: the step it is at, or the summary once finished."""
-    step = service.settle(session, interview=interview, cards=cards, now=now)
-    context: dict[str, Any] = {"interview": interview, "step": step, "ratings": RATINGS}
+    context: dict[str, Any] = {"interview": page.interview, "step": page.step, "ratings": RATINGS}
+    step = page.step
     if step is None:
-        return context | {"summary": service.summary(session, interview=interview, cards=cards)}
-    attempt = step.question.attempt
-    kind = service.answer_kind(interview, step.question)
+        return context | {"summary": page.summary}
+    kind = service.answer_kind(page.interview, step.question)
     return context | {
         "card": step.card,
-        "tier": interview.tier,
+        "tier": page.interview.tier,
         "answer_kind": kind,
         # A follow-up has no target time of its own: its clock counts up.
         "limit": step.card.time_budget(kind) if step.question.follow_up is None else None,
-        "attempt": attempt,
-        "suggestion": suggestions.shown(session, card=step.card, attempt=attempt) if attempt else None,
+        "attempt": step.question.attempt,
+        "suggestion": page.suggestion,
     }
-
-
-def _render_step(
-    request: Request,
-    *,
-    session: Session,
-    interview: InterviewSession,
-    cards: Mapping[str, Card],
-    now: datetime,
-    **extra: Any,
-) -> HTMLResponse:
-    context = _step(session, interview=interview, cards=cards, now=now)
-    return render(request, "interview_session.html", "_interview_step.html", **context, **extra)
-
-
-def _stale(
-    request: Request,
-    *,
-    session: Session,
-    interview: InterviewSession,
-    cards: Mapping[str, Card],
-    now: datetime,
-    error: Conflict,
-) -> HTMLResponse:
-    """A form sent twice or from an older tab: the step as it now stands, saying so. A 422, which
-    htmx swaps in (a 409 would only raise the generic toast)."""
-    session.rollback()
-    errors = [sentence(error.message)]
-    return _render_step(
-        request, session=session, interview=interview, cards=cards, now=now, status_code=422, errors=errors
-    )
 
 
 @router.get("/interview/{session_id}", response_class=HTMLResponse)
@@ -191,8 +170,8 @@ def interview_session(
     session_id: Id,
 ) -> HTMLResponse:
     interview = service.own_session(session, user_id=user_id, session_id=session_id)
-    return _render_step(
-        request, session=session, interview=interview, cards=catalogue.snapshot().cards, now=now
+    return _page(
+        request, service.page(session, interview=interview, cards=catalogue.snapshot().cards, now=now)
     )
 
 
@@ -207,7 +186,7 @@ def _position(form: FormData) -> int:
 def answer_question(
     request: Request,
     *,
-    form: FormDep,
+    answer: AnswerFormDep,
     session: WriteSessionDep,
     user_id: UserIdDep,
     catalogue: CatalogueDep,
@@ -216,36 +195,32 @@ def answer_question(
 ) -> HTMLResponse:
     interview = service.own_session(session, user_id=user_id, session_id=session_id)
     cards = catalogue.snapshot().cards
-    position = _position(form)
-    current = service.step(interview, cards)
+    position = _position(answer.form)
     try:
-        question = current.question if current else None
-        data = AttemptIn.model_validate(
-            {
-                "tier": interview.tier,
-                "kind": service.answer_kind(interview, question) if question else "solid",
-                "follow_up": question.follow_up if question else None,
-                "text": form.get("text"),
-                "seconds": form.get("seconds") or 0,
-                "recording_id": form.get("recording_id") or None,
-            },
-            strict=False,
+        asked = service.asked(interview, cards)
+        data = answer.attempt(tier=interview.tier, kind=asked.kind, follow_up=asked.follow_up)
+        page = service.answer(
+            session, interview=interview, cards=cards, position=position, data=data, now=now
         )
-        service.answer(session, interview=interview, cards=cards, position=position, data=data, now=now)
     except Conflict as error:
-        return _stale(request, session=session, interview=interview, cards=cards, now=now, error=error)
+        return _stale(
+            request, page=service.page(session, interview=interview, cards=cards, now=now), error=error
+        )
     except (ValidationError, Invalid) as error:
-        session.rollback()
-        errors = (
-            [sentence(error.message)]
-            if isinstance(error, Invalid) and error.field == "recording_id"
-            else form_messages(error, ANSWER_LABELS, ANSWER_UNREADABLE)
+        page = service.page(session, interview=interview, cards=cards, now=now)
+        return answer.refused(
+            "interview_session.html",
+            fragment="_interview_step.html",
+            errors=answer.messages(error),
+            **_context(page),
         )
-        kept = {"errors": errors, "text": form.get("text") or "", "elapsed": form.get("seconds") or 0}
-        return _render_step(
-            request, session=session, interview=interview, cards=cards, now=now, status_code=422, **kept
-        )
-    return _render_step(request, session=session, interview=interview, cards=cards, now=now)
+    return _page(request, page)
+
+
+def _stale(request: Request, *, page: service.Page, error: Conflict) -> HTMLResponse:
+    """A form sent twice or from an older tab: the step as it now stands, saying so. A 422, which
+    htmx swaps in (a 409 would only raise the generic toast)."""
+    return _page(request, page, 422, errors=[sentence(error.message)])
 
 
 @router.post("/interview/{session_id}/assessment", response_class=HTMLResponse)
@@ -266,16 +241,16 @@ def assess_answer(
         data = Assessment.model_validate(
             {"points": form.getlist("points"), "rating": form.get("rating")}, strict=False
         )
-        service.assess(session, interview=interview, cards=cards, position=position, data=data, now=now)
-    except Conflict as error:
-        return _stale(request, session=session, interview=interview, cards=cards, now=now, error=error)
-    except (ValidationError, Invalid) as error:
-        session.rollback()
-        kept = {
-            "errors": rating_messages(error, RATING_CHOICE),
-            "kept_ticks": [str(point) for point in form.getlist("points")],
-        }
-        return _render_step(
-            request, session=session, interview=interview, cards=cards, now=now, status_code=422, **kept
+        page = service.assess(
+            session, interview=interview, cards=cards, position=position, data=data, now=now
         )
-    return _render_step(request, session=session, interview=interview, cards=cards, now=now)
+    except Conflict as error:
+        return _stale(
+            request, page=service.page(session, interview=interview, cards=cards, now=now), error=error
+        )
+    except (ValidationError, Invalid) as error:
+        page = service.page(session, interview=interview, cards=cards, now=now)
+        # Their ticks, not the suggestion's.
+        kept = [str(point) for point in form.getlist("points")]
+        return _page(request, page, 422, errors=rating_messages(error, RATING_CHOICE), kept_ticks=kept)
+    return _page(request, page)

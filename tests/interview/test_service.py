@@ -9,9 +9,9 @@ from sqlalchemy import func, select
 
 from app.accounts.models import LOCAL_USER_ID
 from app.exceptions import Conflict, Invalid
-from app.practice.interview import service
-from app.practice.interview.models import InterviewSession
-from app.practice.interview.schemas import InterviewIn
+from app.interview import service
+from app.interview.models import InterviewSession
+from app.interview.schemas import InterviewIn
 from app.practice.models import Attempt
 from app.practice.schemas import Assessment, AttemptIn
 from app.storage.base import utcnow

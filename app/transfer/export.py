@@ -23,8 +23,10 @@ from sqlalchemy.orm import Session, selectinload
 
 from app.accounts import audit
 from app.exceptions import TooMany
+from app.interview.models import InterviewQuestion, InterviewSession
 from app.practice import preferences, scheduling
-from app.practice.export_schema import (
+from app.practice.models import Attempt, ReviewLog
+from app.transfer.schemas import (
     MAX_DELIVERY_COUNT,
     MAX_WORDS_PER_MINUTE,
     AttemptDoc,
@@ -35,8 +37,6 @@ from app.practice.export_schema import (
     ReviewLogDoc,
     ReviewStateDoc,
 )
-from app.practice.interview.models import InterviewQuestion, InterviewSession
-from app.practice.models import Attempt, ReviewLog
 
 # Rows read from the database at a time, and about how much text is written at a time.
 BATCH_ROWS = 500

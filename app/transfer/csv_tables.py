@@ -1,6 +1,6 @@
 """A person's attempts, schedule or review log as one CSV table. Each table is a list of
 (column name, getter) pairs, so its header and its rows cannot drift apart. A table is written
-as it is read, as the JSON export is (see app/practice/export.py)."""
+as it is read, as the JSON export is (see app/transfer/export.py)."""
 
 import csv
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
@@ -10,8 +10,9 @@ from typing import Any, Literal, TypeVar
 from sqlalchemy.orm import Session
 
 from app.content.model import Card
-from app.practice import export, scheduling
+from app.practice import scheduling
 from app.practice.models import Attempt, ReviewLog, ReviewState
+from app.transfer import export
 
 CsvTable = Literal["attempts", "schedule", "reviews"]
 Row = TypeVar("Row")

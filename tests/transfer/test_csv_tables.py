@@ -8,8 +8,8 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.practice import export_csv
 from app.storage.base import utcnow
+from app.transfer import csv_tables
 from tests.factories import DECK
 from tests.helpers.practice import post_attempt, review
 
@@ -23,6 +23,6 @@ def test_every_row_has_a_cell_under_each_declared_column(
     response = client.get("/api/export.csv", params={"table": table})
     assert response.status_code == 200, response.text
     header, *rows = list(csv.reader(io.StringIO(response.text)))
-    declared = [name for name, _ in export_csv.columns(table, now=utcnow(), cards=DECK)]
+    declared = [name for name, _ in csv_tables.columns(table, now=utcnow(), cards=DECK)]
     assert header == declared
     assert rows and all(len(row) == len(header) for row in rows)
