@@ -67,7 +67,7 @@ def transcribe(
     from app.presets import DemoError
     from app.speech.child import Job, time_limit_seconds
     from app.speech.delivery import TARGET_WITHOUT_CARD_SECONDS
-    from app.speech.model import card_terms
+    from app.speech.recogniser import card_terms
 
     settings = get_settings()
     depth = parse_tier(tier)

@@ -16,7 +16,7 @@ from app.exceptions import Invalid
 from app.jobs.child import answer
 from app.speech.decode import decode_recording
 from app.speech.delivery import measure
-from app.speech.model import SpeechModel, load
+from app.speech.recogniser import SpeechModel, load
 
 # The longest model name a recording stores (Recording.model).
 MODEL_NAME_CHARS = 120

@@ -12,7 +12,7 @@ One process holds:
   a time limit or a crash kill it and start a fresh one (app/demos/runner.py);
 - ONE SpeechRunner, where faster-whisper is installed and the model loads: a child process with
   the speech model loaded once, under the same memory limit and a time limit per recording
-  (app/speech/child.py; transcription.py claims and stores, app/speech/jobs.py has the rules);
+  (app/speech/child.py; transcription.py claims and stores, app/speech/recordings.py has the rules);
 - a heartbeat thread: every second it stores the current run's pending progress, refreshes its
   `heartbeat_at` (at least every HEARTBEAT interval), reads `cancel_requested`, and refreshes this
   worker's row in `worker_beats`, with its capabilities (the lanes it reads), so the web can tell

@@ -25,7 +25,7 @@ from app.jobs import tasks
 from app.jobs.queue import JobQueue, speech_lanes_for
 from app.presets import DemoCrashed, DemoFailed, DemoTimedOut, PresetUnavailable
 from app.settings import Settings
-from app.speech import jobs as speech_jobs
+from app.speech import recordings
 from app.storage.database import Database
 
 log = logging.getLogger("tiercards.worker")
@@ -206,7 +206,7 @@ class DemoWorker:
                 pid_alive=pid_alive,
                 own_name=self.name,
             )
-        speech_jobs.enqueue_all(self.queue, retried)
+        recordings.enqueue_all(self.queue, retried)
         # A recording failed here, or by a worker that died before it could, left its sound in
         # SQLite's log.
         self.db.erase_deleted()

@@ -1,5 +1,5 @@
 """One transcription: claim a queued recording, transcribe it in the speech child, store how it
-ended (app/speech/jobs.py has the rules)."""
+ended (app/speech/recordings.py has the rules)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from app.demos.runner import SpeechRunner
 from app.jobs.queue import JobQueue, speech_lane
 from app.presets import DemoCancelled, DemoCrashed, DemoFailed, DemoTimedOut, PresetUnavailable
 from app.settings import Settings
-from app.speech import jobs
+from app.speech import recordings
 from app.speech.child import Job, time_limit_seconds
 from app.speech.delivery import TARGET_WITHOUT_CARD_SECONDS
-from app.speech.model import card_terms
+from app.speech.recogniser import card_terms
 from app.storage.database import Database
 
 log = logging.getLogger("tiercards.worker")
@@ -56,13 +56,13 @@ class TranscriptionExecutor:
             self.queue.enqueue(recording_id, lane=lane)  # leave it for the next worker
             return
         with self.db.write_sessions() as session:
-            claimed = jobs.claim(session, recording_id=recording_id, worker=self.name)
+            claimed = recordings.claim(session, recording_id=recording_id, worker=self.name)
         if claimed is None:
             log.info("recording %s is no longer queued; skipped", recording_id)
             return
         self._transcribe(claimed, lane)
 
-    def _job(self, claimed: jobs.Claimed) -> Job:
+    def _job(self, claimed: recordings.Claimed) -> Job:
         # A card gone from the deck (renamed, deleted) has no terms to prime with, nor a target.
         card = self.catalogue.get(claimed.card_id)
         return Job(
@@ -74,7 +74,7 @@ class TranscriptionExecutor:
             max_seconds=self.settings.max_recording_seconds,
         )
 
-    def _transcribe(self, claimed: jobs.Claimed, lane: str) -> None:
+    def _transcribe(self, claimed: recordings.Claimed, lane: str) -> None:
         recording_id = claimed.recording_id
         # The declared length is the client's word (an API upload may give none): the limit is the
         # longest recording's, as decoding stops there.
@@ -92,10 +92,10 @@ class TranscriptionExecutor:
             message = CRASHED.format(what=f"{error.message[:1].upper()}{error.message[1:]}")
             with self.db.write_sessions() as session:
                 gpu_alive = lane != speech_lane(False)
-                again = jobs.retry_after_crash(
+                again = recordings.retry_after_crash(
                     session, recording_id=recording_id, worker=self.name, gpu_alive=gpu_alive, error=message
                 )
-            jobs.enqueue_all(self.queue, again)
+            recordings.enqueue_all(self.queue, again)
             self.db.erase_deleted()
             log.warning(
                 "recording %s: %s (%s)", recording_id, error.message, "retried" if again else "failed"
@@ -133,7 +133,7 @@ class TranscriptionExecutor:
             return
         keep = self.settings.recording_retention_days if self.settings.keep_recordings else None
         with self.db.write_sessions() as session:
-            jobs.store_transcript(
+            recordings.store_transcript(
                 session, recording_id=recording_id, worker=self.name, result=result, keep_days=keep
             )
         if keep is None:
@@ -147,11 +147,11 @@ class TranscriptionExecutor:
 
     def _give_back(self, recording_id: str, lane: str) -> None:
         with self.db.write_sessions() as session:
-            if jobs.give_back(session, recording_id=recording_id, worker=self.name, lane=lane):
+            if recordings.give_back(session, recording_id=recording_id, worker=self.name, lane=lane):
                 self.queue.enqueue(recording_id, lane=lane)
 
     def _fail(self, recording_id: str, error: str) -> None:
         with self.db.write_sessions() as session:
-            jobs.store_failure(session, recording_id=recording_id, worker=self.name, error=error)
+            recordings.store_failure(session, recording_id=recording_id, worker=self.name, error=error)
         self.db.erase_deleted()
         log.info("recording %s: failed (%s)", recording_id, error)
