@@ -26,7 +26,7 @@ from app import PROJECT_ROOT
 pytestmark = pytest.mark.engine_agnostic
 
 APP = PROJECT_ROOT / "app"
-DOMAINS = ("accounts", "content", "practice", "demos", "team", "authoring", "speech")
+DOMAINS = ("accounts", "content", "practice", "demos", "team", "authoring", "speech", "worker")
 HTTP_FRAMEWORKS = ("fastapi", "starlette")
 
 # Each package of app/ (a top-level module counts as one; `app` is app/__init__.py) and what it may
@@ -49,10 +49,11 @@ ALLOWED: dict[str, frozenset[str]] = {
         ("content", "exceptions presets web"),
         ("accounts", "exceptions roles schemas settings storage web"),
         ("coverage", "accounts content exceptions schemas web"),
-        ("jobs", "presets"),
-        ("speech", "app accounts content exceptions jobs logs metrics schemas settings storage web"),
+        ("jobs", "exceptions presets settings storage"),
+        ("speech", "accounts content exceptions jobs schemas settings storage web"),
         ("practice", "accounts content coverage exceptions metrics schemas speech storage web"),
-        ("demos", "app accounts content exceptions jobs logs presets settings speech storage web"),
+        ("demos", "accounts content exceptions jobs presets speech storage web"),
+        ("worker", "app demos jobs logs settings speech storage"),
         ("authoring", "accounts content coverage exceptions practice schemas storage web"),
         ("team", "accounts content coverage demos exceptions practice schemas storage web"),
         ("ops", "content demos exceptions jobs metrics settings speech web"),
@@ -63,7 +64,7 @@ ALLOWED: dict[str, frozenset[str]] = {
         ("main", "factory"),
         (
             "cli",
-            "accounts content coverage demos exceptions jobs logs practice presets roles settings speech storage team",
+            "accounts content coverage demos exceptions jobs logs practice presets roles settings speech storage team worker",
         ),
     )
 }
