@@ -5,15 +5,17 @@ PROMETHEUS_MULTIPROC_DIR (prometheus_client's multiprocess mode, chosen when it 
 `serve` sets the folder before that) and a scrape adds up every process's files, those of a worker
 that died included. Without the variable (tests, one process) the counts live in this process.
 
-Figures that every replica shares (demo runs, the queue, workers) are not counted here but read at
-scrape time (app/demos/metrics.py).
+Figures that every replica shares (demo runs, recordings, the queue, workers) are not counted here
+but read at scrape time (app/demos/metrics.py, app/speech/metrics.py) and handed to `exposition`.
 """
 
 import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import Metric
 from prometheus_client.multiprocess import MultiProcessCollector
-from prometheus_client.registry import Collector
 
 MULTIPROCESS_FOLDER = "PROMETHEUS_MULTIPROC_DIR"
 # Label values come from short fixed lists, never from what a client sends, so a client cannot
@@ -52,13 +54,22 @@ def answer_recorded(kind: str) -> None:
     ANSWERS.labels(kind).inc()
 
 
-def exposition(*shared: Collector) -> bytes:
-    """The Prometheus text of every process's counts, followed by the `shared` collectors'."""
+@dataclass(frozen=True, eq=False)  # hashed by identity, as a registry keeps its collectors
+class SharedFigures:
+    """Figures read for one scrape, as a registry collects them."""
+
+    metrics: tuple[Metric, ...]
+
+    def collect(self) -> Iterator[Metric]:
+        return iter(self.metrics)
+
+
+def exposition(shared: Iterable[Metric]) -> bytes:
+    """The Prometheus text of every process's counts, followed by the `shared` figures."""
     registry = CollectorRegistry()
     if os.environ.get(MULTIPROCESS_FOLDER):
         MultiProcessCollector(registry)
     else:
         registry.register(REGISTRY)
-    for collector in shared:
-        registry.register(collector)
+    registry.register(SharedFigures(tuple(shared)))
     return generate_latest(registry)

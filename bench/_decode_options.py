@@ -1,5 +1,5 @@
 """`--option NAME=VALUE` for the speech benchmarks: faster-whisper decoding options to measure
-against the defaults (app.speech.model.DECODE_OPTIONS), as `transcribe(..., options=...)` takes them."""
+against the defaults (app.speech.recogniser.DECODE_OPTIONS), as `transcribe(..., options=...)` takes them."""
 
 import argparse
 import json

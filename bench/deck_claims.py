@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.deck_claims [--markdown]
 
 Runs every demo preset that a card links (or that a card's version note names) once, at its
-defaults, through DemoRunner (the worker's path), then prints for each card: each linked preset's
+defaults, through the worker's ChildRunner (the worker's path), then prints for each card: each linked preset's
 variants as measured / model, and each version note's variant against the one it compares with.
 A preset that needs a GPU is listed as not run on a host without one. Each figure is a ratio from
 the same run, so a busy host moves numerator and denominator together. Target (docs/benchmarks.md): every
@@ -18,11 +18,12 @@ from typing import Any
 
 from app import PROJECT_ROOT
 from app.content.catalogue import load
+from app.demos import child
 from app.demos.presenters.comparison import verdict as compare
-from app.demos.runner import DemoRunner
-from app.demos.worker.capabilities import gpu_device_present
 from app.presets import PRESETS
 from app.presets.results import VariantResult, variants_of
+from app.worker.capabilities import gpu_device_present
+from app.worker.runner import ChildRunner
 from bench._verdict import run, verdict
 from bench.gpu_check import explained
 
@@ -68,14 +69,14 @@ def main() -> None:
         {p for card in cards.values() for p in card.demos}
         | {n.demo.preset for card in cards.values() for n in card.notes if n.demo}
     )
-    runner = DemoRunner()
+    runner = ChildRunner(child.CHILD)
     docs: dict[str, dict[str, Any] | None] = {}
     try:
         for preset in wanted:
             if PRESETS[preset].needs_gpu and not gpu_device_present():
                 docs[preset] = None
                 continue
-            docs[preset] = runner.run(preset, params={})
+            docs[preset] = child.run(preset, runner=runner, params={})
     finally:
         runner.close()
     if args.markdown:

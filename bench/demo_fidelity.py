@@ -4,7 +4,7 @@ memory.
 
     .venv/bin/python -m bench.demo_fidelity [--steps 30]
 
-Everything runs through DemoRunner, the path the worker uses. Exit status 1 if a strict check
+Everything runs through the demo child's ChildRunner, the path the worker uses. Exit status 1 if a strict check
 fails (placement 30/30: no-prefetch and prefetch-last-autotune within 10 % of 60 and 30 ms;
 deficit 60/20: prefetch-only within 10 % of 60 ms and parallel-map at least 2x faster; cache,
 shuffle, interleave and vectorize at their defaults: every variant's step, and shuffle's first
@@ -20,7 +20,8 @@ from typing import Any
 
 import psutil
 
-from app.demos.runner import DemoRunner
+from app.demos import child
+from app.worker.runner import ChildRunner
 from bench._verdict import run, verdict
 
 PLACEMENT_PAIRS = [(30, 30), (20, 40), (40, 20), (10, 50)]
@@ -101,7 +102,7 @@ def strict_checks(placement: dict[str, Any], deficit: dict[str, Any]) -> list[tu
     ]
 
 
-def latency(runner: DemoRunner, repeats: int = 5) -> dict[str, float]:
+def latency(runner: ChildRunner, repeats: int = 5) -> dict[str, float]:
     """Seconds from submit to the first progress message and to the first measured step, for a
     cold runner (child not started: includes importing TensorFlow) and a warm one (median)."""
     runner.close()
@@ -117,7 +118,7 @@ def latency(runner: DemoRunner, repeats: int = 5) -> dict[str, float]:
                 seen.setdefault("step", now)
 
         start = time.perf_counter()
-        runner.run("synthetic", params=small, on_progress=note)
+        child.run("synthetic", runner=runner, params=small, on_progress=note)
         return seen["message"] - start, seen["step"] - start
 
     cold_message, cold_step = timed()
@@ -165,7 +166,7 @@ def tf_defaults_evidence(steps: int) -> list[tuple[str, float]]:
     return rows
 
 
-def child_rss_mb(runner: DemoRunner) -> float:
+def child_rss_mb(runner: ChildRunner) -> float:
     pid = runner.child_pid
     return psutil.Process(pid).memory_info().rss / 2**20 if pid else float("nan")
 
@@ -174,22 +175,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=30, help="steps per variant (default 30)")
     args = parser.parse_args()
-    runner = DemoRunner()
+    runner = ChildRunner(child.CHILD)
     try:
         lat = latency(runner)
         rss_idle = child_rss_mb(runner)
         docs: dict[tuple[str, int, int], dict[str, Any]] = {}
         for i, c in PLACEMENT_PAIRS:
-            doc = runner.run("placement", params={"input_ms": i, "compute_ms": c, "steps": args.steps})
+            doc = child.run(
+                "placement", runner=runner, params={"input_ms": i, "compute_ms": c, "steps": args.steps}
+            )
             docs[("placement", i, c)] = doc
             table(f"placement input {i} ms, compute {c} ms", doc)
         for i, c in DEFICIT_PAIRS:
-            doc = runner.run("deficit", params={"input_ms": i, "compute_ms": c, "steps": args.steps})
+            doc = child.run(
+                "deficit", runner=runner, params={"input_ms": i, "compute_ms": c, "steps": args.steps}
+            )
             docs[("deficit", i, c)] = doc
             table(f"deficit input {i} ms, compute {c} ms, 4 workers", doc)
         modelled: list[dict[str, Any]] = []
         for preset in ("jitter", "synthetic", "memory", *MODELLED_PRESETS):
-            doc = runner.run(preset, params={})
+            doc = child.run(preset, runner=runner, params={})
             table(f"{preset} (defaults {doc['params']})", doc)
             if preset == "memory":
                 for v in doc["variants"]:

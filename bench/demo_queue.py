@@ -5,7 +5,7 @@
 
 Reports, per run and as median / max: seconds until the run is claimed (status running), until
 its first measured step is visible through the API, and until it is done; and, as the baseline
-measured in the same run, the same demo on a warm DemoRunner called directly (no web, no queue,
+measured in the same run, the same demo on a warm demo ChildRunner called directly (no web, no queue,
 no database). The issue's target for a warm worker: first progress under 2 s. Exit status 1 if
 the median misses it.
 """
@@ -92,9 +92,11 @@ def _one(client: TestClient) -> dict[str, float]:
 
 def _direct(runs: int) -> list[float]:
     """Baseline: seconds from run() to the first measured step on a warm runner in this process."""
-    from app.demos.runner import warm
+    from app.demos import child
+    from app.worker.runner import ChildRunner
 
-    runner = warm()
+    runner = ChildRunner(child.CHILD)
+    runner.warm()
     try:
         out = []
         for _ in range(runs):
@@ -105,7 +107,7 @@ def _direct(runs: int) -> list[float]:
                 if progress["steps_done"] >= 1 and not first:
                     first.append(time.perf_counter() - started)
 
-            runner.run("placement", params=SMALL, on_progress=note)
+            child.run("placement", runner=runner, params=SMALL, on_progress=note)
             out.append(first[0])
         return out
     finally:
@@ -171,7 +173,7 @@ def main() -> None:
         print(f"  {label:12s} {statistics.median(values):7.2f}s {max(values):7.2f}s")
     median_first = statistics.median(r["first_step"] for r in results)
     print(
-        f"baseline, a warm DemoRunner called directly: first step after {baseline:.2f} s; "
+        f"baseline, a warm demo ChildRunner called directly: first step after {baseline:.2f} s; "
         f"through web, queue and worker: {median_first:.2f} s ({median_first / baseline:.1f}x)"
     )
     verdict(

@@ -4,7 +4,7 @@ model.
 
     python bench/gpu_check.py          (what `make gpu-check` runs)
 
-Every preset runs at its defaults through DemoRunner, the path a worker takes, within BUDGET_S
+Every preset runs at its defaults through the demo child's ChildRunner, the path a worker takes, within BUDGET_S
 (4 minutes) in all, starting TensorFlow included. Each prints the measured-vs-model table of
 bench/demo_fidelity.py.
 
@@ -34,11 +34,13 @@ if not __package__:
     # Run as `python bench/gpu_check.py`: the project root, not bench/, on the import path.
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
+from app.demos import child
 from app.demos.presenters.comparison import verdict
-from app.demos.runner import DemoRunner
-from app.demos.worker.capabilities import gpu_device_present
+from app.jobs.child import ChildError
 from app.presets import AGREEMENT, PRESETS, DemoError
 from app.presets.results import VariantResult, variants_of
+from app.worker.capabilities import gpu_device_present
+from app.worker.runner import ChildRunner
 from bench import _verdict  # by module: `verdict` here is the result pages' comparison
 from bench.demo_fidelity import table
 
@@ -78,14 +80,14 @@ def main() -> int:
             file=sys.stderr,
         )
         return NO_GPU
-    runner = DemoRunner()
+    runner = ChildRunner(child.CHILD)
     try:
         return check(runner, started)
     finally:
         runner.close()
 
 
-def check(runner: DemoRunner, started: float) -> int:
+def check(runner: ChildRunner, started: float) -> int:
     def left() -> float:
         return BUDGET_S - (time.monotonic() - started)
 
@@ -93,10 +95,11 @@ def check(runner: DemoRunner, started: float) -> int:
     findings: list[str] = []
     try:
         runner.warm(timeout_s=left())
-    except DemoError as error:
+    except (ChildError, DemoError) as error:
         print(f"TensorFlow did not start in the demo process: {error.message}", file=sys.stderr)
         return MISMATCH
-    if not runner.gpus:
+    gpus: list[str] = runner.ready_info["gpus"]
+    if not gpus:
         print(
             "no GPU for TensorFlow: this host has an NVIDIA device but TensorFlow lists no GPU. "
             "Install the CUDA build (pip install '.[gpu]') and check the driver (nvidia-smi).",
@@ -104,15 +107,15 @@ def check(runner: DemoRunner, started: float) -> int:
         )
         return NO_GPU
     print(
-        f"TensorFlow {runner.tensorflow_version} on {', '.join(runner.gpus)}, ready in {BUDGET_S - left():.0f} s"
+        f"TensorFlow {runner.ready_info['tensorflow_version']} on {', '.join(gpus)}, ready in {BUDGET_S - left():.0f} s"
     )
     for preset in PRESETS:
         if left() <= 0:
             failed.append(f"{preset}: not run, the {BUDGET_S:.0f} s budget is spent")
             continue
         try:
-            doc = runner.run(preset, params={}, timeout_s=left())
-        except DemoError as error:
+            doc = child.run(preset, runner=runner, params={}, timeout_s=left())
+        except (ChildError, DemoError) as error:
             failed.append(f"{preset}: {error.message}")
             continue
         table(f"{preset} (defaults {doc['params']})", doc)

@@ -19,7 +19,7 @@ from app import PROJECT_ROOT
 from app.content.parser import parse_card
 from app.content.render import to_plain
 from app.speech.decode import decode_recording
-from app.speech.model import card_terms, load
+from app.speech.recogniser import card_terms, load
 from bench._decode_options import add_option_flag, decode_options
 from bench._timing import timed
 from bench._verdict import run, verdict

@@ -22,7 +22,7 @@ from app.content.parser import parse_card
 from app.speech.accuracy import spoken_words, word_error_rate
 from app.speech.decode import decode_recording
 from app.speech.delivery import measure
-from app.speech.model import SpeechModel, card_terms, load
+from app.speech.recogniser import SpeechModel, card_terms, load
 from bench._decode_options import add_option_flag, decode_options
 from bench._verdict import run, verdict
 from tests.factories import OWNER_CARD

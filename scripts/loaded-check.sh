@@ -20,7 +20,7 @@ rounds="${ROUNDS:-3}"
 pytest=(.venv/bin/python -m pytest -n "${PYTEST_WORKERS:-4}" --dist loadscope -q -p no:cacheprovider)
 # The tests that drive browsers, the speech model, real servers, workers and child processes.
 busy_prone=(
-  tests/browser tests/speech tests/demos/live tests/demos/test_runner.py
+  tests/browser tests/speech tests/demos/live tests/worker
   tests/web/test_under_load.py tests/web/test_replicas.py tests/web/test_database_restart.py
   tests/web/test_operations.py tests/transfer/test_import_at_scale.py
   tests/accounts/test_sign_in_throttle.py tests/accounts/test_nginx_proxy.py

@@ -37,6 +37,7 @@ DOMAINS = (
     "team",
     "authoring",
     "speech",
+    "worker",
 )
 HTTP_FRAMEWORKS = ("fastapi", "starlette")
 
@@ -60,12 +61,13 @@ ALLOWED: dict[str, frozenset[str]] = {
         ("content", "exceptions presets web"),
         ("accounts", "exceptions roles schemas settings storage web"),
         ("coverage", "accounts content exceptions schemas web"),
-        ("jobs", "presets"),
-        ("speech", "app accounts content exceptions jobs logs metrics schemas settings storage web"),
+        ("jobs", "exceptions presets settings storage"),
+        ("speech", "accounts content exceptions jobs schemas settings storage web"),
         ("practice", "accounts content coverage exceptions metrics schemas speech storage web"),
         ("interview", "accounts content exceptions practice schemas storage web"),
         ("transfer", "accounts content exceptions interview practice schemas speech storage web"),
-        ("demos", "app accounts content exceptions jobs logs presets settings speech storage web"),
+        ("demos", "accounts content exceptions jobs presets speech storage web"),
+        ("worker", "app demos jobs logs settings speech storage"),
         ("authoring", "accounts content coverage exceptions practice schemas storage web"),
         ("team", "accounts content coverage demos exceptions interview practice schemas storage web"),
         ("ops", "content demos exceptions jobs metrics settings speech web"),
@@ -77,7 +79,7 @@ ALLOWED: dict[str, frozenset[str]] = {
         ("main", "factory"),
         (
             "cli",
-            "accounts content coverage demos exceptions jobs logs practice presets roles settings speech storage team",
+            "accounts content coverage demos exceptions jobs logs practice presets roles settings speech storage team worker",
         ),
     )
 }

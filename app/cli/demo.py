@@ -57,7 +57,7 @@ def demo_run(
     **options: int | None,
 ) -> None:
     """Run one demo here and now (no queue, no worker) and print its result."""
-    from app.demos.runner import run_in_process
+    from app.demos.child import run_in_process
 
     given = {name: value for name, value in options.items() if value is not None}
     try:

@@ -46,7 +46,7 @@ def serve(
     upgrade(settings)
     supervisor = None
     if not no_worker:
-        from app.demos.worker.supervisor import WorkerSupervisor
+        from app.worker.supervisor import WorkerSupervisor
 
         supervisor = WorkerSupervisor()
         supervisor.start()

@@ -63,11 +63,11 @@ def transcribe(
     """Transcribe one recording here (no queue, no worker) and say how it was said."""
     from app.content.catalogue import load
     from app.content.tiers import default_answer_kind, parse_tier
-    from app.demos.runner import SpeechRunner
-    from app.presets import DemoError
-    from app.speech.child import Job, time_limit_seconds
+    from app.jobs.child import ChildError
+    from app.speech.child import CHILD, Job, time_limit_seconds
     from app.speech.delivery import TARGET_WITHOUT_CARD_SECONDS
-    from app.speech.model import card_terms
+    from app.speech.recogniser import card_terms
+    from app.worker.runner import ChildRunner
 
     settings = get_settings()
     depth = parse_tier(tier)
@@ -96,9 +96,9 @@ def transcribe(
         raise typer.Exit(code=1)
     job = Job(audio=data, terms=terms, target_seconds=target, max_seconds=settings.max_recording_seconds)
     try:
-        with SpeechRunner(settings.demo_memory_limit_mb, speech_model=settings.speech_model) as runner:
-            result = runner.transcribe(job, timeout_s=time_limit_seconds(settings.max_recording_seconds))
-    except DemoError as error:
+        with ChildRunner(CHILD, settings.demo_memory_limit_mb, options=CHILD.options(settings)) as runner:
+            result = runner.run(job, timeout_s=time_limit_seconds(settings.max_recording_seconds))
+    except ChildError as error:
         typer.echo(f"error: {error.message}", err=True)
         raise typer.Exit(code=1) from error
     if "refused" in result:

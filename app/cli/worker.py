@@ -1,4 +1,4 @@
-"""`tiercards worker`: the demo worker."""
+"""`tiercards worker`: the worker that runs demos and transcribes recordings."""
 
 from typing import Annotated
 
@@ -26,8 +26,8 @@ def worker(
     import logging
 
     from app.cli.db import upgrade
-    from app.demos.worker import DemoWorker
     from app.logs import configure as configure_logging
+    from app.worker import Worker
 
     settings = get_settings()
     if settings.is_production:
@@ -37,5 +37,5 @@ def worker(
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s: %(message)s")
     logging.getLogger("huey").setLevel(logging.WARNING)
     upgrade(settings)
-    code = DemoWorker(settings, parent_pid=parent_pid, gpu=gpu).serve()
+    code = Worker(settings, parent_pid=parent_pid, gpu=gpu).serve()
     raise typer.Exit(code=code)

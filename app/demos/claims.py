@@ -8,7 +8,7 @@ workers' own rows, the stale sweep and the upkeep.
 - a running run whose heartbeat is older than DEMO_HEARTBEAT_TIMEOUT_SECONDS was left behind by
   a worker that died: the upkeep and every worker that starts store it as `interrupted`;
 - so is a recording being transcribed by a worker whose row is stale or gone: the same two put it
-  back on the queue once, or fail it (app/speech/jobs.py), told here which workers are alive.
+  back on the queue once, or fail it (app/speech/recordings.py), told here which workers are alive.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from app.accounts.upkeep import purge
 from app.demos.models import DemoRun, WorkerBeat
 from app.demos.runs import ACTIVE, INTERRUPTED_MESSAGE, alive_workers, stale_cutoff
 from app.jobs.queue import JobQueue, lane_for, speech_lane, speech_lane_now
-from app.speech import jobs as speech_jobs
+from app.speech import recordings
 from app.storage.base import utcnow
 from app.storage.database import Database
 
@@ -250,13 +250,13 @@ def retry_recordings(
     host: str | None = None,
     pid_alive: Callable[[int], bool] = lambda _pid: True,
     own_name: str | None = None,
-) -> list[speech_jobs.Requeue]:
+) -> list[recordings.Requeue]:
     """Part of the caller's unit of work: the recordings dead workers left running go back on
     the queue once or fail, and while no live worker reads the GPU speech lane none waits on it.
     Returns what to enqueue once committed. With `host`, as `interrupt_orphans` judges runs."""
     workers = alive_workers(session, timeout_seconds=timeout_seconds)
     gpu_alive = speech_lane_now(worker.capabilities for worker in workers) == speech_lane(True)
-    requeue = speech_jobs.retry_left_behind(
+    requeue = recordings.retry_left_behind(
         session,
         alive={worker.name for worker in workers},
         gpu_alive=gpu_alive,
@@ -264,12 +264,12 @@ def retry_recordings(
         pid_alive=pid_alive,
         own_name=own_name,
     )
-    return requeue if gpu_alive else [*requeue, *speech_jobs.move_off_gpu_lane(session)]
+    return requeue if gpu_alive else [*requeue, *recordings.move_off_gpu_lane(session)]
 
 
 def sweep_at_start(
     session: Session, *, timeout_seconds: float, host: str, pid_alive: Callable[[int], bool], own_name: str
-) -> tuple[int, list[speech_jobs.Requeue]]:
+) -> tuple[int, list[recordings.Requeue]]:
     """At worker start, in one unit of work: the recordings dead workers left go back on the queue
     once or fail (`retry_recordings`), and their runs are marked interrupted
     (`interrupt_left_behind`). Returns how many runs, and the recordings to enqueue."""
@@ -321,17 +321,17 @@ def upkeep(
 ) -> dict[str, int]:
     """What workers do now and then: store stale runs as interrupted, put lost runs back on the
     queue, delete finished runs past their retention, retry or fail the recordings dead workers
-    left running, delete kept audio past its day and recordings past theirs (app/speech/jobs.py),
+    left running, delete kept audio past its day and recordings past theirs (app/speech/recordings.py),
     and forget ended
     sign-ins, spent invites and audit rows past theirs (app/accounts/upkeep.py). Returns how many
     of each."""
     with db.write_sessions() as session:
-        recordings = retry_recordings(session, timeout_seconds=timeout_seconds)
+        requeue = retry_recordings(session, timeout_seconds=timeout_seconds)
         done = {
             "interrupted": sweep_stale(session, timeout_seconds),
             "deleted": delete_finished_before(session, utcnow() - timedelta(days=retention_days)),
-            "recording audio deleted": speech_jobs.delete_kept_audio(session),
-            "recordings deleted": speech_jobs.delete_finished_before(
+            "recording audio deleted": recordings.delete_kept_audio(session),
+            "recordings deleted": recordings.delete_finished_before(
                 session, utcnow() - timedelta(days=recording_retention_days)
             ),
             **purge(session, session_idle=session_idle, audit_retention_days=audit_retention_days),
@@ -339,8 +339,8 @@ def upkeep(
         session.commit()
     with db.read_sessions() as session:
         done["requeued"] = requeue_lost(session, queue=queue)
-        recordings += speech_jobs.lost(session, queue=queue)
-    done["recordings requeued"] = speech_jobs.enqueue_all(queue, recordings)
+        requeue += recordings.lost(session, queue=queue)
+    done["recordings requeued"] = recordings.enqueue_all(queue, requeue)
     if done["recording audio deleted"] or done["recordings deleted"]:
         db.erase_deleted()
     return done

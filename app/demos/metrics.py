@@ -37,25 +37,19 @@ def queue_depth(queue: JobQueue, kind: JobKind = "demo") -> int:
     return len(queue.run_ids(kind))
 
 
-@dataclass(frozen=True, eq=False)  # hashed by identity, as a registry keeps its collectors
-class DemoCollector:
+def gauges(figures: DemoFigures | None, depth: int | None) -> Iterator[Metric]:
     """The figures as Prometheus gauges; a figure that could not be read (None) is left out."""
-
-    figures: DemoFigures | None
-    depth: int | None
-
-    def collect(self) -> Iterator[Metric]:
-        if self.figures is not None:
-            runs = GaugeMetricFamily("tiercards_demo_runs", "Demo runs stored, by status.", labels=["status"])
-            for status, count in sorted(self.figures.runs.items()):
-                runs.add_metric([status], count)
-            yield runs
-            yield GaugeMetricFamily(
-                "tiercards_demo_workers_alive",
-                "Demo workers that reported within DEMO_HEARTBEAT_TIMEOUT_SECONDS.",
-                value=self.figures.workers_alive,
-            )
-        if self.depth is not None:
-            yield GaugeMetricFamily(
-                "tiercards_demo_queue_depth", "Demo runs waiting on the job queue.", value=self.depth
-            )
+    if figures is not None:
+        runs = GaugeMetricFamily("tiercards_demo_runs", "Demo runs stored, by status.", labels=["status"])
+        for status, count in sorted(figures.runs.items()):
+            runs.add_metric([status], count)
+        yield runs
+        yield GaugeMetricFamily(
+            "tiercards_demo_workers_alive",
+            "Demo workers that reported within DEMO_HEARTBEAT_TIMEOUT_SECONDS.",
+            value=figures.workers_alive,
+        )
+    if depth is not None:
+        yield GaugeMetricFamily(
+            "tiercards_demo_queue_depth", "Demo runs waiting on the job queue.", value=depth
+        )

@@ -9,20 +9,19 @@ heartbeat and the database). Registered by name, so any huey instance built from
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from collections.abc import Callable
+from typing import Any, Literal
 
 JobKind = Literal["demo", "speech"]
 TASK_NAMES: dict[JobKind, str] = {"demo": "run_demo", "speech": "transcribe"}
 
+# An executor's `execute(job_id, lane)` (app/jobs/executors.py).
+Execute = Callable[[str, str], None]
 
-class Executor(Protocol):
-    def execute(self, job_id: str, lane: str) -> None: ...
-
-
-_executors: dict[JobKind, Executor] = {}
+_executors: dict[JobKind, Execute] = {}
 
 
-def bind(kind: JobKind, executor: Executor | None) -> None:
+def bind(kind: JobKind, executor: Execute | None) -> None:
     """Called by the worker process: from now on, jobs of `kind` go to `executor` (None: nowhere)."""
     if executor is None:
         _executors.pop(kind, None)
@@ -37,7 +36,7 @@ def register(huey: Any, *, lane: str, kind: JobKind) -> Any:
         executor = _executors.get(kind)
         if executor is None:
             raise RuntimeError(f"{TASK_NAMES[kind]} only runs inside `tiercards worker`")
-        executor.execute(job_id, lane)
+        executor(job_id, lane)
 
     run.__name__ = run.__qualname__ = TASK_NAMES[kind]
     return huey.task(name=TASK_NAMES[kind])(run)

@@ -14,12 +14,12 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.concurrency import run_in_threadpool
 from starlette.types import Scope
 
-from app.demos.metrics import DemoCollector
+from app.demos import metrics as demo_metrics
 from app.exceptions import NotFound
 from app.metrics import exposition
 from app.ops.probes import ProbesDep
 from app.settings import IPNetwork
-from app.speech.metrics import RecordingCollector
+from app.speech import metrics as speech_metrics
 from app.web.dependencies import SettingsDep
 from app.web.guards import peer_in
 
@@ -65,7 +65,6 @@ async def metrics(probes: ProbesDep) -> Response:
         probes.speech_queue_depth.outcome(),
     )
     # Adding up every process's files is file work: off the loop.
-    body = await run_in_threadpool(
-        exposition, DemoCollector(figures, depth), RecordingCollector(recordings, speech_depth)
-    )
+    shared = (*demo_metrics.gauges(figures, depth), *speech_metrics.gauges(recordings, speech_depth))
+    body = await run_in_threadpool(exposition, shared)
     return Response(body, media_type=CONTENT_TYPE_LATEST)

@@ -24,15 +24,7 @@ from app.presets import (
     vectorize,
 )
 from app.presets.base import Kit, ParamSpec, Preset, VariantSpec
-from app.presets.errors import (
-    DemoCancelled,
-    DemoCrashed,
-    DemoError,
-    DemoFailed,
-    DemoTimedOut,
-    ParamError,
-    PresetUnavailable,
-)
+from app.presets.errors import DemoCancelled, DemoError, ParamError, PresetUnavailable
 from app.presets.schedule import WARMUP_STEPS, batch_input_ms, replayed_mean, simulate_prefetch
 
 __all__ = [
@@ -42,10 +34,7 @@ __all__ = [
     "VARIANT_OVERHEAD_SECONDS",
     "WARMUP_STEPS",
     "DemoCancelled",
-    "DemoCrashed",
     "DemoError",
-    "DemoFailed",
-    "DemoTimedOut",
     "Kit",
     "ParamError",
     "ParamSpec",

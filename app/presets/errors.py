@@ -1,4 +1,5 @@
-"""The ways a demo can end without a result document."""
+"""The ways a preset can refuse to run, or a demo run in this process be cancelled; how a job run
+in the worker's child process ends without a result is app/jobs/child.py's."""
 
 from __future__ import annotations
 
@@ -26,22 +27,3 @@ class PresetUnavailable(DemoError):
 
 class DemoCancelled(DemoError):
     """The person cancelled the run."""
-
-
-class DemoTimedOut(DemoError):
-    """The run went past its time limit; the runner killed its process."""
-
-
-class DemoCrashed(DemoError):
-    """The runner's child process died mid-job (killed, out of memory, a native crash)."""
-
-
-class DemoFailed(DemoError):
-    """The pipeline raised an error; the child process is still healthy.
-
-    `detail` carries the child's traceback for the worker's log (not for the page).
-    """
-
-    def __init__(self, message: str, detail: str | None = None) -> None:
-        super().__init__(message)
-        self.detail = detail

@@ -1,7 +1,7 @@
 """What the speech child process runs: the model loaded once, then one recording at a time
 decoded, transcribed primed with its card's terms, and measured.
 
-The worker's SpeechRunner (app/demos/runner.py) starts this in a process of its own, under the
+The worker's runner (app/worker/runner.py) starts this in a process of its own, under the
 demo memory limit and a time limit, and kills it when a job goes wrong: a hostile file costs that
 child, never the worker. A file decoding refuses is a result (`refused`, the sentence), not an
 error. Nothing here imports TensorFlow.
@@ -13,10 +13,11 @@ from multiprocessing.connection import Connection
 from typing import Any, TypedDict
 
 from app.exceptions import Invalid
-from app.jobs.child import answer
+from app.jobs.child import Child, Message, answer, failure
+from app.settings import Settings
 from app.speech.decode import decode_recording
 from app.speech.delivery import measure
-from app.speech.model import SpeechModel, load
+from app.speech.recogniser import SpeechModel, load
 
 # The longest model name a recording stores (Recording.model).
 MODEL_NAME_CHARS = 120
@@ -63,7 +64,7 @@ def transcribe(model: SpeechModel, job: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def serve(conn: Connection, *, speech_model: str | None) -> None:
-    """The child's loop (protocol in app/demos/runner.py): ready once the model is loaded and
+    """The child's loop (protocol in app/worker/runner.py): ready once the model is loaded and
     warmed up, then one ("job", Job) at a time."""
     try:
         model = load(speech_model)
@@ -71,10 +72,26 @@ def serve(conn: Connection, *, speech_model: str | None) -> None:
         conn.send(("error", {"kind": "unavailable", "message": str(error)}))
         return
 
-    def run(payload: tuple[Any, ...]) -> tuple[Any, ...]:
+    def run(job: Job) -> Message:
         try:
-            return ("result", transcribe(model, payload[0]))
+            return ("result", transcribe(model, job))
         except Exception as error:
-            return ("error", {"kind": "failed", "message": f"{type(error).__name__}: {error}"})
+            return failure(error)
 
     answer(conn, ready={"model": model.folder.name, "device": model.device}, run=run)
+
+
+def _options(settings: Settings) -> dict[str, Any]:
+    return {"speech_model": settings.speech_model}
+
+
+CHILD = Child(
+    serve=serve,
+    library="faster_whisper",
+    missing="faster-whisper is not installed here, so it transcribes no recordings (pip install -e '.[worker]')",
+    without="transcribes no recordings",
+    noun="the speech process",
+    starting="loading the speech model",
+    doing="transcribing the recording",
+    options=_options,
+)

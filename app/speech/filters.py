@@ -6,7 +6,7 @@ from types import SimpleNamespace
 from jinja2 import Environment, pass_context
 from jinja2.runtime import Context
 
-from app.speech.model import BUNDLED_NAME
+from app.speech.recogniser import BUNDLED_NAME
 
 # Measured by bench/speech_wer.py (docs/benchmarks.md, "The speech model"): the bundled model's word error
 # rate on flite clips, primed with the card's terms, and how many spoken "um"/"uh" it kept.

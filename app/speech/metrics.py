@@ -47,40 +47,34 @@ def quantile(ordered: Sequence[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
-@dataclass(frozen=True, eq=False)  # hashed by identity, as a registry keeps its collectors
-class RecordingCollector:
-    """The figures as Prometheus gauges; figures that could not be read (None) are left out."""
-
-    figures: RecordingFigures | None
-    # Recordings waiting on the speech lanes of the job queue.
-    depth: int | None
-
-    def collect(self) -> Iterator[Metric]:
-        if self.depth is not None:
-            yield GaugeMetricFamily(
-                "tiercards_recording_queue_depth",
-                "Recordings waiting on the job queue's speech lanes to be transcribed.",
-                value=self.depth,
-            )
-        if self.figures is None:
-            return
-        recordings = GaugeMetricFamily(
-            "tiercards_recordings", "Recorded answers stored, by transcription status.", labels=["status"]
-        )
-        for status in STATUSES:
-            recordings.add_metric([status], self.figures.recordings[status])
-        yield recordings
-        factors = self.figures.real_time_factors
-        rtf = GaugeMetricFamily(
-            "tiercards_recording_real_time_factor",
-            f"Transcription time over the recording's length, of the last {RTF_WINDOW} transcribed.",
-            labels=["quantile"],
-        )
-        for q in QUANTILES if factors else ():
-            rtf.add_metric([str(q)], quantile(factors, q))
-        yield rtf
+def gauges(figures: RecordingFigures | None, depth: int | None) -> Iterator[Metric]:
+    """The figures as Prometheus gauges; figures that could not be read (None) are left out.
+    `depth`: the recordings waiting on the speech lanes of the job queue."""
+    if depth is not None:
         yield GaugeMetricFamily(
-            "tiercards_recording_real_time_factor_count",
-            "How many transcribed recordings the real-time factor quantiles are of.",
-            value=len(factors),
+            "tiercards_recording_queue_depth",
+            "Recordings waiting on the job queue's speech lanes to be transcribed.",
+            value=depth,
         )
+    if figures is None:
+        return
+    recordings = GaugeMetricFamily(
+        "tiercards_recordings", "Recorded answers stored, by transcription status.", labels=["status"]
+    )
+    for status in STATUSES:
+        recordings.add_metric([status], figures.recordings[status])
+    yield recordings
+    factors = figures.real_time_factors
+    rtf = GaugeMetricFamily(
+        "tiercards_recording_real_time_factor",
+        f"Transcription time over the recording's length, of the last {RTF_WINDOW} transcribed.",
+        labels=["quantile"],
+    )
+    for q in QUANTILES if factors else ():
+        rtf.add_metric([str(q)], quantile(factors, q))
+    yield rtf
+    yield GaugeMetricFamily(
+        "tiercards_recording_real_time_factor_count",
+        "How many transcribed recordings the real-time factor quantiles are of.",
+        value=len(factors),
+    )

@@ -3,7 +3,7 @@ who may read a recording, and which recording an attempt may be saved from.
 
 Every refusal is raised before anything is written (too large, not audio, fields that do not fit
 the card, too many in flight); an accepted recording and its audio are committed, then its id goes
-on a speech lane. The worker (app/speech/jobs.py) does the rest.
+on a speech lane. The worker (app/speech/recordings.py) does the rest.
 """
 
 import logging

@@ -3,8 +3,9 @@ never the error's own text (it can carry paths and internals; the worker's log k
 
 import pytest
 
-from app.demos.worker.execution import ending
-from app.presets import DemoCancelled, DemoCrashed, DemoFailed, DemoTimedOut, ParamError
+from app.demos.execution import ending
+from app.jobs.child import ChildCancelled, ChildCrashed, ChildFailed, ChildTimedOut
+from app.presets import ParamError
 
 pytestmark = pytest.mark.engine_agnostic
 
@@ -13,7 +14,7 @@ SECRET = "/srv/tiercards/secret_key at 0x7f00"
 
 @pytest.mark.parametrize(
     "error",
-    [DemoFailed(f"ValueError: {SECRET}", "Traceback …"), RuntimeError(SECRET), OSError(2, SECRET)],
+    [ChildFailed(f"ValueError: {SECRET}", "Traceback …"), RuntimeError(SECRET), OSError(2, SECRET)],
 )
 def test_errors_are_named_by_kind_without_their_text(error: Exception) -> None:
     status, message = ending("run", error=error, cancelled=False, stopping=False, limit_s=60)
@@ -25,11 +26,11 @@ def test_errors_are_named_by_kind_without_their_text(error: Exception) -> None:
 @pytest.mark.parametrize(
     ("error", "cancelled", "stopping", "status"),
     [
-        (DemoCancelled("x"), True, False, "cancelled"),
-        (DemoCancelled("x"), False, True, "interrupted"),
-        (DemoCrashed("the demo process died"), False, True, "interrupted"),
-        (DemoCrashed("the demo process died"), False, False, "failed"),
-        (DemoTimedOut("x"), False, False, "failed"),
+        (ChildCancelled("x"), True, False, "cancelled"),
+        (ChildCancelled("x"), False, True, "interrupted"),
+        (ChildCrashed("the demo process died"), False, True, "interrupted"),
+        (ChildCrashed("the demo process died"), False, False, "failed"),
+        (ChildTimedOut("x"), False, False, "failed"),
         (ParamError("steps", "steps must be between 5 and 500"), False, False, "failed"),
     ],
 )

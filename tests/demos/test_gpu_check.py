@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from app import PROJECT_ROOT
-from app.demos.worker.capabilities import gpu_device_present
+from app.worker.capabilities import gpu_device_present
 from bench.gpu_check import NO_GPU
 
 pytestmark = pytest.mark.engine_agnostic

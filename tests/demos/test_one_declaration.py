@@ -123,7 +123,7 @@ def test_the_api_lists_it_and_refuses_its_out_of_bounds_params(client: TestClien
 @pytest.mark.usefixtures("echo")
 def test_it_runs_in_tensorflow_with_its_own_reading() -> None:
     pytest.importorskip("tensorflow")
-    from app.demos.runner import run_in_process
+    from app.demos.child import run_in_process
 
     doc = run_in_process("echo", params={"steps": 5, "input_ms": 2, "compute_ms": 2})
 

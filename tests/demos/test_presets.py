@@ -179,7 +179,7 @@ def test_queue_model() -> None:
 
 def test_web_side_modules_do_not_import_tensorflow() -> None:
     code = (
-        "import sys, app.presets, app.demos.runner; "
+        "import sys, app.presets, app.demos.child, app.worker.runner; "
         "assert 'tensorflow' not in sys.modules, 'tensorflow imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

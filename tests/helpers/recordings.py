@@ -11,10 +11,11 @@ from typing import Any
 from sqlalchemy import func, select
 
 from app.accounts.models import LOCAL_USER_ID
-from app.demos.worker.transcription import TranscriptionExecutor
+from app.jobs.executors import Context
 from app.jobs.queue import JobQueue, speech_lane
 from app.settings import Settings
 from app.speech.models import Recording, RecordingAudio
+from app.speech.transcription import TranscriptionExecutor
 from app.storage.database import Database
 from tests.helpers.demos import wait_for
 
@@ -121,10 +122,13 @@ def transcription_executor(
 ) -> TranscriptionExecutor:
     """A worker's transcription executor around `runner`, a stand-in for its speech process."""
     return TranscriptionExecutor(
-        "host:1",
-        settings=settings,
-        db=db,
-        queue=queue,  # type: ignore[arg-type]
-        runner=runner,
-        stopping=threading.Event(),
+        Context(
+            name="host:1",
+            settings=settings,
+            db=db,
+            queue=queue,  # type: ignore[arg-type]
+            runner=runner,
+            heartbeat=None,  # type: ignore[arg-type]  # a transcription reports no progress
+            stopping=threading.Event(),
+        )
     )

@@ -10,9 +10,11 @@ from pathlib import Path
 import psutil
 import pytest
 
-from app.demos.runner import DemoCrashed, DemoRunner, DemoTimedOut, SpeechRunner
+from app.demos import child as demos_child
+from app.jobs.child import ChildCrashed, ChildTimedOut
 from app.speech.accuracy import word_error_rate
-from app.speech.child import Job
+from app.speech.child import CHILD, Job
+from app.worker.runner import ChildRunner
 from tests.speech.clips import WER_BOUND, encode, speak
 
 # A time limit no busy machine reaches (a fresh process loads the model within it): these tests are
@@ -45,8 +47,8 @@ def clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def runner() -> Iterator[SpeechRunner]:
-    with SpeechRunner(3072, speech_model=None) as started:
+def runner() -> Iterator[ChildRunner]:
+    with ChildRunner(CHILD, 3072, options={"speech_model": None}) as started:
         started.warm()
         yield started
 
@@ -59,8 +61,8 @@ def loaded(pid: int, library: str) -> bool:
     return any(library in mapping.path for mapping in psutil.Process(pid).memory_maps())
 
 
-def test_a_recording_is_transcribed_and_measured_in_the_child(runner: SpeechRunner, clip: Path) -> None:
-    result = runner.transcribe(job(encode(clip, container="ogg")), timeout_s=NO_LIMIT_S)
+def test_a_recording_is_transcribed_and_measured_in_the_child(runner: ChildRunner, clip: Path) -> None:
+    result = runner.run(job(encode(clip, container="ogg")), timeout_s=NO_LIMIT_S)
     assert word_error_rate(SENTENCE, result["transcript"]) <= WER_BOUND, result["transcript"]
     assert [word["word"] for word in result["words"]][:2] == ["The", "prefetch"]
     assert all(word["word"] == word["word"].strip() for word in result["words"])
@@ -73,31 +75,31 @@ def test_a_recording_is_transcribed_and_measured_in_the_child(runner: SpeechRunn
 
 
 def test_a_refused_file_is_a_result_with_its_sentence_and_the_child_lives(
-    runner: SpeechRunner, clip: Path
+    runner: ChildRunner, clip: Path
 ) -> None:
     pid = runner.ping()
-    refused = runner.transcribe(job(b"%PDF-1.7\n" + b"0" * 4000), timeout_s=NO_LIMIT_S)
+    refused = runner.run(job(b"%PDF-1.7\n" + b"0" * 4000), timeout_s=NO_LIMIT_S)
     assert "could not be read as audio" in refused["refused"]
     assert runner.ping() == pid
 
 
-def test_a_killed_child_is_a_crash_and_a_fresh_one_transcribes(runner: SpeechRunner, clip: Path) -> None:
+def test_a_killed_child_is_a_crash_and_a_fresh_one_transcribes(runner: ChildRunner, clip: Path) -> None:
     os.kill(runner.ping(), signal.SIGKILL)
-    with pytest.raises(DemoCrashed, match="the speech process died"):
-        runner.transcribe(job(clip.read_bytes()), timeout_s=NO_LIMIT_S)
-    assert "transcript" in runner.transcribe(job(clip.read_bytes()), timeout_s=NO_LIMIT_S)
+    with pytest.raises(ChildCrashed, match="the speech process died"):
+        runner.run(job(clip.read_bytes()), timeout_s=NO_LIMIT_S)
+    assert "transcript" in runner.run(job(clip.read_bytes()), timeout_s=NO_LIMIT_S)
 
 
-def test_a_transcription_past_its_time_limit_is_stopped(runner: SpeechRunner, clip: Path) -> None:
+def test_a_transcription_past_its_time_limit_is_stopped(runner: ChildRunner, clip: Path) -> None:
     pid = runner.ping()
-    with pytest.raises(DemoTimedOut, match="transcribing the recording"):
-        runner.transcribe(job(clip.read_bytes()), timeout_s=0.01)
+    with pytest.raises(ChildTimedOut, match="transcribing the recording"):
+        runner.run(job(clip.read_bytes()), timeout_s=0.01)
     assert runner.ping() != pid
 
 
-def test_the_speech_child_loads_no_tensorflow_and_the_demo_child_no_ctranslate2(runner: SpeechRunner) -> None:
+def test_the_speech_child_loads_no_tensorflow_and_the_demo_child_no_ctranslate2(runner: ChildRunner) -> None:
     speech = runner.ping()
     assert loaded(speech, "ctranslate2") and not loaded(speech, "tensorflow")
-    with DemoRunner() as demos:
+    with ChildRunner(demos_child.CHILD) as demos:
         tensorflow = demos.ping()
         assert loaded(tensorflow, "tensorflow") and not loaded(tensorflow, "ctranslate2")

@@ -13,7 +13,7 @@ from app.content.parser import parse_card
 from app.speech.accuracy import word_error_rate
 from app.speech.decode import decode_recording
 from app.speech.delivery import measure
-from app.speech.model import card_terms, load
+from app.speech.recogniser import card_terms, load
 from tests.speech.clips import WER_BOUND, encode, sentences, speak
 
 pytestmark = pytest.mark.engine_agnostic

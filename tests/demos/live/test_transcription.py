@@ -19,7 +19,7 @@ from app.factory import create_app
 from app.jobs.queue import JobQueue
 from app.settings import Settings
 from app.speech.accuracy import word_error_rate
-from app.speech.jobs import STOPPED_TWICE
+from app.speech.recordings import STOPPED_TWICE
 from app.storage.database import Database
 from tests.helpers.clients import csrf_client
 from tests.helpers.demos import SMALL, WorkerProcess, submit, wait_status

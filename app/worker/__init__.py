@@ -8,11 +8,13 @@ One process holds:
   `--gpu` declares one) reads the GPU lane first and then that one, so a single GPU host still
   runs every preset. One job at a time whatever the lanes: demos are timed, and two at once would
   skew each other. `--no-gpu` keeps a worker off the GPU lane and hides the GPUs from its child;
-- ONE DemoRunner: a child process with TensorFlow imported once and reused between jobs; cancel,
-  a time limit or a crash kill it and start a fresh one (app/demos/runner.py);
-- ONE SpeechRunner, where faster-whisper is installed and the model loads: a child process with
-  the speech model loaded once, under the same memory limit and a time limit per recording
-  (app/speech/child.py; transcription.py claims and stores, app/speech/jobs.py has the rules);
+- ONE child process of each kind of job (runner.py, `ChildRunner`), with its library loaded once
+  and reused between jobs; cancel, a time limit, the memory limit or a crash kill it and start a
+  fresh one. Each domain supplies its child and the executor of its jobs (app/jobs/executors.py),
+  and executors.py lists them: demos a child with TensorFlow, which every worker needs
+  (app/demos/child.py, execution.py); speech, where faster-whisper is installed and the model
+  loads, a child with the speech model, under a time limit per recording (app/speech/child.py,
+  transcription.py; app/speech/recordings.py has the rules);
 - a heartbeat thread: every second it stores the current run's pending progress, refreshes its
   `heartbeat_at` (at least every HEARTBEAT interval), reads `cancel_requested`, and refreshes this
   worker's row in `worker_beats`, with its capabilities (the lanes it reads), so the web can tell
@@ -23,17 +25,17 @@ is taken by one of them, and the claim in the database (claims.claim) makes a ru
 twice still run once.
 
 SIGTERM or SIGINT stop it cleanly: the job in progress is stopped (its child killed) and marked
-interrupted, the runner child is stopped, the worker's row is removed. SIGKILL cannot be caught:
+interrupted, the children are stopped, the worker's row is removed. SIGKILL cannot be caught:
 then the run's heartbeat goes stale, readers show it interrupted and the other workers' upkeep
 stores that (app/demos/claims.py), as it queues again a job the dead worker had taken but not
 claimed; the runner child exits on its own when it finds its parent's end of the pipe closed.
 
 consumer.py is the process (start-up, the consumer loop, signals, stop), capabilities.py what it
-can take, heartbeat.py the heartbeat thread, execution.py one demo (claim, run, how it ended),
-transcription.py one recording.
+can take, heartbeat.py the heartbeat thread, runner.py the child processes, supervisor.py what
+keeps the worker `tiercards serve` starts alive.
 """
 
-from app.demos.worker.capabilities import guess_device
-from app.demos.worker.consumer import DemoWorker, pid_alive
+from app.worker.capabilities import guess_device
+from app.worker.consumer import Worker, pid_alive
 
-__all__ = ["DemoWorker", "guess_device", "pid_alive"]
+__all__ = ["Worker", "guess_device", "pid_alive"]

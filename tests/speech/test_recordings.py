@@ -12,7 +12,7 @@ from sqlalchemy import select, update
 from app.demos import claims
 from app.jobs.queue import JobQueue
 from app.practice.models import Attempt
-from app.speech import jobs
+from app.speech import recordings
 from app.speech.models import Recording
 from app.storage.base import utcnow
 from app.storage.database import Database
@@ -49,14 +49,14 @@ def taken(setup: tuple[Database, JobQueue]) -> tuple[Database, str]:
     return db, recording_id
 
 
-def claim(db: Database, recording_id: str, worker: str) -> jobs.Claimed | None:
+def claim(db: Database, recording_id: str, worker: str) -> recordings.Claimed | None:
     with db.write_sessions() as session:
-        return jobs.claim(session, recording_id=recording_id, worker=worker)
+        return recordings.claim(session, recording_id=recording_id, worker=worker)
 
 
-def left_behind(db: Database, **judge: object) -> list[jobs.Requeue]:
+def left_behind(db: Database, **judge: object) -> list[recordings.Requeue]:
     with db.write_sessions() as session:
-        again = jobs.retry_left_behind(session, gpu_alive=False, **judge)  # type: ignore[arg-type]
+        again = recordings.retry_left_behind(session, gpu_alive=False, **judge)  # type: ignore[arg-type]
         session.commit()
     return again
 
@@ -75,7 +75,7 @@ def test_a_recording_is_claimed_by_one_worker_with_its_audio(setup: tuple[Databa
 def test_a_transcript_stored_deletes_the_audio(taken: tuple[Database, str]) -> None:
     db, recording_id = taken
     with db.write_sessions() as session:
-        jobs.store_transcript(
+        recordings.store_transcript(
             session, recording_id=recording_id, worker="host:1", result=RESULT, keep_days=None
         )
     stored = recording(db, recording_id)
@@ -87,12 +87,14 @@ def test_a_transcript_stored_deletes_the_audio(taken: tuple[Database, str]) -> N
 def test_with_keep_recordings_the_audio_is_kept_its_days_then_deleted(taken: tuple[Database, str]) -> None:
     db, recording_id = taken
     with db.write_sessions() as session:
-        jobs.store_transcript(session, recording_id=recording_id, worker="host:1", result=RESULT, keep_days=7)
+        recordings.store_transcript(
+            session, recording_id=recording_id, worker="host:1", result=RESULT, keep_days=7
+        )
     kept = recording(db, recording_id)
     assert kept.keep_audio_until is not None
     assert kept.keep_audio_until - utcnow() == pytest.approx(timedelta(days=7), abs=timedelta(minutes=1))
     with db.write_sessions() as session:
-        assert jobs.delete_kept_audio(session) == 0
+        assert recordings.delete_kept_audio(session) == 0
         session.commit()
     assert audio_rows(db, recording_id) == 1
     with db.write_sessions() as session:
@@ -101,7 +103,7 @@ def test_with_keep_recordings_the_audio_is_kept_its_days_then_deleted(taken: tup
             .values(keep_audio_until=utcnow() - timedelta(seconds=1))
             .where(Recording.id == recording_id)
         )
-        assert jobs.delete_kept_audio(session) == 1
+        assert recordings.delete_kept_audio(session) == 1
         session.commit()
     assert audio_rows(db, recording_id) == 0 and recording(db, recording_id).keep_audio_until is None
 
@@ -109,7 +111,7 @@ def test_with_keep_recordings_the_audio_is_kept_its_days_then_deleted(taken: tup
 def test_a_failure_is_stored_with_its_sentence_and_no_audio(taken: tuple[Database, str]) -> None:
     db, recording_id = taken
     with db.write_sessions() as session:
-        jobs.store_failure(
+        recordings.store_failure(
             session, recording_id=recording_id, worker="host:1", error="The recording is empty."
         )
     stored = recording(db, recording_id)
@@ -126,7 +128,7 @@ def test_a_recording_left_by_a_dead_worker_is_retried_once_then_fails(taken: tup
     claim(db, recording_id, "host:2")
     assert left_behind(db, alive=set()) == []
     failed = recording(db, recording_id)
-    assert (failed.status, failed.error, failed.tries) == ("failed", jobs.STOPPED_TWICE, 2)
+    assert (failed.status, failed.error, failed.tries) == ("failed", recordings.STOPPED_TWICE, 2)
     assert audio_rows(db, recording_id) == 0
 
 
@@ -187,11 +189,11 @@ def test_a_queued_recording_missing_from_the_queue_is_found(setup: tuple[Databas
     db, queue = setup
     recording_id = store_recording(db, audio=AUDIO)
     with db.read_sessions() as session:
-        assert jobs.lost(session, queue=queue) == []  # just sent: its job may be on its way
-        assert jobs.lost(session, queue=queue, grace_seconds=-1) == [(recording_id, "speech")]
-    jobs.enqueue_all(queue, [(recording_id, "speech")])
+        assert recordings.lost(session, queue=queue) == []  # just sent: its job may be on its way
+        assert recordings.lost(session, queue=queue, grace_seconds=-1) == [(recording_id, "speech")]
+    recordings.enqueue_all(queue, [(recording_id, "speech")])
     with db.read_sessions() as session:
-        assert jobs.lost(session, queue=queue, grace_seconds=-1) == []
+        assert recordings.lost(session, queue=queue, grace_seconds=-1) == []
 
 
 def test_recordings_finished_past_their_retention_are_deleted_and_their_answers_stay(

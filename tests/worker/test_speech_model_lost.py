@@ -10,12 +10,13 @@ from typing import Any
 import pytest
 
 from app.demos.runs import alive_workers
-from app.demos.worker.consumer import DemoWorker
+from app.jobs.child import ChildUnavailable
 from app.jobs.queue import JobQueue, speech_lane, speech_lanes_for
-from app.presets import PresetUnavailable
 from app.settings import Settings
 from app.speech.child import Job
 from app.storage.database import Database
+from app.worker.capabilities import decide
+from app.worker.consumer import Worker
 from tests.helpers.demos import demo_settings_for
 from tests.helpers.recordings import recording, store_recording, transcription_executor
 
@@ -26,9 +27,9 @@ class ModelGone:
     def __init__(self) -> None:
         self.calls = 0
 
-    def transcribe(self, job: Job, *, timeout_s: float, should_cancel: Callable[[], bool]) -> dict[str, Any]:
+    def run(self, job: Job, *, timeout_s: float, should_cancel: Callable[[], bool]) -> dict[str, Any]:
         self.calls += 1
-        raise PresetUnavailable("The speech model file model.bin has changed")
+        raise ChildUnavailable("The speech model file model.bin has changed")
 
 
 @pytest.fixture
@@ -56,7 +57,7 @@ def test_the_recording_goes_back_to_the_queue_and_later_ones_are_left_to_others(
         assert (back.status, back.tries, back.worker, back.error) == ("queued", 0, None, None)
     assert queue.run_ids("speech") == {first, second}
     assert runner.calls == 1
-    assert executor.model_lost
+    assert executor.lost
     warnings = [record for record in caplog.records if record.levelno >= logging.WARNING]
     assert len(warnings) == 1 and "model.bin" in warnings[0].getMessage()
 
@@ -65,16 +66,17 @@ def test_a_worker_whose_model_is_lost_reads_only_its_demo_lanes(
     setup: tuple[Settings, Database, JobQueue],
 ) -> None:
     settings, _, _ = setup
-    worker = DemoWorker(settings)
+    worker = Worker(settings)
     try:
-        assert worker.transcriptions is not None  # faster-whisper is installed here
-        # As once its model loaded at start.
-        worker.heartbeat.speech_lanes = speech_lanes_for(True)
+        assert "speech" in worker.executors  # faster-whisper is installed here
+        # As once its model loaded at start, on a GPU worker.
+        worker.heartbeat.capabilities = decide(True, None)
+        worker.reading.add("speech")
         worker.heartbeat.beat()
         assert set(speech_lanes_for(True)) <= set(worker.lanes)
-        worker.transcriptions.model_lost = "The speech model file model.bin has changed"
-        assert worker.drop_speech_if_lost()
-        assert worker.transcriptions is None and worker.speech is None
+        worker.executors["speech"].lost = "The speech model file model.bin has changed"
+        assert worker.drop_lost()
+        assert "speech" not in worker.executors and "speech" not in worker.runners
         assert worker.lanes == worker.heartbeat.capabilities.lanes
         # The web no longer sends recordings its way.
         with worker.db.read_sessions() as session:

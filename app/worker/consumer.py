@@ -1,9 +1,8 @@
-"""The worker process: start-up, the loop that hands queued jobs to the executor one at a time,
+"""The worker process: start-up, the loop that hands queued jobs to their executors one at a time,
 signals and a clean stop."""
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import logging
 import os
@@ -16,17 +15,18 @@ from types import FrameType
 from typing import Any
 
 from app.demos import claims
-from app.demos.runner import DemoRunner, SpeechRunner
-from app.demos.worker.capabilities import decide, mismatch
-from app.demos.worker.execution import JobExecutor
-from app.demos.worker.heartbeat import Heartbeat
-from app.demos.worker.transcription import TranscriptionExecutor
 from app.jobs import tasks
-from app.jobs.queue import JobQueue, speech_lanes_for
-from app.presets import DemoCrashed, DemoFailed, DemoTimedOut, PresetUnavailable
+from app.jobs.child import ChildError
+from app.jobs.executors import Context, Executor, Supply
+from app.jobs.queue import JobQueue
+from app.jobs.tasks import JobKind
 from app.settings import Settings
-from app.speech import jobs as speech_jobs
+from app.speech import recordings
 from app.storage.database import Database
+from app.worker.capabilities import decide, mismatch
+from app.worker.executors import SUPPLIES
+from app.worker.heartbeat import Heartbeat
+from app.worker.runner import ChildRunner
 
 log = logging.getLogger("tiercards.worker")
 
@@ -49,7 +49,7 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-class DemoWorker:
+class Worker:
     def __init__(self, settings: Settings, *, parent_pid: int | None = None, gpu: bool | None = None) -> None:
         self.settings = settings
         # --gpu (True), --no-gpu (False) or neither (None: TensorFlow decides).
@@ -58,19 +58,6 @@ class DemoWorker:
         self.name = f"{self.host}:{os.getpid()}"
         self.db = Database(settings)
         self.queue = JobQueue(settings.queue_url)
-        self.runner = DemoRunner(
-            settings.demo_memory_limit_mb, hide_gpus=gpu is False, production_logs=settings.is_production
-        )
-        # None where faster-whisper is not installed, or the speech model would not load: then
-        # this worker leaves the speech lanes to others.
-        self.speech: SpeechRunner | None = None
-        if importlib.util.find_spec("faster_whisper") is not None:
-            self.speech = SpeechRunner(
-                settings.demo_memory_limit_mb,
-                speech_model=settings.speech_model,
-                hide_gpus=gpu is False,
-                production_logs=settings.is_production,
-            )
         self.stopping = threading.Event()
         timeout = settings.demo_heartbeat_timeout_seconds
         self.heartbeat = Heartbeat(
@@ -81,54 +68,70 @@ class DemoWorker:
             parent_pid=parent_pid,
             request_stop=self.request_stop,
             capabilities=decide(gpu, None),
+            listed=self.listed,
             upkeep=self._upkeep,
         )
-        self.jobs = JobExecutor(
-            self.name,
-            timeout_s=timeout,
-            db=self.db,
-            queue=self.queue,
-            runner=self.runner,
-            heartbeat=self.heartbeat,
-            stopping=self.stopping,
-        )
-        self.transcriptions = (
-            TranscriptionExecutor(
-                self.name,
-                settings=settings,
-                db=self.db,
-                queue=self.queue,
-                runner=self.speech,
-                stopping=self.stopping,
+        # A child and an executor of each kind of job whose library is installed here (one that
+        # is required and is not, the start refuses); a kind is read once its child is ready,
+        # and a required one from the start.
+        self.runners: dict[JobKind, ChildRunner] = {}
+        self.executors: dict[JobKind, Executor] = {}
+        self.reading: set[JobKind] = set()
+        for supply in SUPPLIES:
+            if not supply.required and importlib.util.find_spec(supply.child.library) is None:
+                continue
+            runner = ChildRunner(
+                supply.child,
+                settings.demo_memory_limit_mb,
+                options=supply.child.options(settings),
+                hide_gpus=gpu is False,
+                production_logs=settings.is_production,
             )
-            if self.speech is not None
-            else None
-        )
+            self.runners[supply.kind] = runner
+            self.executors[supply.kind] = supply.executor(
+                Context(
+                    name=self.name,
+                    settings=settings,
+                    db=self.db,
+                    queue=self.queue,
+                    runner=runner,
+                    heartbeat=self.heartbeat,
+                    stopping=self.stopping,
+                )
+            )
+            if supply.required:
+                self.reading.add(supply.kind)
 
     def serve(self) -> int:
         """Run until SIGTERM/SIGINT (or the parent process is gone); returns the exit code."""
         signal.signal(signal.SIGTERM, self._on_signal)
         signal.signal(signal.SIGINT, self._on_signal)
-        if importlib.util.find_spec("tensorflow") is None:
-            log.error("TensorFlow is not installed here: pip install -e '.[worker]' (or tensorflow-cpu)")
-            return 1
+        required = [supply for supply in SUPPLIES if supply.required]
+        for supply in required:
+            if importlib.util.find_spec(supply.child.library) is None:
+                log.error(supply.child.missing)
+                return 1
         self._sweep()
         self.heartbeat.start()
-        log.info("worker %s: starting TensorFlow in the demo process", self.name)
-        try:
-            waited = self.runner.warm()
-        except (DemoCrashed, DemoTimedOut) as error:
-            log.error("the demo process could not start TensorFlow: %s", error)
-            self._shutdown()
-            return 1
-        gpus = self.runner.gpus or []
-        capabilities = decide(self.gpu_flag, gpus)
-        self.heartbeat.started(self.runner.tensorflow_version, gpus=gpus, capabilities=capabilities)
+        waited = 0.0
+        for supply in required:
+            child = supply.child
+            log.info("worker %s: %s in %s", self.name, child.starting, child.noun)
+            try:
+                waited += self.runners[supply.kind].warm()
+            except ChildError as error:
+                log.error("%s could not finish %s: %s", child.noun, child.starting, error)
+                self._shutdown()
+                return 1
+        ready = [self.runners[supply.kind].ready_info for supply in required]
+        gpus = next((list(info["gpus"]) for info in ready if "gpus" in info), [])
+        version = next((info["tensorflow_version"] for info in ready if "tensorflow_version" in info), None)
+        self.heartbeat.started(version, gpus=gpus, capabilities=decide(self.gpu_flag, gpus))
         self.heartbeat.beat()
         warning = mismatch(self.gpu_flag, gpus)
         if warning:
             log.warning("worker %s: %s", self.name, warning)
-        self._load_speech_model()
+        self._start_the_others()
         log.info(
             "worker %s ready in %.1f s (TensorFlow %s, %s); reads the %s lane(s) of the %s queue",
             self.name,
@@ -143,50 +146,57 @@ class DemoWorker:
         self._shutdown()
         return 0
 
+    def _read(self, order: tuple[Supply, ...]) -> list[str]:
+        gpu = self.heartbeat.capabilities.gpu
+        return [lane for supply in order if supply.kind in self.reading for lane in supply.lanes(gpu)]
+
     @property
     def lanes(self) -> tuple[str, ...]:
-        """What it reads, in order: the speech lanes first (a person waits on the page), once its
-        model has loaded, then the demo lanes."""
-        return (*self.heartbeat.speech_lanes, *self.heartbeat.capabilities.lanes)
+        """What it reads, in the order of SUPPLIES (recordings first: a person waits on the page)."""
+        return tuple(self._read(SUPPLIES))
 
-    def _load_speech_model(self) -> None:
-        """Start the speech child and wait for its model; without one, no transcriptions here."""
-        if self.speech is None:
-            log.warning(
-                "worker %s: faster-whisper is not installed here, so it transcribes no recordings "
-                "(pip install -e '.[worker]')",
-                self.name,
+    def listed(self) -> list[str]:
+        """What its row lists: the lanes of the kinds it must run, then the others'."""
+        return self._read(tuple(sorted(SUPPLIES, key=lambda supply: not supply.required)))
+
+    def _start_the_others(self) -> None:
+        """Start each child the worker can do without and wait for it; without it, that kind of
+        job is left to other workers."""
+        for supply in SUPPLIES:
+            if supply.required:
+                continue
+            runner = self.runners.get(supply.kind)
+            if runner is None:
+                log.warning("worker %s: %s", self.name, supply.child.missing)
+                continue
+            try:
+                waited = runner.warm()
+            except ChildError as error:
+                log.warning("worker %s %s: %s", self.name, supply.child.without, error.message)
+                self._drop(supply.kind)
+                continue
+            self.reading.add(supply.kind)
+            self.heartbeat.beat()
+            loaded = ", ".join(
+                f"{what} {value}" for what, value in runner.ready_info.items() if what != "pid"
             )
-            return
-        try:
-            waited = self.speech.warm()
-        except (DemoCrashed, DemoTimedOut, DemoFailed, PresetUnavailable) as error:
-            log.warning("worker %s transcribes no recordings: %s", self.name, error.message)
-            self.speech.close()
-            self.speech = self.transcriptions = None
-            return
-        self.heartbeat.speech_lanes = speech_lanes_for(self.heartbeat.capabilities.gpu)
-        self.heartbeat.beat()
-        log.info(
-            "worker %s: speech model %s loaded in %.1f s on %s",
-            self.name,
-            self.speech.ready_info.get("model"),
-            waited,
-            self.speech.ready_info.get("device"),
-        )
+            log.info("worker %s: %s ready in %.1f s (%s)", self.name, supply.child.noun, waited, loaded)
 
-    def drop_speech_if_lost(self) -> bool:
-        """When the speech process could not load its model again, stop transcribing here (the
-        executor said why in the log); returns whether it stopped now."""
-        if self.transcriptions is None or self.transcriptions.model_lost is None:
-            return False
-        tasks.bind("speech", None)
-        if self.speech is not None:
-            self.speech.close()
-        self.speech = self.transcriptions = None
-        self.heartbeat.speech_lanes = ()
-        self.heartbeat.beat()
-        return True
+    def _drop(self, kind: JobKind) -> None:
+        tasks.bind(kind, None)
+        self.runners.pop(kind).close()
+        del self.executors[kind]
+        self.reading.discard(kind)
+
+    def drop_lost(self) -> bool:
+        """Stop running the kinds of job whose child could not load its library again (their
+        executor said why in the log); returns whether any stopped now."""
+        lost = [kind for kind, executor in self.executors.items() if executor.lost is not None]
+        for kind in lost:
+            self._drop(kind)
+        if lost:
+            self.heartbeat.beat()
+        return bool(lost)
 
     def request_stop(self) -> None:
         self.stopping.set()
@@ -206,7 +216,7 @@ class DemoWorker:
                 pid_alive=pid_alive,
                 own_name=self.name,
             )
-        speech_jobs.enqueue_all(self.queue, retried)
+        recordings.enqueue_all(self.queue, retried)
         # A recording failed here, or by a worker that died before it could, left its sound in
         # SQLite's log.
         self.db.erase_deleted()
@@ -232,8 +242,8 @@ class DemoWorker:
         """Take the next job from the first of this worker's lanes that has one and run it here,
         in this thread, until stopped: one job at a time, however many lanes. (huey's own Consumer
         reads one queue; two of them would run a GPU and a CPU demo at once and skew both.)"""
-        tasks.bind("demo", self.jobs)
-        tasks.bind("speech", self.transcriptions)
+        for kind, executor in self.executors.items():
+            tasks.bind(kind, executor.execute)
         hueys = [self.queue.hueys[lane] for lane in self.lanes]
         idle = IDLE_FIRST_S
         next_release = 0.0
@@ -250,7 +260,7 @@ class DemoWorker:
             huey, job = found
             # A job put off for later goes to its lane's schedule; any other runs now.
             huey.execute(job)
-            if self.drop_speech_if_lost():
+            if self.drop_lost():
                 hueys = [self.queue.hueys[lane] for lane in self.lanes]
 
     def _next_job(self, hueys: list[Any]) -> tuple[Any, Any] | None:
@@ -277,19 +287,13 @@ class DemoWorker:
 
     def _shutdown(self) -> None:
         self.stopping.set()
-        pid = self.runner.child_pid
-        if self.jobs.interrupted and pid is not None:
-            # Cancelling replaced the child with one still importing TensorFlow: no use for it.
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        self.runner.close()
-        if self.speech is not None:
-            self.speech.close()
+        for runner in self.runners.values():
+            runner.close()
         self.heartbeat.join()
         with self.db.write_sessions() as session:
             claims.forget_worker(session, self.name)
-        tasks.bind("demo", None)
-        tasks.bind("speech", None)
+        for kind in self.executors:
+            tasks.bind(kind, None)
         self.queue.close()
         self.db.dispose()
         log.info("worker %s stopped", self.name)

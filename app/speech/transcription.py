@@ -1,22 +1,20 @@
-"""One transcription: claim a queued recording, transcribe it in the speech child, store how it
-ended (app/speech/jobs.py has the rules)."""
+"""What speech supplies the worker (`TRANSCRIPTIONS`): its child (app/speech/child.py) and the
+executor of one transcription: claim a queued recording, transcribe it in the speech child primed
+with its card's terms, store how it ended (app/speech/recordings.py has the rules)."""
 
 from __future__ import annotations
 
 import logging
-import threading
 from functools import cached_property
 
 from app.content.catalogue import Catalogue
-from app.demos.runner import SpeechRunner
-from app.jobs.queue import JobQueue, speech_lane
-from app.presets import DemoCancelled, DemoCrashed, DemoFailed, DemoTimedOut, PresetUnavailable
-from app.settings import Settings
-from app.speech import jobs
-from app.speech.child import Job, time_limit_seconds
+from app.jobs.child import ChildCancelled, ChildCrashed, ChildFailed, ChildTimedOut, ChildUnavailable
+from app.jobs.executors import Context, Supply
+from app.jobs.queue import speech_lane, speech_lanes_for
+from app.speech import recordings
+from app.speech.child import CHILD, Job, time_limit_seconds
 from app.speech.delivery import TARGET_WITHOUT_CARD_SECONDS
-from app.speech.model import card_terms
-from app.storage.database import Database
+from app.speech.recogniser import card_terms
 
 log = logging.getLogger("tiercards.worker")
 
@@ -26,25 +24,16 @@ CRASHED = "{what}. A fresh speech process was started; record it again if this h
 class TranscriptionExecutor:
     """Runs the transcribe task; the consumer gives it one job at a time, like demos."""
 
-    def __init__(
-        self,
-        name: str,
-        *,
-        settings: Settings,
-        db: Database,
-        queue: JobQueue,
-        runner: SpeechRunner,
-        stopping: threading.Event,
-    ) -> None:
-        self.name = name
-        self.settings = settings
-        self.db = db
-        self.queue = queue
-        self.runner = runner
-        self.stopping = stopping
+    def __init__(self, context: Context) -> None:
+        self.name = context.name
+        self.settings = context.settings
+        self.db = context.db
+        self.queue = context.queue
+        self.runner = context.runner
+        self.stopping = context.stopping
         # Why the speech process could not load its model again, once it could not: from then on
         # this worker gives recordings back, and its consumer stops reading the speech lanes.
-        self.model_lost: str | None = None
+        self.lost: str | None = None
 
     @cached_property
     def catalogue(self) -> Catalogue:
@@ -52,17 +41,17 @@ class TranscriptionExecutor:
 
     def execute(self, recording_id: str, lane: str) -> None:
         """The body of the transcribe task, for a job taken from `lane`."""
-        if self.stopping.is_set() or self.model_lost is not None:
+        if self.stopping.is_set() or self.lost is not None:
             self.queue.enqueue(recording_id, lane=lane)  # leave it for the next worker
             return
         with self.db.write_sessions() as session:
-            claimed = jobs.claim(session, recording_id=recording_id, worker=self.name)
+            claimed = recordings.claim(session, recording_id=recording_id, worker=self.name)
         if claimed is None:
             log.info("recording %s is no longer queued; skipped", recording_id)
             return
         self._transcribe(claimed, lane)
 
-    def _job(self, claimed: jobs.Claimed) -> Job:
+    def _job(self, claimed: recordings.Claimed) -> Job:
         # A card gone from the deck (renamed, deleted) has no terms to prime with, nor a target.
         card = self.catalogue.get(claimed.card_id)
         return Job(
@@ -74,17 +63,15 @@ class TranscriptionExecutor:
             max_seconds=self.settings.max_recording_seconds,
         )
 
-    def _transcribe(self, claimed: jobs.Claimed, lane: str) -> None:
+    def _transcribe(self, claimed: recordings.Claimed, lane: str) -> None:
         recording_id = claimed.recording_id
         # The declared length is the client's word (an API upload may give none): the limit is the
         # longest recording's, as decoding stops there.
         limit = time_limit_seconds(self.settings.max_recording_seconds)
         log.info("recording %s: transcribing (try %d, limit %.0f s)", recording_id, claimed.tries, limit)
         try:
-            result = self.runner.transcribe(
-                self._job(claimed), timeout_s=limit, should_cancel=self.stopping.is_set
-            )
-        except (DemoCancelled, DemoCrashed) as error:
+            result = self.runner.run(self._job(claimed), timeout_s=limit, should_cancel=self.stopping.is_set)
+        except (ChildCancelled, ChildCrashed) as error:
             if self.stopping.is_set():
                 self._give_back(recording_id, lane)
                 log.info("recording %s: handed back, the worker is stopping", recording_id)
@@ -92,27 +79,27 @@ class TranscriptionExecutor:
             message = CRASHED.format(what=f"{error.message[:1].upper()}{error.message[1:]}")
             with self.db.write_sessions() as session:
                 gpu_alive = lane != speech_lane(False)
-                again = jobs.retry_after_crash(
+                again = recordings.retry_after_crash(
                     session, recording_id=recording_id, worker=self.name, gpu_alive=gpu_alive, error=message
                 )
-            jobs.enqueue_all(self.queue, again)
+            recordings.enqueue_all(self.queue, again)
             self.db.erase_deleted()
             log.warning(
                 "recording %s: %s (%s)", recording_id, error.message, "retried" if again else "failed"
             )
             return
-        except DemoTimedOut:
+        except ChildTimedOut:
             self._fail(
                 recording_id,
                 f"Transcribing went past its time limit of {limit:.0f} s, so the speech process was "
                 "stopped. Record it again.",
             )
             return
-        except PresetUnavailable as error:
+        except ChildUnavailable as error:
             # The model loaded at start, so this is a fresh speech process after a crash that
             # could not load it (its files changed or went): every later recording would fail too.
             self._give_back(recording_id, lane)
-            self.model_lost = error.message
+            self.lost = error.message
             log.warning(
                 "worker %s stops transcribing: the speech process could not load its model again (%s); "
                 "recording %s was handed back for another worker",
@@ -121,7 +108,7 @@ class TranscriptionExecutor:
                 recording_id,
             )
             return
-        except DemoFailed as error:
+        except ChildFailed as error:
             log.error("recording %s: the speech process raised %s", recording_id, error.message)
             self._fail(
                 recording_id,
@@ -133,7 +120,7 @@ class TranscriptionExecutor:
             return
         keep = self.settings.recording_retention_days if self.settings.keep_recordings else None
         with self.db.write_sessions() as session:
-            jobs.store_transcript(
+            recordings.store_transcript(
                 session, recording_id=recording_id, worker=self.name, result=result, keep_days=keep
             )
         if keep is None:
@@ -147,11 +134,16 @@ class TranscriptionExecutor:
 
     def _give_back(self, recording_id: str, lane: str) -> None:
         with self.db.write_sessions() as session:
-            if jobs.give_back(session, recording_id=recording_id, worker=self.name, lane=lane):
+            if recordings.give_back(session, recording_id=recording_id, worker=self.name, lane=lane):
                 self.queue.enqueue(recording_id, lane=lane)
 
     def _fail(self, recording_id: str, error: str) -> None:
         with self.db.write_sessions() as session:
-            jobs.store_failure(session, recording_id=recording_id, worker=self.name, error=error)
+            recordings.store_failure(session, recording_id=recording_id, worker=self.name, error=error)
         self.db.erase_deleted()
         log.info("recording %s: failed (%s)", recording_id, error)
+
+
+TRANSCRIPTIONS = Supply(
+    kind="speech", child=CHILD, executor=TranscriptionExecutor, lanes=speech_lanes_for, required=False
+)

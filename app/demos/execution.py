@@ -1,27 +1,17 @@
-"""One job: claim a queued run, run it in the TensorFlow child, store how it ended."""
+"""What demos supply the worker (`DEMOS`): their child (app/demos/child.py) and the executor of
+one job: claim a queued run, run it in the TensorFlow child, store how it ended."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import threading
-from functools import partial
 from typing import Any
 
-from app.demos import claims
-from app.demos.runner import DemoRunner
-from app.demos.worker.heartbeat import Heartbeat
-from app.jobs.queue import JobQueue
-from app.presets import (
-    DemoCancelled,
-    DemoCrashed,
-    DemoFailed,
-    DemoTimedOut,
-    ParamError,
-    PresetUnavailable,
-    time_limit_seconds,
-)
-from app.storage.database import Database
+from app.demos import child, claims
+from app.jobs.child import ChildCancelled, ChildCrashed, ChildFailed, ChildTimedOut
+from app.jobs.executors import Context, Supply
+from app.jobs.queue import lanes_for
+from app.presets import ParamError, PresetUnavailable, time_limit_seconds
 
 log = logging.getLogger("tiercards.worker")
 
@@ -43,16 +33,16 @@ def ending(
     """The status and the stored message of a run that raised `error` instead of giving a result;
     what the message leaves out (the child's traceback, or the worker's) goes to the log."""
     match error:
-        case DemoCancelled():
+        case ChildCancelled():
             return CANCELLED if cancelled else INTERRUPTED
-        case DemoCrashed() if stopping:  # the worker's own stop killed the child
+        case ChildCrashed() if stopping:  # the worker's own stop killed the child
             return CANCELLED if cancelled else INTERRUPTED
-        case DemoCrashed():
+        case ChildCrashed():
             return (
                 "failed",
                 f"{error.message[:1].upper()}{error.message[1:]}. A fresh demo process was started; run it again.",
             )
-        case DemoTimedOut():
+        case ChildTimedOut():
             return (
                 "failed",
                 f"The demo went past its time limit of {limit_s:.0f} s, so its process was killed and "
@@ -62,7 +52,7 @@ def ending(
             return "failed", error.message
         case ParamError():
             return "failed", f"{error.param}: {error.message}"
-        case DemoFailed():
+        case ChildFailed():
             log.error("run %s failed:\n%s", run_id, error.detail or error.message)
             # The page names the kind of error only: its text can carry paths and internals.
             kind = error.message.partition(":")[0]
@@ -78,27 +68,18 @@ def ending(
 class JobExecutor:
     """Runs the run_demo task; the consumer gives it one job at a time."""
 
-    def __init__(
-        self,
-        name: str,
-        *,
-        timeout_s: float,
-        db: Database,
-        queue: JobQueue,
-        runner: DemoRunner,
-        heartbeat: Heartbeat,
-        stopping: threading.Event,
-    ) -> None:
-        self.name = name
-        self.timeout_s = timeout_s
-        self.db = db
-        self.queue = queue
-        self.runner = runner
-        self.heartbeat = heartbeat
-        self.stopping = stopping
-        # Set when stopping the worker interrupted a job: its child was replaced by one that is
-        # still importing TensorFlow, which the shutdown then kills instead of waiting for.
-        self.interrupted = False
+    # A TensorFlow child that cannot start again dies instead, and the job fails: a demo worker
+    # never gives its jobs back.
+    lost: str | None = None
+
+    def __init__(self, context: Context) -> None:
+        self.name = context.name
+        self.timeout_s = context.settings.demo_heartbeat_timeout_seconds
+        self.db = context.db
+        self.queue = context.queue
+        self.runner = context.runner
+        self.heartbeat = context.heartbeat
+        self.stopping = context.stopping
 
     def execute(self, run_id: str, lane: str) -> None:
         """The body of the run_demo task, for a job taken from `lane`."""
@@ -145,10 +126,11 @@ class JobExecutor:
         with self.heartbeat.watching(run_id) as current:
             log.info("run %s: %s %s (limit %.0f s)", run_id, claimed.preset, claimed.params, limit)
             try:
-                result = self.runner.run(
+                result = child.run(
                     claimed.preset,
+                    runner=self.runner,
                     params=claimed.params,
-                    on_progress=partial(self.heartbeat.report, current),
+                    on_progress=self.heartbeat.report,
                     should_cancel=lambda: current.cancel.is_set() or self.stopping.is_set(),
                     timeout_s=limit,
                 )
@@ -158,7 +140,6 @@ class JobExecutor:
                 status, message = ending(
                     run_id, error=error, cancelled=cancelled, stopping=stopping, limit_s=limit
                 )
-        self.interrupted |= status == "interrupted"
         if result is not None:
             self.heartbeat.learn(result.get("environment", {}))
         with self.db.write_sessions() as session:
@@ -174,3 +155,6 @@ class JobExecutor:
         log.info("run %s: %s%s", run_id, status, f" ({message})" if message else "")
         with contextlib.suppress(Exception):
             self.heartbeat.beat()
+
+
+DEMOS = Supply(kind="demo", child=child.CHILD, executor=JobExecutor, lanes=lanes_for, required=True)

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from app.jobs.child import ChildTimedOut
 from app.jobs.queue import speech_lane
-from app.presets import DemoTimedOut
 from app.settings import Settings
 from app.speech.child import Job, time_limit_seconds
 from app.speech.delivery import TARGET_WITHOUT_CARD_SECONDS
@@ -23,9 +23,9 @@ class TimingOut:
     def __init__(self) -> None:
         self.calls: list[tuple[Job, float]] = []
 
-    def transcribe(self, job: Job, *, timeout_s: float, should_cancel: Callable[[], bool]) -> dict[str, Any]:
+    def run(self, job: Job, *, timeout_s: float, should_cancel: Callable[[], bool]) -> dict[str, Any]:
         self.calls.append((job, timeout_s))
-        raise DemoTimedOut("past its time limit")
+        raise ChildTimedOut("past its time limit")
 
 
 @pytest.fixture

@@ -1,16 +1,15 @@
-"""Runs jobs in reusable child processes: one with TensorFlow loaded for demos, one with the
-speech model loaded for transcriptions.
+"""Runs jobs in a reusable child process that loads its library once: TensorFlow for demos, the
+speech model for transcriptions (each domain declares its child, app/jobs/child.py).
 
 TensorFlow takes seconds to import and cannot be unloaded, and a tf.data pipeline cannot be
 stopped from outside mid-step; the speech model takes seconds to load, and decoding a hostile
 file runs native code. So the worker keeps ONE child process of each (multiprocessing "spawn":
 no forked TensorFlow or thread state) that loads its library once and serves jobs one after
 another. Cancelling, a time limit, the memory limit or a crash kills that child with SIGKILL
-and starts a fresh one for the next job. `ChildRunner` is that machinery, given the child's
-serve function; this module itself never imports TensorFlow nor faster-whisper, and neither
-child imports the other's.
+and starts a fresh one for the next job. This module itself never imports TensorFlow nor
+faster-whisper, and neither child imports the other's.
 
-Protocol over a Pipe, parent → child: ("job", *payload), ("ping",), ("stop",).
+Protocol over a Pipe, parent → child: ("job", job), ("ping",), ("stop",).
 Child → parent: ("ready", info), ("progress", dict), ("result", doc), ("error", info), ("pong", pid).
 The demo child's ready info names the TensorFlow version and the GPUs TensorFlow lists in it.
 """
@@ -23,7 +22,6 @@ import os
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Callable, Mapping
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -32,35 +30,10 @@ from typing import Any, Self
 import psutil
 
 from app import logs
-from app.jobs import child
-from app.presets import (
-    DemoCancelled,
-    DemoCrashed,
-    DemoFailed,
-    DemoTimedOut,
-    ParamError,
-    PresetUnavailable,
-    validate_params,
-)
+from app.jobs.child import Child, ChildCancelled, ChildCrashed, ChildError, ChildTimedOut
+from app.jobs.executors import CancelFn, ProgressFn
 
-__all__ = [
-    "DemoCancelled",
-    "DemoCrashed",
-    "DemoFailed",
-    "DemoRunner",
-    "DemoTimedOut",
-    "ParamError",
-    "PresetUnavailable",
-    "SpeechRunner",
-    "run_in_process",
-    "warm",
-]
-
-ProgressFn = Callable[[dict[str, Any]], None]
-CancelFn = Callable[[], bool]
 Message = tuple[Any, ...]
-# What a child runs: answers its parent's messages until ("stop",); keyword options from the runner.
-ServeFn = Callable[..., None]
 
 # How often the parent looks at should_cancel(), the deadline and the child's health.
 POLL_INTERVAL_S = 0.2
@@ -72,39 +45,6 @@ STARTUP_TIMEOUT_S = 180.0
 
 # ---------------------------------------------------------------------------------------------
 # The child
-
-
-def _error_message(exc: BaseException) -> Message:
-    if isinstance(exc, ParamError):
-        return ("error", {"kind": "param", "param": exc.param, "message": exc.message})
-    if isinstance(exc, PresetUnavailable):
-        return ("error", {"kind": "unavailable", "message": exc.message})
-    return (
-        "error",
-        {
-            "kind": "failed",
-            "message": f"{type(exc).__name__}: {exc}",
-            "traceback": traceback.format_exc(),
-        },
-    )
-
-
-def serve_demos(conn: Connection) -> None:
-    """The demo child: TensorFlow imported once, then presets run one after another."""
-    from app.demos import pipelines  # the one TensorFlow import, paid once per child
-
-    def run(payload: Message) -> Message:
-        preset, params = payload
-        try:
-            doc = pipelines.run_preset(
-                preset, params=params, on_progress=lambda p: conn.send(("progress", p))
-            )
-        except Exception as exc:
-            return _error_message(exc)
-        return ("result", doc)
-
-    ready = {"tensorflow_version": pipelines.tf.__version__, "gpus": pipelines.gpu_names()}
-    child.answer(conn, ready=ready, run=run)
 
 
 def _log_native_output(production: bool) -> None:
@@ -133,7 +73,7 @@ def _log_native_output(production: bool) -> None:
 def _child_main(
     conn: Connection,
     *,
-    serve: ServeFn,
+    serve: Callable[..., None],
     options: Mapping[str, Any],
     hide_gpus: bool = False,
     production_logs: bool = False,
@@ -163,27 +103,20 @@ def _child_main(
 
 
 class ChildRunner:
-    """Owns one child process that runs `serve` and runs one job at a time in it.
-
-    `noun` names the child in the messages a person reads ("the demo process"), `starting` what
-    it does before it is ready ("starting TensorFlow").
-    """
+    """Owns one child process, as `child` declares it, and runs one job at a time in it."""
 
     def __init__(
         self,
+        child: Child,
         memory_limit_mb: int | None = None,
         *,
-        serve: ServeFn,
-        noun: str,
-        starting: str,
         options: Mapping[str, Any] | None = None,
         hide_gpus: bool = False,
         production_logs: bool = False,
     ) -> None:
+        self.child = child
         self.memory_limit_mb = memory_limit_mb
-        self.serve = serve
-        self.noun = noun
-        self.starting = starting
+        # The keyword options of the child's serve function (child.options gives them from settings).
         self.options = dict(options or {})
         # A worker started with --no-gpu: its child must not touch the host's GPUs.
         self.hide_gpus = hide_gpus
@@ -208,12 +141,12 @@ class ChildRunner:
             target=_child_main,
             args=(child_conn,),
             kwargs={
-                "serve": self.serve,
+                "serve": self.child.serve,
                 "options": self.options,
                 "hide_gpus": self.hide_gpus,
                 "production_logs": self.production_logs,
             },
-            name=f"tiercards-{self.noun.split()[-2]}-runner",
+            name=f"tiercards-{self.child.noun.split()[-2]}-runner",
             daemon=True,
         )
         process.start()
@@ -240,7 +173,9 @@ class ChildRunner:
         """Start the child if needed and wait until it is ready; returns seconds waited."""
         started = time.monotonic()
         with self._lock:
-            self._ensure_ready(None, timeout_s)
+            refused = self._ensure_ready(None, timeout_s)
+        if refused is not None:
+            raise self.child.error(refused)
         return time.monotonic() - started
 
     def close(self) -> None:
@@ -248,6 +183,11 @@ class ChildRunner:
         with self._lock:
             process, conn = self._process, self._conn
             if process is None or conn is None:
+                return
+            if not self._ready:
+                # Replaced after a cancel or a crash, it is still loading its library and would
+                # read "stop" only once it has: no use waiting for it.
+                self._kill()
                 return
             try:
                 conn.send(("stop",))
@@ -270,10 +210,10 @@ class ChildRunner:
         while True:
             if should_cancel is not None and should_cancel():
                 self._replace()
-                raise DemoCancelled(f"cancelled while {what}")
+                raise ChildCancelled(f"cancelled while {what}")
             if time.monotonic() > deadline:
                 self._replace()
-                raise DemoTimedOut(f"timed out while {what}")
+                raise ChildTimedOut(f"timed out while {what}")
             self._check_memory(what)
             try:
                 if self._conn.poll(POLL_INTERVAL_S):
@@ -288,7 +228,7 @@ class ChildRunner:
             self._process.join(timeout=5)
             code = self._process.exitcode
             self._replace()
-            raise DemoCrashed(f"{self.noun} died while {what} ({_describe_exit(code)})")
+            raise ChildCrashed(f"{self.child.noun} died while {what} ({_describe_exit(code)})")
 
     def _check_memory(self, what: str) -> None:
         """Past DEMO_MEMORY_LIMIT_MB the child is stopped before the host starts swapping."""
@@ -300,173 +240,97 @@ class ChildRunner:
             return  # it is exiting; the next poll reports how
         if rss_mb > self.memory_limit_mb:
             self._replace()
-            raise DemoCrashed(
-                f"{self.noun} used {rss_mb:.0f} MB while {what}, past this server's limit of "
+            raise ChildCrashed(
+                f"{self.child.noun} used {rss_mb:.0f} MB while {what}, past this server's limit of "
                 f"{self.memory_limit_mb} MB, so it was stopped"
             )
 
-    def _ensure_ready(self, should_cancel: CancelFn | None, timeout_s: float = STARTUP_TIMEOUT_S) -> None:
+    def _ensure_ready(
+        self, should_cancel: CancelFn | None, timeout_s: float = STARTUP_TIMEOUT_S
+    ) -> Mapping[str, Any] | None:
+        """Start the child if needed and wait until it is ready; returns the error it reported
+        instead, when it could not load what it serves with (a missing or changed model)."""
         if self._process is None or not self._process.is_alive():
             self._kill()
             self._start()
         if self._ready:
-            return
+            return None
         deadline = time.monotonic() + timeout_s
         while True:
-            message = self._receive(deadline, should_cancel=should_cancel, what=self.starting)
+            message = self._receive(deadline, should_cancel=should_cancel, what=self.child.starting)
             if message[0] == "ready":
                 self._ready = True
                 self.ready_info = dict(message[1])
-                return
+                return None
             if message[0] == "error":
-                # It could not load what it serves with (a missing or changed model): no use
-                # starting it again for this job.
+                # No use starting it again for this job.
                 self._kill()
-                raise _rebuild_error(message[1])
+                refused: Mapping[str, Any] = message[1]
+                return refused
 
-    def _call(
+    def run(
         self,
-        message: Message,
+        job: Any,
         *,
-        doing: str,
         timeout_s: float | None,
-        on_progress: ProgressFn | None,
-        should_cancel: CancelFn | None,
+        on_progress: ProgressFn | None = None,
+        should_cancel: CancelFn | None = None,
     ) -> dict[str, Any]:
-        """Send one job to the child (waiting for it to be ready) and return its result document.
+        """Send one job to the child (waiting for it to be ready) and return its result document;
+        an error the child reports is raised as its declaration says (`Child.error`).
 
-        `timeout_s` counts from when the job reaches a ready child; `doing` names the job in the
-        messages of a cancel, a timeout or a crash.
+        If the child is still starting, the job waits for it (cancel is honoured; the start has its
+        own limit); `timeout_s` counts from when the job reaches a ready child.
         """
         with self._lock:
             try:
-                self._ensure_ready(should_cancel)
-                assert self._conn is not None
-                self._conn.send(message)
-                deadline = time.monotonic() + (timeout_s if timeout_s is not None else float("inf"))
-                return self._await_result(
-                    deadline, doing=doing, on_progress=on_progress, should_cancel=should_cancel
-                )
-            except (DemoCancelled, DemoTimedOut, DemoCrashed, ParamError, PresetUnavailable, DemoFailed):
-                raise
+                refused = self._ensure_ready(should_cancel)
+                if refused is None:
+                    assert self._conn is not None
+                    self._conn.send(("job", job))
+                    deadline = time.monotonic() + (timeout_s if timeout_s is not None else float("inf"))
+                    kind, reply = self._await_reply(
+                        deadline, on_progress=on_progress, should_cancel=should_cancel
+                    )
+            except ChildError:
+                raise  # cancelled, past its time or memory, or dead: the child was replaced already
             except (BrokenPipeError, ConnectionResetError) as gone:
                 # The child died between jobs, before it could take this one.
                 self._replace()
-                raise DemoCrashed(f"{self.noun} died before it could start the job") from gone
+                raise ChildCrashed(f"{self.child.noun} died before it could start the job") from gone
             except BaseException:
                 # Anything else (a failing progress callback, KeyboardInterrupt) leaves a job
                 # running in the child whose messages would confuse the next one: replace it.
                 self._replace()
                 raise
+        if refused is not None:
+            raise self.child.error(refused)
+        if kind == "error":
+            raise self.child.error(reply)
+        return reply
 
-    def _await_result(
-        self, deadline: float, *, doing: str, on_progress: ProgressFn | None, should_cancel: CancelFn | None
-    ) -> dict[str, Any]:
+    def _await_reply(
+        self, deadline: float, *, on_progress: ProgressFn | None, should_cancel: CancelFn | None
+    ) -> tuple[str, dict[str, Any]]:
+        """The job's result or error, relaying its progress on the way."""
         while True:
-            kind, *payload = self._receive(deadline, should_cancel=should_cancel, what=doing)
+            kind, *payload = self._receive(deadline, should_cancel=should_cancel, what=self.child.doing)
             if kind == "progress":
                 if on_progress is not None:
                     on_progress(payload[0])
-            elif kind == "result":
-                result: dict[str, Any] = payload[0]
-                return result
-            elif kind == "error":
-                raise _rebuild_error(payload[0])
+            elif kind in ("result", "error"):
+                return kind, payload[0]
 
     def ping(self, timeout_s: float = 10.0) -> int:
         """Round trip to the ready child; returns its pid (for health checks and tests)."""
         with self._lock:
-            self._ensure_ready(None)
+            refused = self._ensure_ready(None)
+            if refused is not None:
+                raise self.child.error(refused)
             assert self._conn is not None
             self._conn.send(("ping",))
             message = self._receive(time.monotonic() + timeout_s, should_cancel=None, what="answering a ping")
             return int(message[1])
-
-
-class DemoRunner(ChildRunner):
-    """Owns one TensorFlow child process and runs one demo at a time in it."""
-
-    def __init__(
-        self, memory_limit_mb: int | None = None, *, hide_gpus: bool = False, production_logs: bool = False
-    ) -> None:
-        super().__init__(
-            memory_limit_mb,
-            serve=serve_demos,
-            noun="the demo process",
-            starting="starting TensorFlow",
-            hide_gpus=hide_gpus,
-            production_logs=production_logs,
-        )
-
-    @property
-    def tensorflow_version(self) -> str | None:
-        return self.ready_info.get("tensorflow_version")
-
-    @property
-    def gpus(self) -> list[str] | None:
-        """The GPUs TensorFlow lists in the child, once it is ready."""
-        return list(self.ready_info["gpus"]) if "gpus" in self.ready_info else None
-
-    def run(
-        self,
-        preset: str,
-        *,
-        params: Mapping[str, Any] | None,
-        on_progress: ProgressFn | None = None,
-        should_cancel: CancelFn | None = None,
-        timeout_s: float | None = None,
-    ) -> dict[str, Any]:
-        """Run one preset in the child and return its result document.
-
-        Parameters are validated here first (ParamError, no child involved). If the child is
-        still starting, the job waits for it (cancel is honoured; the start has its own limit);
-        `timeout_s` counts from when the job reaches a ready child.
-        """
-        full = validate_params(preset, params=params, memory_limit_mb=self.memory_limit_mb)
-        return self._call(
-            ("job", preset, full),
-            doing="running the demo",
-            timeout_s=timeout_s,
-            on_progress=on_progress,
-            should_cancel=should_cancel,
-        )
-
-
-class SpeechRunner(ChildRunner):
-    """Owns one child process with the speech model loaded (app/speech/child.py) and transcribes
-    one recording at a time in it."""
-
-    def __init__(
-        self,
-        memory_limit_mb: int | None = None,
-        *,
-        speech_model: str | None,
-        hide_gpus: bool = False,
-        production_logs: bool = False,
-    ) -> None:
-        from app.speech import child
-
-        super().__init__(
-            memory_limit_mb,
-            serve=child.serve,
-            noun="the speech process",
-            starting="loading the speech model",
-            options={"speech_model": speech_model},
-            hide_gpus=hide_gpus,
-            production_logs=production_logs,
-        )
-
-    def transcribe(
-        self, job: Mapping[str, Any], *, timeout_s: float, should_cancel: CancelFn | None = None
-    ) -> dict[str, Any]:
-        """The result document of one `app.speech.child.Job` (what `child.transcribe` returns)."""
-        return self._call(
-            ("job", dict(job)),
-            doing="transcribing the recording",
-            timeout_s=timeout_s,
-            on_progress=None,
-            should_cancel=should_cancel,
-        )
 
 
 def _describe_exit(code: int | None) -> str:
@@ -475,35 +339,3 @@ def _describe_exit(code: int | None) -> str:
     if code < 0:
         return f"killed by signal {-code}"
     return f"exit code {code}"
-
-
-def _rebuild_error(info: Mapping[str, Any]) -> Exception:
-    kind = info.get("kind")
-    message = str(info.get("message", "demo failed"))
-    if kind == "param":
-        return ParamError(str(info.get("param", "")), message)
-    if kind == "unavailable":
-        return PresetUnavailable(message)
-    detail = info.get("traceback")
-    return DemoFailed(message, str(detail) if detail is not None else None)
-
-
-def warm(runner: DemoRunner | None = None, timeout_s: float = STARTUP_TIMEOUT_S) -> DemoRunner:
-    """Start a runner's child (a new runner if none is given) and wait until TensorFlow is loaded."""
-    runner = runner or DemoRunner()
-    runner.warm(timeout_s)
-    return runner
-
-
-def run_in_process(
-    preset: str,
-    *,
-    params: Mapping[str, Any] | None,
-    on_progress: ProgressFn | None = None,
-    should_cancel: CancelFn | None = None,
-) -> dict[str, Any]:
-    """Validate, then run the preset in THIS process (imports TensorFlow): `tiercards demo run`."""
-    full = validate_params(preset, params=params)
-    from app.demos import pipelines
-
-    return pipelines.run_preset(preset, params=full, on_progress=on_progress, should_cancel=should_cancel)

@@ -12,7 +12,7 @@ import pytest
 from app import PROJECT_ROOT
 from app.content.parser import parse_card
 from app.exceptions import Unavailable
-from app.speech import model
+from app.speech import recogniser
 from tests.factories import OWNER_CARD
 
 pytestmark = pytest.mark.engine_agnostic
@@ -25,7 +25,7 @@ def owner_card():
 
 def copy_of_bundled(folder: Path) -> Path:
     """The bundled model's files in a folder of the test's own (model.bin linked, not copied)."""
-    bundled = model.resolve(None)
+    bundled = recogniser.resolve(None)
     folder.mkdir()
     for name in bundled.manifest:
         if name == "model.bin":
@@ -38,16 +38,16 @@ def copy_of_bundled(folder: Path) -> Path:
 def write_sums(folder: Path) -> None:
     lines = [
         f"{hashlib.sha256((folder / n).read_bytes()).hexdigest()}  {n}"
-        for n in sorted(model.files_of(folder))
+        for n in sorted(recogniser.files_of(folder))
     ]
-    (folder / model.SUMS_FILE).write_text("\n".join(lines) + "\n")
+    (folder / recogniser.SUMS_FILE).write_text("\n".join(lines) + "\n")
 
 
 def test_the_default_is_the_bundled_model_and_its_files_match_the_manifest() -> None:
-    bundled = model.resolve(None)
-    assert bundled.manifest == model.BUNDLED_MANIFEST
-    assert set(model.files_of(bundled.path)) == set(model.BUNDLED_MANIFEST)
-    model.verify(bundled)
+    bundled = recogniser.resolve(None)
+    assert bundled.manifest == recogniser.BUNDLED_MANIFEST
+    assert set(recogniser.files_of(bundled.path)) == set(recogniser.BUNDLED_MANIFEST)
+    recogniser.verify(bundled)
 
 
 def test_a_changed_file_of_the_bundled_model_is_refused(tmp_path: Path) -> None:
@@ -55,7 +55,9 @@ def test_a_changed_file_of_the_bundled_model_is_refused(tmp_path: Path) -> None:
     config = folder / "config.json"
     config.write_text(config.read_text().replace('"suppress_blank"', '"suppress_blank_"', 1) + " ")
     with pytest.raises(Unavailable) as refused:
-        model.verify(model.ModelFolder(path=folder, manifest=model.BUNDLED_MANIFEST, name="copy"))
+        recogniser.verify(
+            recogniser.ModelFolder(path=folder, manifest=recogniser.BUNDLED_MANIFEST, name="copy")
+        )
     assert "config.json" in refused.value.message and "changed" in refused.value.message
 
 
@@ -63,45 +65,49 @@ def test_a_missing_or_unlisted_file_is_refused(tmp_path: Path) -> None:
     folder = copy_of_bundled(tmp_path / "model")
     (folder / "tokenizer.json").unlink()
     with pytest.raises(Unavailable) as missing:
-        model.verify(model.ModelFolder(path=folder, manifest=model.BUNDLED_MANIFEST, name="copy"))
+        recogniser.verify(
+            recogniser.ModelFolder(path=folder, manifest=recogniser.BUNDLED_MANIFEST, name="copy")
+        )
     assert "tokenizer.json" in missing.value.message
-    shutil.copyfile(model.resolve(None).path / "tokenizer.json", folder / "tokenizer.json")
+    shutil.copyfile(recogniser.resolve(None).path / "tokenizer.json", folder / "tokenizer.json")
     (folder / "preprocessor_config.json").write_text("{}")
     with pytest.raises(Unavailable) as unlisted:
-        model.verify(model.ModelFolder(path=folder, manifest=model.BUNDLED_MANIFEST, name="copy"))
+        recogniser.verify(
+            recogniser.ModelFolder(path=folder, manifest=recogniser.BUNDLED_MANIFEST, name="copy")
+        )
     assert "preprocessor_config.json" in unlisted.value.message
 
 
 def test_speech_model_names_a_folder_whose_sums_file_is_checked(tmp_path: Path) -> None:
     folder = copy_of_bundled(tmp_path / "larger")
     with pytest.raises(Unavailable) as unsummed:
-        model.resolve(str(folder))
-    assert model.SUMS_FILE in unsummed.value.message
+        recogniser.resolve(str(folder))
+    assert recogniser.SUMS_FILE in unsummed.value.message
     write_sums(folder)
     # Written again, `sha256sum *` lists the sums file itself; that line is not a model file.
-    sums = folder / model.SUMS_FILE
+    sums = folder / recogniser.SUMS_FILE
     sums.write_text(
-        sums.read_text() + f"{hashlib.sha256(sums.read_bytes()).hexdigest()}  {model.SUMS_FILE}\n"
+        sums.read_text() + f"{hashlib.sha256(sums.read_bytes()).hexdigest()}  {recogniser.SUMS_FILE}\n"
     )
-    chosen = model.resolve(str(folder))
-    assert chosen.path == folder and set(chosen.manifest) == set(model.BUNDLED_MANIFEST)
+    chosen = recogniser.resolve(str(folder))
+    assert chosen.path == folder and set(chosen.manifest) == set(recogniser.BUNDLED_MANIFEST)
     # What a recording stores as its model: the folder's name, not where this server keeps it.
-    assert chosen.name == model.resolve(f"{folder}/").name == "larger"
-    model.verify(chosen)
+    assert chosen.name == recogniser.resolve(f"{folder}/").name == "larger"
+    recogniser.verify(chosen)
     (folder / "vocabulary.txt").write_text("changed")
     with pytest.raises(Unavailable) as changed:
-        model.verify(model.resolve(str(folder)))
+        recogniser.verify(recogniser.resolve(str(folder)))
     assert "vocabulary.txt" in changed.value.message
 
 
 def test_speech_model_that_is_not_a_folder_is_refused(tmp_path: Path) -> None:
     with pytest.raises(Unavailable) as refused:
-        model.resolve(str(tmp_path / "nowhere"))
+        recogniser.resolve(str(tmp_path / "nowhere"))
     assert "SPEECH_MODEL" in refused.value.message and "folder" in refused.value.message
 
 
 def test_a_card_s_terms_come_from_its_title_points_topics_and_code(owner_card) -> None:
-    terms = model.card_terms(owner_card)
+    terms = recogniser.card_terms(owner_card)
     # The title's code, `tf.data.Dataset.prefetch(tf.data.AUTOTUNE)`, as the names one says.
     assert {"tf.data", "prefetch", "AUTOTUNE"} <= set(terms)
     assert set(owner_card.topics) <= set(terms)
@@ -109,7 +115,7 @@ def test_a_card_s_terms_come_from_its_title_points_topics_and_code(owner_card) -
     assert {"interleave", "num_parallel_calls", "cycle_length", "shuffle", "batch"} <= set(terms)
     assert not {"ds", "tf", "parse_fn"} & set(terms)
     assert not [term for term in terms if keyword.iskeyword(term)]
-    assert len({term.lower() for term in terms}) == len(terms) <= model.MAX_TERMS
+    assert len({term.lower() for term in terms}) == len(terms) <= recogniser.MAX_TERMS
 
 
 def test_every_card_of_the_deck_has_terms_within_the_prompt_budget() -> None:
@@ -117,24 +123,24 @@ def test_every_card_of_the_deck_has_terms_within_the_prompt_budget() -> None:
         if path.name == "README.md":
             continue
         card = parse_card(path)
-        terms = model.card_terms(card)
+        terms = recogniser.card_terms(card)
         assert terms, card.id
-        prompt = model.initial_prompt(terms)
-        assert len(prompt) <= model.MAX_PROMPT_CHARS
+        prompt = recogniser.initial_prompt(terms)
+        assert len(prompt) <= recogniser.MAX_PROMPT_CHARS
         assert prompt.startswith(terms[0]) and not prompt.endswith(".")
 
 
 def test_the_prompt_keeps_the_first_terms_when_there_are_too_many() -> None:
     terms = tuple(f"term{n:03d}" for n in range(500))
-    prompt = model.initial_prompt(terms)
-    assert len(prompt) <= model.MAX_PROMPT_CHARS
+    prompt = recogniser.initial_prompt(terms)
+    assert len(prompt) <= recogniser.MAX_PROMPT_CHARS
     kept = prompt.split(", ")
     assert kept == list(terms[: len(kept)])
-    assert model.initial_prompt(()) == ""
+    assert recogniser.initial_prompt(()) == ""
 
 
 def test_the_model_is_loaded_once() -> None:
-    assert model.load(None) is model.load(None)
+    assert recogniser.load(None) is recogniser.load(None)
 
 
 @pytest.mark.parametrize(
@@ -150,6 +156,8 @@ def test_a_window_whose_reading_failed_the_model_s_own_checks_adds_no_words(
     compression_ratio: float, avg_logprob: float, kept: bool
 ) -> None:
     segment = SimpleNamespace(compression_ratio=compression_ratio, avg_logprob=avg_logprob)
-    assert model.passed_checks(segment, model.QUALITY_CHECKS) is kept
+    assert recogniser.passed_checks(segment, recogniser.QUALITY_CHECKS) is kept
     # A check turned off (a benchmark comparing decoding options may) keeps what it would refuse.
-    assert model.passed_checks(segment, {"compression_ratio_threshold": None, "log_prob_threshold": None})
+    assert recogniser.passed_checks(
+        segment, {"compression_ratio_threshold": None, "log_prob_threshold": None}
+    )

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.demos import claims
-from app.demos.worker.capabilities import Capabilities, guess_device
 from app.storage.base import utcnow
 from app.storage.database import Database
+from app.worker.capabilities import Capabilities, guess_device
 
 log = logging.getLogger("tiercards.worker")
 
@@ -56,13 +56,13 @@ class Heartbeat:
         parent_pid: int | None,
         request_stop: Callable[[], None],
         capabilities: Capabilities,
+        listed: Callable[[], list[str]],
         upkeep: Callable[[], None] | None = None,
     ) -> None:
         self.db = db
         self.capabilities = capabilities
-        # The speech lanes it reads: none until its speech model has loaded (the web routes
-        # recordings by them), none again once the model is lost.
-        self.speech_lanes: tuple[str, ...] = ()
+        # The lanes its row lists, asked at each beat: they change as its children start and stop.
+        self.listed = listed
         self.name = name
         self.stopping = stopping
         self.parent_pid = parent_pid
@@ -97,7 +97,7 @@ class Heartbeat:
                 tensorflow_version=self.tensorflow_version,
                 current_run_id=current.run_id if current else None,
                 started_at=self.started_at,
-                capabilities=[*self.capabilities.lanes, *self.speech_lanes],
+                capabilities=self.listed(),
                 gpu_setting=self.capabilities.setting,
             )
 
@@ -123,8 +123,11 @@ class Heartbeat:
         finally:
             self.current = None
 
-    def report(self, current: CurrentRun, progress: dict[str, Any]) -> None:
-        """The job's progress callback: stored now unless progress was written just before."""
+    def report(self, progress: dict[str, Any]) -> None:
+        """The running job's progress callback: stored now unless progress was written just before."""
+        current = self.current
+        if current is None:
+            return
         with current.lock:
             current.pending = current.latest = progress
         try:

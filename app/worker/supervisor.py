@@ -1,4 +1,4 @@
-"""Keeps the demo worker that `tiercards serve` starts alive: if it dies (killed, out of memory,
+"""Keeps the worker that `tiercards serve` starts alive: if it dies (killed, out of memory,
 a crash), a new one is started, waiting longer after each quick death so a worker that cannot
 start does not spin."""
 
@@ -51,7 +51,7 @@ class WorkerSupervisor:
             lived = time.monotonic() - started
             backoff = FIRST_BACKOFF_S if lived >= HEALTHY_AFTER_S else min(backoff * 2, MAX_BACKOFF_S)
             wait = 0.0 if lived >= HEALTHY_AFTER_S else backoff
-            log.warning("the demo worker exited (%s); starting a new one in %.0f s", process.returncode, wait)
+            log.warning("the worker exited (%s); starting a new one in %.0f s", process.returncode, wait)
             if self._stopping.wait(wait):
                 return
             self.process = subprocess.Popen(self.command)
@@ -59,7 +59,7 @@ class WorkerSupervisor:
             started = time.monotonic()
 
     def stop(self) -> None:
-        """SIGTERM: the worker stops its demo (marked interrupted) and its TensorFlow child."""
+        """SIGTERM: the worker stops its job (a demo is marked interrupted) and its children."""
         self._stopping.set()
         self._thread.join(timeout=5)
         process = self.process
