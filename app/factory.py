@@ -28,7 +28,7 @@ from app.demos import filters as demo_filters
 from app.demos.routers import api as demos_api
 from app.demos.routers import pages as demos_pages
 from app.interview.routers import pages as interview_pages
-from app.ops import health, metrics
+from app.ops.routers import health, prometheus
 from app.practice import filters as practice_filters
 from app.practice.routers import api as practice_api
 from app.practice.routers import card_page, practice_page, progress_page
@@ -41,13 +41,13 @@ from app.team import assignments as team_assignments
 from app.team.routers import pages as team_pages
 from app.transfer.routers import api as transfer_api
 from app.transfer.routers import import_page
-from app.web.routers import docs
 from app.web.errors import install_error_pages
 from app.web.guards import RequestGuard
 from app.web.openapi import document_api
 from app.web.page_cache import PageCache
 from app.web.panels import Panels
 from app.web.request_log import RequestLog
+from app.web.routers import docs
 from app.web.security import SecurityMiddleware, require_csrf
 from app.web.templating import templates
 
@@ -64,7 +64,7 @@ ROUTERS = (
     practice_api,
     transfer_api,
     health,
-    metrics,
+    prometheus,
     docs,
     practice_page,
     interview_pages,

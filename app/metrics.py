@@ -6,7 +6,7 @@ PROMETHEUS_MULTIPROC_DIR (prometheus_client's multiprocess mode, chosen when it 
 that died included. Without the variable (tests, one process) the counts live in this process.
 
 Figures that every replica shares (demo runs, recordings, the queue, workers) are not counted here
-but read at scrape time (app/demos/metrics.py, app/speech/metrics.py) and handed to `exposition`.
+but read at scrape time (app/demos/figures.py, app/speech/figures.py) and handed to `exposition`.
 """
 
 import os

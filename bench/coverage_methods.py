@@ -69,7 +69,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from app.content.model import Card
+from app.content.cards import Card
 from app.coverage.methods import Lexical, claims_nothing, denies, names, sentences, stems
 from bench import _verdict  # by module: `run` here scores a method
 from tests.coverage.split import HELD_OUT_CARDS, LABELLED, TUNING_CARDS

@@ -36,7 +36,7 @@ if not __package__:
 
 from app.demos import child
 from app.demos.presenters.comparison import verdict
-from app.jobs.child import ChildError
+from app.jobs.child_process import ChildError
 from app.presets import AGREEMENT, PRESETS, DemoError
 from app.presets.results import VariantResult, variants_of
 from app.worker.capabilities import gpu_device_present

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from app.accounts import audit
 from app.accounts.models import User
 from app.accounts.service import lock_person
-from app.content.model import Card, Point, Problem
+from app.content.cards import Card, Point, Problem
 from app.content.parser import ID_PATTERN, CardParseError, parse_source
 from app.content.scaffold import new_card
 from app.content.serializers import card_for_tier, card_summary

@@ -7,8 +7,8 @@ from typing import Annotated
 import typer
 from pydantic import ValidationError
 
+from app.content.cards import Card
 from app.content.catalogue import load
-from app.content.model import Card
 from app.content.tiers import TIERS, parse_tier
 from app.coverage.schemas import CoverageIn, CoverageOut
 from app.coverage.service import coverage_document

@@ -63,7 +63,7 @@ def transcribe(
     """Transcribe one recording here (no queue, no worker) and say how it was said."""
     from app.content.catalogue import load
     from app.content.tiers import default_answer_kind, parse_tier
-    from app.jobs.child import ChildError
+    from app.jobs.child_process import ChildError
     from app.speech.child import CHILD, Job, time_limit_seconds
     from app.speech.delivery import TARGET_WITHOUT_CARD_SECONDS
     from app.speech.recogniser import card_terms

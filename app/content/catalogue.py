@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from app.content.cards import Card, Problem
 from app.content.library import Library
-from app.content.model import Card, Problem
 from app.content.parser import CardParseError, parse_card
 
 AUTHORING_GUIDE = "README.md"

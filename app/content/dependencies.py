@@ -4,8 +4,8 @@ from typing import Annotated
 
 from fastapi import Depends, Path, Query, Request
 
+from app.content.cards import Card
 from app.content.catalogue import Catalogue
-from app.content.model import Card
 from app.content.tiers import TIERS, Tier, parse_tier
 from app.exceptions import Invalid, NotFound, in_words
 

@@ -5,7 +5,7 @@ from jinja2 import Environment, pass_context
 from jinja2.runtime import Context
 from markupsafe import Markup
 
-from app.content.model import Card, Text
+from app.content.cards import Card, Text
 from app.content.render import annotated_html
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
 
-from app.content.model import Card, Problem, quiz_item_id
+from app.content.cards import Card, Problem, quiz_item_id
 from app.content.parser import CardParseError, parse_source
 
 # How alike (difflib's ratio) an old item and a new one must be to read as one item reworded.

@@ -10,7 +10,7 @@ request over a large deck only filters.
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from app.content.model import Card
+from app.content.cards import Card
 from app.presets import PRESETS
 
 

@@ -8,7 +8,7 @@ from typing import Any, cast
 
 import yaml
 
-from app.content.model import Card, Entry, NoteDemo, Point, Problem, Text, Timings, VersionNote, squeeze
+from app.content.cards import Card, Entry, NoteDemo, Point, Problem, Text, Timings, VersionNote, squeeze
 from app.content.tf_defaults import TF_DEFAULTS
 from app.content.tiers import IMPORTANCES, LEVELS, TIERS, Tier
 from app.presets import PRESETS, ParamError, validate_params

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from app.content.model import Card, Entry, Text, VersionNote, quiz_item_id
+from app.content.cards import Card, Entry, Text, VersionNote, quiz_item_id
 from app.content.tiers import Tier, go_deeper_tiers, sees
 
 

@@ -2,7 +2,7 @@
 as the coverage checker reads them (app/coverage finds which): the CLI and the author preview say
 it in the same words."""
 
-from app.content.model import Card, Problem
+from app.content.cards import Card, Problem
 
 
 def uncovered_point(card: Card, position: int) -> Problem:

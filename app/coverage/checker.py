@@ -7,7 +7,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 
-from app.content.model import Card, item_key
+from app.content.cards import Card, item_key
 from app.coverage.methods import Lexical, Unit, claims_nothing, denies, sentences, units, whole_sentences
 
 METHOD = "lexical"

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.content.model import Card
+from app.content.cards import Card
 
 # Words a window holds when an answer has no sentence marks (a transcript) or a sentence runs on.
 WINDOW = 12

@@ -3,7 +3,7 @@ each with its evidence as written, beside the figures it was measured at. Stores
 
 from dataclasses import asdict
 
-from app.content.model import Card
+from app.content.cards import Card
 from app.coverage.checker import check
 from app.coverage.measured import MEASURED
 from app.coverage.methods import Unit

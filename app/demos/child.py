@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from multiprocessing.connection import Connection
 from typing import Any
 
-from app.jobs.child import Child, Message, answer, failure, rebuild_error
+from app.jobs.child_process import Child, Message, answer, failure, rebuild_error
 from app.jobs.executors import CancelFn, ProgressFn, Runner
 from app.presets import ParamError, PresetUnavailable, validate_params
 

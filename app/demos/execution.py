@@ -8,7 +8,7 @@ import logging
 from typing import Any
 
 from app.demos import child, claims
-from app.jobs.child import ChildCancelled, ChildCrashed, ChildFailed, ChildTimedOut
+from app.jobs.child_process import ChildCancelled, ChildCrashed, ChildFailed, ChildTimedOut
 from app.jobs.executors import Context, Supply
 from app.jobs.queue import lanes_for
 from app.presets import ParamError, PresetUnavailable, time_limit_seconds

@@ -13,7 +13,7 @@ class DemoRun(Base):
     """One live tf.data demo a person asked for: its parameters, where it is, and its result.
 
     The worker claims a queued run, writes progress and a heartbeat while it runs, and stores the
-    result document (app/demos/results.py) when it is done; app/demos/runs.py and
+    result document (app/demos/run_result.py) when it is done; app/demos/runs.py and
     app/demos/claims.py own the rules.
     """
 

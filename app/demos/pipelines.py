@@ -29,7 +29,7 @@ import psutil
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import tensorflow as tf
 
-from app.demos.results import Measurement, RunResult, reading, variant_result
+from app.demos.run_result import Measurement, RunResult, reading, variant_result
 from app.presets import (
     WARMUP_STEPS,
     DemoCancelled,

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts.service import lock_person
-from app.content.model import Card, Entry
+from app.content.cards import Card, Entry
 from app.content.tiers import TIERS, Tier, default_answer_kind, sees
 from app.exceptions import Conflict, Invalid, NotFound, in_words
 from app.interview.models import InterviewQuestion, InterviewSession

@@ -3,7 +3,7 @@ that loads the domain's library once, and the executor that runs one job taken o
 that child; and what the worker gives an executor in return (`Context`).
 
 Declared here, in the queue package below demos and speech, because each domain fills one in and
-the worker, above both, reads them (app/worker/executors.py lists them): no domain imports the
+the worker, above both, reads them (app/worker/supplies.py lists them): no domain imports the
 worker or another domain for it, and a new kind of job plugs in with one more `Supply`.
 """
 
@@ -13,7 +13,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from app.jobs.child import Child
+from app.jobs.child_process import Child
 from app.jobs.queue import JobQueue
 from app.jobs.tasks import JobKind
 from app.settings import Settings

@@ -20,9 +20,9 @@ from fastapi import Depends, Request
 from sqlalchemy import text
 from starlette.datastructures import State
 
-from app.demos.metrics import DemoFigures, demo_figures, queue_depth
+from app.demos.figures import DemoFigures, demo_figures, queue_depth
 from app.jobs.dependencies import app_job_queue
-from app.speech.metrics import RecordingFigures, recording_figures
+from app.speech.figures import RecordingFigures, recording_figures
 
 T = TypeVar("T")
 log = logging.getLogger("tiercards.web")

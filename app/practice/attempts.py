@@ -8,7 +8,7 @@ from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
 from app.accounts.service import lock_person
-from app.content.model import Card
+from app.content.cards import Card
 from app.exceptions import Conflict, Invalid
 from app.metrics import answer_recorded
 from app.practice import quiz, scheduling, suggestions, totals

@@ -7,8 +7,8 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
+from app.content.cards import Card, Entry
 from app.content.catalogue import Snapshot
-from app.content.model import Card, Entry
 from app.content.tiers import Tier, parse_tier
 from app.practice import attempts, preferences, scheduling, suggestions
 from app.practice.assigned import AssignedCards

@@ -7,8 +7,8 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
+from app.content.cards import Card
 from app.content.catalogue import Snapshot
-from app.content.model import Card
 from app.content.tiers import Tier, parse_tier
 from app.practice import attempts, preferences, rating, scheduling, suggestions
 from app.practice.assigned import AssignedCards, none_assigned

@@ -7,7 +7,7 @@ instead of breaking the page.
 
 from jinja2 import Environment
 
-from app.content.model import Card
+from app.content.cards import Card
 from app.practice.models import Attempt
 from app.practice.suggestions import Suggestion, ticked
 from app.speech.delivery import PACE_BAND

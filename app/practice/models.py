@@ -49,7 +49,7 @@ class Attempt(Base):
     kind: Mapped[str] = mapped_column(String(16))
     follow_up: Mapped[int | None] = mapped_column(Integer)
     text: Mapped[str | None] = mapped_column(Text)
-    # Ids derived from the items' text (app/content/model.py), so reordering a card keeps them: the
+    # Ids derived from the items' text (app/content/cards.py), so reordering a card keeps them: the
     # quiz items marked as costly ("p-<key>", "t-<key>") and the answer points covered ("<key>").
     # Positions from before the ids that no card could map are kept: "#<position>", or "p3".
     choices: Mapped[list[Any] | None]

@@ -8,13 +8,13 @@ import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from app.content.model import Card, Entry, quiz_item_id
+from app.content.cards import Card, Entry, quiz_item_id
 from app.exceptions import Invalid
 
 
 @dataclass(frozen=True)
 class QuizItem:
-    id: str  # "p-<key>" for a pitfall, "t-<key>" for a true statement (app/content/model.py)
+    id: str  # "p-<key>" for a pitfall, "t-<key>" for a true statement (app/content/cards.py)
     entry: Entry
 
     @property

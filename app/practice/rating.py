@@ -5,7 +5,7 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
-from app.content.model import Card
+from app.content.cards import Card
 from app.content.tiers import Tier
 from app.exceptions import Invalid, in_words
 from app.practice import attempts, scheduling

@@ -37,7 +37,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.accounts.service import lock_person
-from app.content.model import Card
+from app.content.cards import Card
 from app.content.tiers import IMPORTANCES, Tier
 from app.practice import preferences, totals
 from app.practice.models import Attempt, ReviewLog, ReviewState

@@ -15,8 +15,8 @@ from typing import Any
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
+from app.content.cards import Card
 from app.content.catalogue import Snapshot
-from app.content.model import Card
 from app.content.tiers import Tier
 from app.practice import preferences, quiz, scheduling, suggestions
 from app.practice.models import Attempt, PracticeDay, QuizTally, ReviewState

@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.content.model import Card, Entry
+from app.content.cards import Card, Entry
 from app.coverage.checker import Coverage, check, check_follow_up, follow_up_targets
 from app.coverage.measured import MEASURED
 from app.practice.models import Attempt, AttemptCoverage

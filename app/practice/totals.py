@@ -27,7 +27,7 @@ from sqlalchemy.sql.selectable import ScalarSelect
 
 from app.accounts.models import User
 from app.accounts.service import lock_person
-from app.content.model import Card
+from app.content.cards import Card
 from app.practice import quiz
 from app.practice.models import Attempt, PracticeDay, QuizTally, ReviewLog, ReviewState
 from app.storage import counting

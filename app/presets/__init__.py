@@ -23,8 +23,8 @@ from app.presets import (
     to_device,
     vectorize,
 )
-from app.presets.base import Kit, ParamSpec, Preset, VariantSpec
-from app.presets.errors import DemoCancelled, DemoError, ParamError, PresetUnavailable
+from app.presets.declaration import Kit, ParamSpec, Preset, VariantSpec
+from app.presets.demo_errors import DemoCancelled, DemoError, ParamError, PresetUnavailable
 from app.presets.schedule import WARMUP_STEPS, batch_input_ms, replayed_mean, simulate_prefetch
 
 __all__ = [

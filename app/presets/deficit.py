@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from app.presets.base import Params, ParamSpec, Preset, VariantSpec
+from app.presets.declaration import Params, ParamSpec, Preset, VariantSpec
 from app.presets.params import batch_size, compute_ms, input_ms, steps
 from app.presets.results import VariantResult
 

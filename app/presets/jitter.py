@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.presets.base import Builder, Kit, Params, Preset, VariantSpec
+from app.presets.declaration import Builder, Kit, Params, Preset, VariantSpec
 from app.presets.params import BURST_LEN, JITTER_PCT, batch_size, compute_ms, input_ms, steps
 from app.presets.results import VariantResult
 from app.presets.schedule import replayed_mean

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from app.presets.base import Params, Preset, VariantSpec
+from app.presets.declaration import Params, Preset, VariantSpec
 from app.presets.params import BURST_LEN, JITTER_PCT, batch_mb, compute_ms, input_ms, steps
 from app.presets.results import VariantResult
 from app.presets.schedule import replayed_mean

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.presets.base import ParamSpec
+from app.presets.declaration import ParamSpec
 from app.presets.schedule import WARMUP_STEPS
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.presets.base import Kit, Params, Preset, VariantSpec
+from app.presets.declaration import Kit, Params, Preset, VariantSpec
 from app.presets.params import batch_size, compute_ms, input_ms, steps
 from app.presets.results import VariantResult
 

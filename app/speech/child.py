@@ -13,7 +13,7 @@ from multiprocessing.connection import Connection
 from typing import Any, TypedDict
 
 from app.exceptions import Invalid
-from app.jobs.child import Child, Message, answer, failure
+from app.jobs.child_process import Child, Message, answer, failure
 from app.settings import Settings
 from app.speech.decode import decode_recording
 from app.speech.delivery import measure

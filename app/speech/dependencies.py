@@ -8,7 +8,7 @@ from sqlalchemy.orm import Session
 from starlette.datastructures import UploadFile
 
 from app.accounts.dependencies import UserIdDep
-from app.content.model import Card
+from app.content.cards import Card
 from app.jobs.dependencies import QueueDep
 from app.jobs.queue import JobQueue
 from app.settings import Settings

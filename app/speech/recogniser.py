@@ -20,7 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.content.model import Card
+from app.content.cards import Card
 from app.exceptions import Unavailable
 from app.speech.delivery import Word
 

@@ -16,7 +16,7 @@ from sqlalchemy import JSON, DateTime, column, delete, func, select, table
 from sqlalchemy.orm import Session
 
 from app.accounts.service import lock_person
-from app.content.model import Card
+from app.content.cards import Card
 from app.exceptions import Invalid, NotFound, NotThisFormat, TooLarge, TooMany, Unavailable, field_messages
 from app.jobs.queue import JobQueue, speech_lane_now
 from app.settings import Settings
@@ -216,7 +216,7 @@ def spoken(
 
 
 def as_out(recording: Recording) -> RecordingOut:
-    """How the API shows a recording: DESIGN.md's fields, then the rest of the delivery."""
+    """How the API shows a recording: its status and transcript first, then the rest of the delivery."""
     return RecordingOut(
         id=recording.id,
         status=recording.status,

@@ -8,7 +8,7 @@ import logging
 from functools import cached_property
 
 from app.content.catalogue import Catalogue
-from app.jobs.child import ChildCancelled, ChildCrashed, ChildFailed, ChildTimedOut, ChildUnavailable
+from app.jobs.child_process import ChildCancelled, ChildCrashed, ChildFailed, ChildTimedOut, ChildUnavailable
 from app.jobs.executors import Context, Supply
 from app.jobs.queue import speech_lane, speech_lanes_for
 from app.speech import recordings

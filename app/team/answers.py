@@ -21,8 +21,8 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql import Select, Subquery
 
 from app.accounts.models import User
+from app.content.cards import Card
 from app.content.catalogue import Snapshot
-from app.content.model import Card
 from app.coverage.measured import MEASURED
 from app.practice import stats
 from app.practice.models import Attempt, AttemptCoverage

@@ -11,8 +11,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
+from app.content.cards import Problem
 from app.content.catalogue import Snapshot
-from app.content.model import Problem
 from app.demos.models import DemoRun
 from app.demos.runs import ACTIVE
 from app.practice import quiz, stats

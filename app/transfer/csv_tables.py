@@ -9,7 +9,7 @@ from typing import Any, Literal, TypeVar
 
 from sqlalchemy.orm import Session
 
-from app.content.model import Card
+from app.content.cards import Card
 from app.practice import scheduling
 from app.practice.models import Attempt, ReviewLog, ReviewState
 from app.transfer import export

@@ -40,7 +40,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.accounts.service import lock_person
-from app.content.model import Card
+from app.content.cards import Card
 from app.exceptions import Conflict, TooMany
 from app.practice import preferences, quiz, scheduling, totals
 from app.practice.models import Attempt, AttemptCoverage, ReviewLog, ReviewState

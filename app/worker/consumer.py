@@ -16,7 +16,7 @@ from typing import Any
 
 from app.demos import claims
 from app.jobs import tasks
-from app.jobs.child import ChildError
+from app.jobs.child_process import ChildError
 from app.jobs.executors import Context, Executor, Supply
 from app.jobs.queue import JobQueue
 from app.jobs.tasks import JobKind
@@ -24,9 +24,9 @@ from app.settings import Settings
 from app.speech import recordings
 from app.storage.database import Database
 from app.worker.capabilities import decide, mismatch
-from app.worker.executors import SUPPLIES
 from app.worker.heartbeat import Heartbeat
 from app.worker.runner import ChildRunner
+from app.worker.supplies import SUPPLIES
 
 log = logging.getLogger("tiercards.worker")
 

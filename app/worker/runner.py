@@ -1,5 +1,5 @@
 """Runs jobs in a reusable child process that loads its library once: TensorFlow for demos, the
-speech model for transcriptions (each domain declares its child, app/jobs/child.py).
+speech model for transcriptions (each domain declares its child, app/jobs/child_process.py).
 
 TensorFlow takes seconds to import and cannot be unloaded, and a tf.data pipeline cannot be
 stopped from outside mid-step; the speech model takes seconds to load, and decoding a hostile
@@ -30,7 +30,7 @@ from typing import Any, Self
 import psutil
 
 from app import logs
-from app.jobs.child import Child, ChildCancelled, ChildCrashed, ChildError, ChildTimedOut
+from app.jobs.child_process import Child, ChildCancelled, ChildCrashed, ChildError, ChildTimedOut
 from app.jobs.executors import CancelFn, ProgressFn
 
 Message = tuple[Any, ...]

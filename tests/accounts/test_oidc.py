@@ -19,7 +19,7 @@ from joserfc import jwt
 from joserfc.jwk import KeySet, OctKey, RSAKey
 from sqlalchemy import func, select
 
-from app.accounts import oidc, service
+from app.accounts import openid, service
 from app.accounts.models import LOCAL_USER_ID, AuditEvent, SignInSession, User
 from app.accounts.routers.oidc import FLOW_COOKIE, FLOW_PATH
 from app.exceptions import Invalid
@@ -261,9 +261,9 @@ def test_a_flow_that_does_not_match_the_provider_s_answer_is_refused(
     client = fresh_client(oidc_app)
     callback = to_callback(browser, start(client), "carol", str(PEOPLE["carol"]["password"]))
     settings: Settings = oidc_app.state.settings
-    flow = oidc.unseal(client.cookies.get(FLOW_COOKIE, path=FLOW_PATH), settings.secret_key)
+    flow = openid.unseal(client.cookies.get(FLOW_COOKIE, path=FLOW_PATH), settings.secret_key)
     altered = replace(flow, **{changed: "x" * 64})
-    put_flow_cookie(client, oidc.seal(altered, settings.secret_key))
+    put_flow_cookie(client, openid.seal(altered, settings.secret_key))
     before = stored(oidc_app)
     says = "ID token does not check out" if changed == "nonce" else "did not accept this sign-in"
     assert_refused(client.get(callback), 422, says)
@@ -356,7 +356,7 @@ def test_without_the_oidc_settings_there_is_no_oidc_sign_in(team_app: FastAPI) -
 
 ISSUER = "https://id.example.org"
 SIGNING_KEY = RSAKey.generate_key(2048, parameters={"kid": "provider-key"})
-PUBLISHED = oidc.Provider(
+PUBLISHED = openid.Provider(
     {"issuer": ISSUER, "jwks_uri": "https://id.example.org/jwks"},
     KeySet.import_key_set({"keys": [SIGNING_KEY.as_dict(private=False)]}),
     fresh_until=float("inf"),
@@ -371,7 +371,7 @@ def id_token(key: Any = SIGNING_KEY, alg: str = "RS256", **changes: object) -> d
 
 
 def test_a_good_id_token_gives_its_claims() -> None:
-    claims = oidc.id_token_claims(PUBLISHED, token=id_token(), nonce="n0nce", client_id=CLIENT_ID)
+    claims = openid.id_token_claims(PUBLISHED, token=id_token(), nonce="n0nce", client_id=CLIENT_ID)
     assert claims["sub"] == "carol" and claims["iss"] == ISSUER
 
 
@@ -389,4 +389,4 @@ def test_a_good_id_token_gives_its_claims() -> None:
 )
 def test_an_id_token_that_does_not_check_out_is_refused(token: dict[str, str]) -> None:
     with pytest.raises(Invalid):
-        oidc.id_token_claims(PUBLISHED, token=token, nonce="n0nce", client_id=CLIENT_ID)
+        openid.id_token_claims(PUBLISHED, token=token, nonce="n0nce", client_id=CLIENT_ID)

@@ -15,7 +15,7 @@ from sqlalchemy import update
 from app.accounts.models import User
 from app.accounts.names import SOLO_NAME
 from app.authoring import service
-from app.content.model import item_key
+from app.content.cards import item_key
 from app.coverage.measured import MEASURED
 from app.practice.models import AttemptCoverage
 from app.storage.base import utcnow

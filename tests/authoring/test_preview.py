@@ -4,7 +4,7 @@ that depth sees, and the pitfall quiz as it is dealt."""
 
 from fastapi.testclient import TestClient
 
-from app.content.model import item_key
+from app.content.cards import item_key
 from tests.factories import card_text, line_of
 from tests.helpers.authoring import SERVED, preview_of, problems, textarea_text
 from tests.helpers.html import one, soup_of

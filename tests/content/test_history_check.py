@@ -9,7 +9,7 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from app.cli import cli
-from app.content.model import item_key
+from app.content.cards import item_key
 from tests.factories import card_text, line_of, write_card
 
 pytestmark = pytest.mark.engine_agnostic

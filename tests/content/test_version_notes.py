@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from app import PROJECT_ROOT
 from app.accounts.models import LOCAL_USER_ID
 from app.cli import cli
-from app.content.model import item_key
+from app.content.cards import item_key
 from app.content.parser import CardParseError, parse_card
 from app.content.tiers import TIERS
 from app.demos.models import DemoRun

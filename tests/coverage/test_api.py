@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from sqlalchemy import func, select
 
 from app import PROJECT_ROOT
+from app.content.cards import Card
 from app.content.catalogue import Catalogue, load
 from app.content.dependencies import get_catalogue
-from app.content.model import Card
 from app.coverage import checker
 from app.coverage.checker import Target
 from app.coverage.measured import MEASURED

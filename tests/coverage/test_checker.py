@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from app.content.model import Point
+from app.content.cards import Point
 from app.coverage.checker import check, check_follow_up, follow_up_targets, uncovered_by_model_answer
 from tests.factories import DECK, OWNER_CARD
 

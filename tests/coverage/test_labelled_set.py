@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from app.content.model import Card
+from app.content.cards import Card
 from tests.coverage.split import HELD_OUT_CARDS, LABELLED, TUNING_CARDS
 from tests.factories import DECK, OWNER_CARD
 

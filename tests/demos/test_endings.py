@@ -4,7 +4,7 @@ never the error's own text (it can carry paths and internals; the worker's log k
 import pytest
 
 from app.demos.execution import ending
-from app.jobs.child import ChildCancelled, ChildCrashed, ChildFailed, ChildTimedOut
+from app.jobs.child_process import ChildCancelled, ChildCrashed, ChildFailed, ChildTimedOut
 from app.presets import ParamError
 
 pytestmark = pytest.mark.engine_agnostic

@@ -19,7 +19,7 @@ from app.presets import (
     register,
     validate_params,
 )
-from app.presets.base import Params
+from app.presets.declaration import Params
 from app.presets.results import VariantResult
 
 

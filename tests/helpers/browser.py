@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, Playwright, ViewportSize, expect
 
 from app import PROJECT_ROOT
-from app.content.model import item_key
+from app.content.cards import item_key
 from tests.factories import DECK, OWNER_CARD
 from tests.helpers.accounts import sign_in
 from tests.helpers.clients import csrf_client

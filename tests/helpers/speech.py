@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
-from app.content.model import Card
+from app.content.cards import Card
 from app.speech.delivery import Word, measure
 from app.speech.models import Recording, RecordingAudio
 from app.storage.base import utcnow

@@ -9,7 +9,7 @@ from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.content.model import Card
+from app.content.cards import Card
 from app.factory import create_app
 from app.settings import Settings
 from app.web.security import CSRF_COOKIE

@@ -11,7 +11,7 @@ from pathlib import Path
 import av
 import numpy as np
 
-from app.content.model import Card
+from app.content.cards import Card
 from app.content.render import to_plain
 
 # The word error rate a flite clip of a deck sentence is transcribed within, primed with its card's

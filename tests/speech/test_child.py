@@ -11,7 +11,7 @@ import psutil
 import pytest
 
 from app.demos import child as demos_child
-from app.jobs.child import ChildCrashed, ChildTimedOut
+from app.jobs.child_process import ChildCrashed, ChildTimedOut
 from app.speech.accuracy import word_error_rate
 from app.speech.child import CHILD, Job
 from app.worker.runner import ChildRunner

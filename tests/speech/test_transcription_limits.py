@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.jobs.child import ChildTimedOut
+from app.jobs.child_process import ChildTimedOut
 from app.jobs.queue import speech_lane
 from app.settings import Settings
 from app.speech.child import Job, time_limit_seconds

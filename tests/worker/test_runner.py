@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from app.demos.child import CHILD, demo_error, run, run_in_process
-from app.jobs.child import ChildCancelled, ChildCrashed, ChildFailed, ChildTimedOut
+from app.jobs.child_process import ChildCancelled, ChildCrashed, ChildFailed, ChildTimedOut
 from app.presets import ParamError, PresetUnavailable
 from app.worker.runner import ChildRunner
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from app.demos.runs import alive_workers
-from app.jobs.child import ChildUnavailable
+from app.jobs.child_process import ChildUnavailable
 from app.jobs.queue import JobQueue, speech_lane, speech_lanes_for
 from app.settings import Settings
 from app.speech.child import Job

@@ -10,7 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from starlette.responses import RedirectResponse, Response
 
-from app.accounts import oidc, service
+from app.accounts import openid, service
 from app.accounts.middleware import lifetimes
 from app.accounts.routers.sign_in import safe_next, signed_in
 from app.exceptions import DomainError, NotFound
@@ -50,7 +50,7 @@ def oidc_login(
 ) -> Response:
     _oidc_only(settings)
     try:
-        url, flow = oidc.start(
+        url, flow = openid.start(
             settings, redirect_uri=_redirect_uri(request, settings), next_path=safe_next(next)
         )
     except DomainError as error:
@@ -60,8 +60,8 @@ def oidc_login(
     # is capped above, so the cookie stays well within a browser's 4 KB.
     response.set_cookie(
         FLOW_COOKIE,
-        oidc.seal(flow, settings.secret_key),
-        max_age=oidc.FLOW_MAX_AGE_S,
+        openid.seal(flow, settings.secret_key),
+        max_age=openid.FLOW_MAX_AGE_S,
         path=FLOW_PATH,
         httponly=True,
         samesite="lax",
@@ -78,8 +78,8 @@ def oidc_callback(
     the database is touched, so a slow provider never holds a writer's turn."""
     _oidc_only(settings)
     try:
-        flow = oidc.unseal(request.cookies.get(FLOW_COOKIE), settings.secret_key)
-        who = oidc.finish(
+        flow = openid.unseal(request.cookies.get(FLOW_COOKIE), settings.secret_key)
+        who = openid.finish(
             settings, flow=flow, answer=request.query_params, redirect_uri=_redirect_uri(request, settings)
         )
     except DomainError as error:

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from app.demos.results import NOISY_OPENING, Noise
+from app.demos.run_result import NOISY_OPENING, Noise
 from app.presets import AGREEMENT
 from app.presets.results import VariantResult, variants_of
 
@@ -201,7 +201,7 @@ def memory_rows(result: dict[str, Any]) -> list[MemoryRow]:
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
-# Sentences of the reading that open a note of their own (app/demos/results.py writes them).
+# Sentences of the reading that open a note of their own (app/demos/run_result.py writes them).
 _NOTE_OPENINGS = ("Within ", NOISY_OPENING, "Allocating ", "Steps longer ", "Why AUTOTUNE ", "Where nothing ")
 # A paragraph ends before the sentence that would make it longer than this, in words.
 _PARAGRAPH_WORDS = 60

@@ -10,9 +10,9 @@ from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse
 
 from app.accounts.dependencies import UserIdDep
+from app.content.cards import Card
 from app.content.catalogue import Catalogue
 from app.content.dependencies import CardDep, CatalogueDep, chosen_tier
-from app.content.model import Card
 from app.content.tiers import TIERS, Tier, default_answer_kind, go_deeper_tiers, parse_tier, sees
 from app.exceptions import Invalid, NotFound
 from app.practice import attempts, card_answers, quiz

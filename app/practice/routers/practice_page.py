@@ -10,9 +10,9 @@ from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse
 
 from app.accounts.dependencies import UserIdDep
+from app.content.cards import Card
 from app.content.catalogue import Catalogue, Snapshot
 from app.content.dependencies import CatalogueDep, chosen_tier, served_card
-from app.content.model import Card
 from app.content.tiers import TIERS, Tier, default_answer_kind, sees
 from app.exceptions import Invalid
 from app.practice import due_card, preferences, rating

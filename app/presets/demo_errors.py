@@ -1,10 +1,10 @@
 """The ways a preset can refuse to run, or a demo run in this process be cancelled; how a job run
-in the worker's child process ends without a result is app/jobs/child.py's."""
+in the worker's child process ends without a result is app/jobs/child_process.py's."""
 
 from __future__ import annotations
 
 from app.exceptions import DomainError, Invalid
-from app.presets.base import ParamSpec
+from app.presets.declaration import ParamSpec
 
 
 class DemoError(DomainError):

@@ -14,12 +14,12 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.concurrency import run_in_threadpool
 from starlette.types import Scope
 
-from app.demos import metrics as demo_metrics
+from app.demos import figures as demo_figures
 from app.exceptions import NotFound
 from app.metrics import exposition
 from app.ops.probes import ProbesDep
 from app.settings import IPNetwork
-from app.speech import metrics as speech_metrics
+from app.speech import figures as speech_figures
 from app.web.dependencies import SettingsDep
 from app.web.guards import peer_in
 
@@ -65,6 +65,6 @@ async def metrics(probes: ProbesDep) -> Response:
         probes.speech_queue_depth.outcome(),
     )
     # Adding up every process's files is file work: off the loop.
-    shared = (*demo_metrics.gauges(figures, depth), *speech_metrics.gauges(recordings, speech_depth))
+    shared = (*demo_figures.gauges(figures, depth), *speech_figures.gauges(recordings, speech_depth))
     body = await run_in_threadpool(exposition, shared)
     return Response(body, media_type=CONTENT_TYPE_LATEST)

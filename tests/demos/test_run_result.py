@@ -24,7 +24,7 @@ from app.demos.presenters.cli_text import result_table_text
 from app.demos.presenters.comparison import comparisons, first_batch_rows, memory_rows, noise_view
 from app.demos.presenters.status import headline
 from app.demos.presenters.timeline import timelines
-from app.demos.results import Measurement, RunResult, reading, variant_result
+from app.demos.run_result import Measurement, RunResult, reading, variant_result
 from app.presets import (
     AGREEMENT,
     PRESETS,
@@ -116,7 +116,7 @@ def _result(preset: str, durations: dict[str, list[float]], **measure: object) -
 def test_the_result_modules_load_without_tensorflow() -> None:
     code = (
         "import sys\n"
-        "import app.demos.results, app.presets.results\n"
+        "import app.demos.run_result, app.presets.results\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'tensorflow' or m == 'app.demos.pipelines'))"
     )
     done = subprocess.run(

@@ -11,7 +11,7 @@ from sqlalchemy import update
 from app.factory import create_app
 from app.jobs.dependencies import app_job_queue
 from app.jobs.queue import speech_lane
-from app.speech.metrics import RTF_WINDOW
+from app.speech.figures import RTF_WINDOW
 from app.speech.models import Recording
 from app.storage.base import utcnow
 from tests.helpers.demos import demo_settings_for

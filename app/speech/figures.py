@@ -1,7 +1,7 @@
 """What /metrics says about recorded answers: recordings by status, those waiting on the queue, and
 how fast the last ones were transcribed against their length (the real-time factor).
 
-Read from the database when /metrics is asked, like the demo figures (app/demos/metrics.py), so
+Read from the database when /metrics is asked, like the demo figures (app/demos/figures.py), so
 every web replica reports the same; both reads are bounded (a GROUP BY on the status index, and
 the last RTF_WINDOW done recordings).
 """
