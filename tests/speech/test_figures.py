@@ -15,12 +15,12 @@ from app.speech.figures import RTF_WINDOW
 from app.speech.models import Recording
 from app.storage.base import utcnow
 from tests.helpers.demos import demo_settings_for
+from tests.helpers.metrics import scrape as complete_scrape
 from tests.helpers.recordings import store_recording
 
 
 def scrape(client: TestClient) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    response = client.get("/metrics")
-    assert response.status_code == 200
+    response = complete_scrape(client)
     return {
         (sample.name, tuple(sorted(sample.labels.items()))): sample.value
         for family in text_string_to_metric_families(response.text)

@@ -25,6 +25,7 @@ from app.settings import Settings
 from app.storage import migrations
 from tests.factories import OWNER_CARD
 from tests.helpers.clients import with_csrf
+from tests.helpers.metrics import scrape
 from tests.helpers.payloads import attempt_payload
 from tests.servers import free_port, start_server
 from tests.services import database_on, database_url, postgres, postgres_server, redis_server
@@ -141,8 +142,7 @@ def scraped(tmp_path: Path) -> Iterator[TestClient]:
 
 
 def _scrape(client: TestClient) -> Samples:
-    response = client.get("/metrics")
-    assert response.status_code == 200
+    response = scrape(client)
     assert response.headers["content-type"].startswith("text/plain")
     return _samples(response.text)
 
