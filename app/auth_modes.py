@@ -1,5 +1,5 @@
-"""The ways people sign in, declared once: settings validation, the CLI's messages and the
-settings table of docs/configuration.md read this table."""
+"""The ways people sign in, declared once: settings accept exactly these names, and the settings
+table of docs/configuration.md says each one in these words (tests/test_docs.py checks both)."""
 
 from dataclasses import dataclass
 from typing import Literal
@@ -11,21 +11,13 @@ AuthModeName = Literal["single", "accounts", "proxy"]
 class AuthMode:
     name: AuthModeName
     summary: str
-    # Whether the app shows its own sign-in page (single needs none; a proxy signs people in).
-    own_sign_in: bool
 
 
 AUTH_MODES: dict[str, AuthMode] = {
     mode.name: mode
     for mode in (
-        AuthMode(
-            "single", "one local user, no sign-in; for one person on their own machine", own_sign_in=False
-        ),
-        AuthMode(
-            "accounts",
-            "local accounts with passwords and invites, and OIDC sign-in when configured",
-            own_sign_in=True,
-        ),
-        AuthMode("proxy", "a reverse proxy signs people in and names them in a header", own_sign_in=False),
+        AuthMode("single", "one local user, no sign-in; for one person on their own machine"),
+        AuthMode("accounts", "local accounts with passwords and invites, and OIDC sign-in when configured"),
+        AuthMode("proxy", "a reverse proxy signs people in and names them in a header"),
     )
 }

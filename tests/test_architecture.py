@@ -386,3 +386,24 @@ def test_the_doc_describes_every_package() -> None:
     described = set(re.findall(r"^\*\*`app/([a-z_]+)/?`\*\*", doc, flags=re.MULTILINE))
     packages = {path.parent.name for path in APP.glob("*/__init__.py")}
     assert described == packages
+
+
+# What a worker's child process must not load: the database and queue its parent uses, the web, and
+# the other kind of child's library. Each is memory the child's limit counts.
+PARENT_ONLY = ("sqlalchemy", "huey", "redis", "psycopg", "fastapi", "starlette", "jinja2")
+
+
+@pytest.mark.parametrize(
+    ("child", "foreign"),
+    [("app.demos.child", ("faster_whisper", "av")), ("app.speech.child", ("tensorflow",))],
+)
+def test_a_worker_child_loads_only_its_own_side(child: str, foreign: tuple[str, ...]) -> None:
+    # A spawned child imports the runner (its entry point) and the module of its serve function.
+    script = (
+        f"import sys, app.worker.runner, {child}\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {set(PARENT_ONLY + foreign)!r}))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]", out.stderr

@@ -3,9 +3,11 @@ every `#anchor` to a heading of its file, and what the README must keep in view 
 away from it."""
 
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
+from app.auth_modes import AUTH_MODES, AuthModeName
 from tests.helpers.docs import DOCS, README, broken_links, doc_paths, links, slug
 
 pytestmark = pytest.mark.engine_agnostic
@@ -96,3 +98,13 @@ def test_a_broken_link_is_reported_and_nothing_else(tmp_path: Path) -> None:
         "README.md:12: ../elsewhere.md: ../elsewhere.md is outside the repository",
         "README.md:13: app/missing.py: app/missing.py does not exist",
     ]
+
+
+def test_the_settings_table_names_every_way_to_sign_in_as_declared() -> None:
+    row = next(
+        line
+        for line in (DOCS / "configuration.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("| `AUTH_MODE` |")
+    )
+    assert set(get_args(AuthModeName)) == set(AUTH_MODES)
+    assert [mode.name for mode in AUTH_MODES.values() if f"`{mode.name}` ({mode.summary})" not in row] == []

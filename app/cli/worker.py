@@ -27,7 +27,7 @@ def worker(
 
     from app.cli.db import upgrade
     from app.logs import configure as configure_logging
-    from app.worker import Worker
+    from app.worker.consumer import Worker
 
     settings = get_settings()
     if settings.is_production:

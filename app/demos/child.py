@@ -6,13 +6,17 @@ once, then one preset after another; and the same presets run in this process fo
 worker does, to know its child) loads no TensorFlow.
 """
 
+from __future__ import annotations
+
 from collections.abc import Mapping
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.jobs.child_process import Child, Message, answer, failure, rebuild_error
-from app.jobs.executors import CancelFn, ProgressFn, Runner
+from app.jobs.child_process import CancelFn, Child, Message, ProgressFn, answer, failure, rebuild_error
 from app.presets import ParamError, PresetUnavailable, validate_params
+
+if TYPE_CHECKING:  # the child itself never loads the queue and the database the executors need
+    from app.jobs.executors import Runner
 
 
 def _reply(error: Exception) -> Message:

@@ -249,7 +249,7 @@ class VariantSetup:
 
 
 class Toolkit:
-    """What a variant's builder gets (presets.base.Kit); it notes what the builder used."""
+    """What a variant's builder gets (presets.declaration.Kit); it notes what the builder used."""
 
     def __init__(self, params: Mapping[str, int], *, options: tf.data.Options, device: str) -> None:
         self.tf = tf

@@ -3,7 +3,8 @@ assessing through the practice attempts (so the schedule, history and exports se
 the summary and the person's list of sessions."""
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
@@ -14,7 +15,7 @@ from sqlalchemy.orm import Session
 from app.accounts.service import lock_person
 from app.content.cards import Card, Entry
 from app.content.tiers import TIERS, Tier, default_answer_kind, sees
-from app.exceptions import Conflict, Invalid, NotFound, in_words
+from app.exceptions import Conflict, DomainError, Invalid, NotFound, in_words
 from app.interview.models import InterviewQuestion, InterviewSession
 from app.interview.schemas import WAYS, InterviewIn
 from app.practice import attempts, scheduling, suggestions
@@ -175,14 +176,31 @@ def settle(
 
 
 def _fresh(session: Session, interview: InterviewSession) -> None:
-    """Hold the person's lock, then read the session's questions again: another answer saved
-    since they were read is seen before this one is checked (on PostgreSQL, two requests at once)."""
+    """Hold the person's lock, then read the session and its questions again: another answer or
+    rating saved since they were read is seen before this one is checked (on PostgreSQL, two
+    requests at once)."""
     lock_person(session, interview.user_id)
+    session.scalars(
+        select(InterviewSession)
+        .where(InterviewSession.id == interview.id)
+        .execution_options(populate_existing=True)
+    ).one()
     session.scalars(
         select(InterviewQuestion)
         .where(InterviewQuestion.session_id == interview.id)
         .execution_options(populate_existing=True)
     ).all()
+
+
+@contextmanager
+def _refused_writes_nothing(session: Session) -> Iterator[None]:
+    """A refused answer or rating keeps nothing it set, and lets the person's lock go before the
+    page that says why is read."""
+    try:
+        yield
+    except DomainError:
+        session.rollback()
+        raise
 
 
 def _current(
@@ -312,18 +330,19 @@ def answer(
 ) -> Page:
     """Record the answer to the question at `position` as a practice attempt, linked to it; the
     page then shows it to assess, beside the suggestion recorded with it."""
-    _fresh(session, interview)
-    current = _current(interview, cards=cards, position=position, assessing=False)
-    question = current.question
-    if data.kind != answer_kind(interview, question) or data.follow_up != question.follow_up:
-        raise Invalid("kind", "the answer is not to the question this interview asks")
+    with _refused_writes_nothing(session):
+        _fresh(session, interview)
+        current = _current(interview, cards=cards, position=position, assessing=False)
+        question = current.question
+        if data.kind != answer_kind(interview, question) or data.follow_up != question.follow_up:
+            raise Invalid("kind", "the answer is not to the question this interview asks")
 
-    def link(attempt: Attempt) -> None:
-        question.attempt = attempt
+        def link(attempt: Attempt) -> None:
+            question.attempt = attempt
 
-    recorded = attempts.record(
-        session, card=current.card, user_id=interview.user_id, data=data, now=now, beside=link
-    )
+        recorded = attempts.record(
+            session, card=current.card, user_id=interview.user_id, data=data, now=now, beside=link
+        )
     return page(session, interview=interview, cards=cards, now=now, answered=recorded)
 
 
@@ -338,14 +357,15 @@ def assess(
 ) -> Page:
     """Rate the answer to the question at `position`; rating the last one finishes the session.
     The page then shows the next step, or the summary."""
-    _fresh(session, interview)
-    current = _current(interview, cards=cards, position=position, assessing=True)
-    attempt = current.question.attempt
-    assert attempt is not None  # an assessing step has its answer
-    attempts.check_against_card(current.card, data)
-    if not [q for q in interview.questions if q.position > position and _to_ask(q, cards)]:
-        interview.finished_at = now
-    attempts.assess(session, card=current.card, attempt=attempt, data=data)
+    with _refused_writes_nothing(session):
+        _fresh(session, interview)
+        current = _current(interview, cards=cards, position=position, assessing=True)
+        attempt = current.question.attempt
+        assert attempt is not None  # an assessing step has its answer
+        attempts.check_against_card(current.card, data)
+        if not [q for q in interview.questions if q.position > position and _to_ask(q, cards)]:
+            interview.finished_at = now
+        attempts.assess(session, card=current.card, attempt=attempt, data=data)
     return page(session, interview=interview, cards=cards, now=now)
 
 

@@ -17,6 +17,9 @@ from app.exceptions import DomainError
 from app.settings import Settings
 
 Message = tuple[Any, ...]
+# What a job's caller hands the runner: where progress goes, and whether to stop.
+ProgressFn = Callable[[dict[str, Any]], None]
+CancelFn = Callable[[], bool]
 
 
 class ChildError(DomainError):

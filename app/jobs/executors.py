@@ -13,14 +13,11 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from app.jobs.child_process import Child
+from app.jobs.child_process import CancelFn, Child, ProgressFn
 from app.jobs.queue import JobQueue
 from app.jobs.tasks import JobKind
 from app.settings import Settings
 from app.storage.database import Database
-
-ProgressFn = Callable[[dict[str, Any]], None]
-CancelFn = Callable[[], bool]
 
 
 class Executor(Protocol):

@@ -109,7 +109,10 @@ class TranscriptionExecutor:
             )
             return
         except ChildFailed as error:
-            log.error("recording %s: the speech process raised %s", recording_id, error.message)
+            # The page points at this log: the child's traceback where it sent one.
+            log.error(
+                "recording %s: the speech process raised %s", recording_id, error.detail or error.message
+            )
             self._fail(
                 recording_id,
                 "The speech model could not transcribe this recording; the worker's log has the details.",

@@ -11,7 +11,7 @@ One process holds:
 - ONE child process of each kind of job (runner.py, `ChildRunner`), with its library loaded once
   and reused between jobs; cancel, a time limit, the memory limit or a crash kill it and start a
   fresh one. Each domain supplies its child and the executor of its jobs (app/jobs/executors.py),
-  and executors.py lists them: demos a child with TensorFlow, which every worker needs
+  and supplies.py lists them: demos a child with TensorFlow, which every worker needs
   (app/demos/child.py, execution.py); speech, where faster-whisper is installed and the model
   loads, a child with the speech model, under a time limit per recording (app/speech/child.py,
   transcription.py; app/speech/recordings.py has the rules);
@@ -32,10 +32,6 @@ claimed; the runner child exits on its own when it finds its parent's end of the
 
 consumer.py is the process (start-up, the consumer loop, signals, stop), capabilities.py what it
 can take, heartbeat.py the heartbeat thread, runner.py the child processes, supervisor.py what
-keeps the worker `tiercards serve` starts alive.
+keeps the worker `tiercards serve` starts alive. This file imports none of them: a child process
+starts by importing runner.py, and must not load the worker's database and queue with it.
 """
-
-from app.worker.capabilities import guess_device
-from app.worker.consumer import Worker, pid_alive
-
-__all__ = ["Worker", "guess_device", "pid_alive"]

@@ -30,10 +30,16 @@ from typing import Any, Self
 import psutil
 
 from app import logs
-from app.jobs.child_process import Child, ChildCancelled, ChildCrashed, ChildError, ChildTimedOut
-from app.jobs.executors import CancelFn, ProgressFn
-
-Message = tuple[Any, ...]
+from app.jobs.child_process import (
+    CancelFn,
+    Child,
+    ChildCancelled,
+    ChildCrashed,
+    ChildError,
+    ChildTimedOut,
+    Message,
+    ProgressFn,
+)
 
 # How often the parent looks at should_cancel(), the deadline and the child's health.
 POLL_INTERVAL_S = 0.2

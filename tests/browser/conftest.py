@@ -26,7 +26,9 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture
 def fresh_url(tmp_path: Path) -> Iterator[str]:
-    """A server with an empty database of its own: every card is new, nobody has answered one."""
+    """A server with an empty database of its own: every card is new, nobody has answered one.
+    A test asks for it before `page`, so the page closes before its server stops (pytest tears
+    down in the reverse order): a page still polling a stopped server reports errors."""
     process, url = start_server(tmp_path, "--no-worker")
     yield url
     stop(process)
@@ -72,3 +74,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     """The whole site as a team sees it (tests.helpers.browser.running_site)."""
     with running_site(tmp_path_factory.mktemp("site-data")) as site:
         yield site
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that opens `page` on `fresh_url` asks for the server first (see `fresh_url`)."""
+    for item in items:
+        names = list(getattr(item, "fixturenames", ()))
+        if {"page", "fresh_url"} <= set(names) and names.index("page") < names.index("fresh_url"):
+            raise pytest.UsageError(f"{item.nodeid}: ask for fresh_url before page")

@@ -120,7 +120,7 @@ def test_the_card_flow_from_the_keyboard_alone(page: Page, base_url: str) -> Non
     assert count <= MOST_KEYS, f"{count} keys: {' '.join(keys.presses)}"
 
 
-def test_the_answer_box_is_one_tab_away_and_keys_submit_and_rate(page: Page, fresh_url: str) -> None:
+def test_the_answer_box_is_one_tab_away_and_keys_submit_and_rate(fresh_url: str, page: Page) -> None:
     page.goto(f"{fresh_url}/cards/{OWNER_CARD}?tier=middle")
     keys = Keyboard(page)
     keys.press("Tab")
@@ -154,7 +154,7 @@ def test_the_answer_box_is_one_tab_away_and_keys_submit_and_rate(page: Page, fre
     assert stored["solid"]["text"].endswith("compute. 3")
 
 
-def test_follow_ups_and_the_quiz_wait_for_the_answer(page: Page, fresh_url: str) -> None:
+def test_follow_ups_and_the_quiz_wait_for_the_answer(fresh_url: str, page: Page) -> None:
     url = f"{fresh_url}/cards/{OWNER_CARD}?tier=middle"
     page.goto(url)
     expect(page.locator("#quiz input[name=choices]").first).to_be_attached()

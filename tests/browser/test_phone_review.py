@@ -80,7 +80,7 @@ def test_the_card_page_after_answering_on_a_phone(browser: Browser, fresh_url: s
         expect(page.locator("#answer-panel .saved")).to_contain_text("rated good")
 
 
-def test_on_a_laptop_the_long_parts_stay_open(page: Page, fresh_url: str) -> None:
+def test_on_a_laptop_the_long_parts_stay_open(fresh_url: str, page: Page) -> None:
     page.goto(f"{fresh_url}/cards/{OWNER_CARD}?tier=middle")
     page.get_by_role("button", name="Reveal without answering").click()
     answer = page.locator("#answer-panel .model-answer")

@@ -14,7 +14,7 @@ CARD = "tf-data-prefetch-last"
 
 
 def test_switch_tiers_without_reload_and_screenshot_each(
-    page: Page, fresh_url: str, screenshot_dir: Path
+    fresh_url: str, page: Page, screenshot_dir: Path
 ) -> None:
     # A site of its own: whether the spoilers start open depends on this person's history.
     page.goto(f"{fresh_url}/cards/{CARD}")

@@ -4,7 +4,7 @@ import httpx
 from playwright.sync_api import Page, expect
 
 
-def test_space_reveals_and_a_digit_rates_then_the_next_card_comes(page: Page, fresh_url: str) -> None:
+def test_space_reveals_and_a_digit_rates_then_the_next_card_comes(fresh_url: str, page: Page) -> None:
     page.goto(f"{fresh_url}/practice")
     heading = page.locator("#practice-card-heading")
     first_title = heading.inner_text()

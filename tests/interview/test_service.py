@@ -121,3 +121,28 @@ def test_an_answer_checked_against_a_step_answered_meanwhile_is_refused(app: Fas
         assert "not the one this interview is at" in refused.value.message
     with app.state.db.read_sessions() as session:
         assert session.scalar(select(func.count()).select_from(Attempt)) == 1
+
+
+def test_a_last_rating_sent_twice_keeps_when_the_first_finished_the_session(app: FastAPI) -> None:
+    session_id = begin(app, tier="junior", cards=CARDS[:1])
+    data = AttemptIn(tier="junior", kind="basics", text="an answer", seconds=5.0)
+    with app.state.db.write_sessions() as session:
+        interview = service.own_session(session, user_id=LOCAL_USER_ID, session_id=session_id)
+        service.answer(session, interview=interview, cards=DECK, position=0, data=data, now=utcnow())
+    rating = Assessment(rating="good", points=[])
+    finished_at = utcnow() - timedelta(minutes=5)
+    with app.state.db.write_sessions() as late:
+        # The late request read the session before the first rating finished it.
+        stale = service.own_session(late, user_id=LOCAL_USER_ID, session_id=session_id)
+        late.commit()
+        with app.state.db.write_sessions() as first:
+            interview = service.own_session(first, user_id=LOCAL_USER_ID, session_id=session_id)
+            service.assess(first, interview=interview, cards=DECK, position=0, data=rating, now=finished_at)
+        with pytest.raises(Conflict):
+            service.assess(late, interview=stale, cards=DECK, position=0, data=rating, now=utcnow())
+        # The refused form's page shows the session as it now stands, and writes nothing.
+        shown = service.page(late, interview=stale, cards=DECK, now=utcnow())
+        assert shown.step is None
+    with app.state.db.read_sessions() as session:
+        stored = service.own_session(session, user_id=LOCAL_USER_ID, session_id=session_id)
+        assert stored.finished_at == finished_at

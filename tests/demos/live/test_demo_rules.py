@@ -17,7 +17,7 @@ from app.demos import claims
 from app.demos.models import DemoRun, WorkerBeat
 from app.presets import PRESETS
 from app.storage.base import utcnow
-from app.worker import pid_alive
+from app.worker.consumer import pid_alive
 from tests.factories import DECK
 from tests.helpers.demos import HEARTBEAT_TIMEOUT_S, SMALL, beat_row, submit
 from tests.helpers.payloads import demo_run_payload
