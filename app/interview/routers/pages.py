@@ -202,12 +202,10 @@ def answer_question(
         page = service.answer(
             session, interview=interview, cards=cards, position=position, data=data, now=now
         )
-    except Conflict as error:
-        return _stale(
-            request, page=service.page(session, interview=interview, cards=cards, now=now), error=error
-        )
-    except (ValidationError, Invalid) as error:
+    except (Conflict, ValidationError, Invalid) as error:
         page = service.page(session, interview=interview, cards=cards, now=now)
+        if isinstance(error, Conflict):
+            return _stale(request, page=page, error=error)
         return answer.refused(
             "interview_session.html",
             fragment="_interview_step.html",
@@ -244,12 +242,10 @@ def assess_answer(
         page = service.assess(
             session, interview=interview, cards=cards, position=position, data=data, now=now
         )
-    except Conflict as error:
-        return _stale(
-            request, page=service.page(session, interview=interview, cards=cards, now=now), error=error
-        )
-    except (ValidationError, Invalid) as error:
+    except (Conflict, ValidationError, Invalid) as error:
         page = service.page(session, interview=interview, cards=cards, now=now)
+        if isinstance(error, Conflict):
+            return _stale(request, page=page, error=error)
         # Their ticks, not the suggestion's.
         kept = [str(point) for point in form.getlist("points")]
         return _page(request, page, 422, errors=rating_messages(error, RATING_CHOICE), kept_ticks=kept)
