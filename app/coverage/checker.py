@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 
 from app.content.cards import Card, item_key
 from app.coverage.methods import Lexical, Unit, claims_nothing, denies, sentences, units, whole_sentences
+from app.coverage.polarity import contradicts
 
 METHOD = "lexical"
 
@@ -28,6 +29,7 @@ class Tuning:
     pitfall_threshold: float = 0.317
     pitfall_margin: float = 0.0
     skip_denials: bool = False
+    polarity: bool = True
 
 
 TUNED = Tuning()
@@ -39,12 +41,14 @@ class PointHit:
     covered: bool
     score: float
     evidence: Unit | None  # the answer's best stretch for the point; shown when covered
+    sure: bool = True  # covered, and the method is sure of it; an unsure one is shown as such
 
 
 @dataclass(frozen=True)
 class PitfallHit:
     id: str
     evidence: Unit
+    sure: bool = True  # an unsure one reads "check this", not "you said"
 
 
 @dataclass(frozen=True)
@@ -78,21 +82,31 @@ class Checker:
         found = units(text)
         if not found:
             return Coverage(tuple(PointHit(t.id, False, 0.0, None) for t in self._targets), ())
-        scores = self._lexical.similarity(
-            [unit.text for unit in found], self._references + [title for _, title in self._pitfalls]
-        )
+        references = self._references + [title for _, title in self._pitfalls]
+        scores = self._lexical.similarity([unit.text for unit in found], references)
         by_target, against_pitfalls = [], []
-        for row in scores:
+        for unit, row in zip(found, scores, strict=True):
             at, best = 0, []
             for target in self._targets:
-                best.append(max(row[at : at + len(target.references)]))
+                column = max(range(at, at + len(target.references)), key=row.__getitem__)
+                best.append(self._unless_contradicted(unit, references[column], row[column]))
                 at += len(target.references)
             by_target.append(best)
-            against_pitfalls.append(row[at:])
+            against_pitfalls.append(
+                [self._unless_contradicted(unit, references[at + i], row[at + i]) for i in range(len(self._pitfalls))]
+            )
         return Coverage(
             self._points(found, by_target=by_target, against_pitfalls=against_pitfalls),
             self._asserted(found, by_target=by_target, against_pitfalls=against_pitfalls),
         )
+
+    def _unless_contradicted(self, unit: Unit, reference: str, score: float) -> float:
+        """The score, or none when the stretch says the reference's opposite: it denies what the
+        reference claims, or puts its relation the other way round."""
+        if self._tuning.polarity and score >= self._tuning.threshold:
+            if contradicts(unit.text, reference, self._lexical.stem_weight):
+                return 0.0
+        return score
 
     def _points(
         self, found: list[Unit], *, by_target: list[list[float]], against_pitfalls: list[list[float]]

@@ -134,7 +134,10 @@ class Lexical:
         self._unseen = math.log(len(documents) + 1) + 1
 
     def weight(self, word: str) -> float:
-        return self._idf.get(stem(word), self._unseen)
+        return self.stem_weight(stem(word))
+
+    def stem_weight(self, stemmed: str) -> float:
+        return self._idf.get(stemmed, self._unseen)
 
     def _vector(self, text: str) -> dict[str, float]:
         vector = {word: n * self._idf.get(word, self._unseen) for word, n in Counter(stems(text)).items()}
