@@ -17,9 +17,21 @@ from tests.factories import DECK, OWNER_CARD
 pytestmark = pytest.mark.engine_agnostic
 
 TIERS = ("junior", "middle", "senior", "principal")
-STYLES = ("complete", "partial", "paraphrase", "keyword-stuffed", "misconception", "rambling", "transcript")
+# The harder styles of blind/README.md: answers written and labelled from the cards and the rules alone.
+HARD_STYLES = ("keyword-salad", "negation", "reversed", "pitfall-echo", "follow-up")
+STYLES = (
+    "complete",
+    "partial",
+    "paraphrase",
+    "keyword-stuffed",
+    "misconception",
+    "rambling",
+    "transcript",
+    *HARD_STYLES,
+)
 FIELDS = {"id", "tier", "style", "text", "covers", "asserts"}
-OPTIONAL = {"note"}
+# `follow_up` and `claims` belong to follow-up answers, `of_style` to a transcript spoken in another style.
+OPTIONAL = {"note", "follow_up", "claims", "of_style"}
 MIN_CARDS, MIN_ANSWERS, MIN_PER_CARD = 7, 180, 20
 MIN_POINT_COVERED, MIN_POINT_UNCOVERED, MIN_PITFALL_ASSERTED, MIN_TRANSCRIPTS = 4, 8, 2, 25
 # What a speech recogniser's raw output looks like: no sentence marks, no code marks.
@@ -39,6 +51,11 @@ def _labelled() -> dict[str, list[dict[str, Any]]]:
 
 def _answers() -> list[tuple[Card, dict[str, Any]]]:
     return [(DECK[card_id], answer) for card_id, answers in _labelled().items() for answer in answers]
+
+
+def _style(answer: dict[str, Any]) -> str:
+    """The style an answer is labelled by: a transcript's spoken style when it names one."""
+    return answer.get("of_style") or answer["style"]
 
 
 def _stems(text: str) -> set[str]:
@@ -64,6 +81,16 @@ def test_every_answer_has_the_fields_and_values_of_the_format() -> None:
         assert re.fullmatch(rf"{re.escape(card.id)}-\d{{2}}", answer["id"]), name
         assert answer["tier"] in TIERS, name
         assert answer["style"] in STYLES, name
+        if "of_style" in answer:
+            assert answer["style"] == "transcript", f"{name}: only a transcript is spoken in another style"
+            assert answer["of_style"] in STYLES and answer["of_style"] != "transcript", name
+        follow_up_fields = {"follow_up", "claims"} & answer.keys()
+        if _style(answer) == "follow-up":
+            assert follow_up_fields == {"follow_up", "claims"}, (
+                f"{name}: a follow-up answer names its follow-up and claims"
+            )
+        else:
+            assert not follow_up_fields, f"{name}: follow_up and claims belong to follow-up answers"
         assert answer["text"].strip(), name
         assert isinstance(answer["covers"], list) and isinstance(answer["asserts"], list), name
         assert len(set(answer["covers"])) == len(answer["covers"]), f"{name} covers a point twice"
@@ -104,7 +131,8 @@ def test_the_set_is_big_enough_and_includes_the_owners_card() -> None:
 @pytest.mark.parametrize("card_id", sorted(_labelled()))
 def test_each_card_has_every_style_and_labels_each_point_and_pitfall_often_enough(card_id: str) -> None:
     card, answers = DECK[card_id], _labelled()[card_id]
-    styles = Counter(answer["style"] for answer in answers)
+    # A transcript counts under its own style and under the style it is spoken in.
+    styles = Counter(style for answer in answers for style in {answer["style"], _style(answer)})
     covered = Counter(key for answer in answers for key in answer["covers"])
     asserted = Counter(key for answer in answers for key in answer["asserts"])
     assert [style for style in STYLES if not styles[style]] == []
@@ -119,7 +147,7 @@ def test_each_card_has_every_style_and_labels_each_point_and_pitfall_often_enoug
 def test_each_style_is_labelled_the_way_the_readme_defines_it() -> None:
     wrong = []
     for card, answer in _answers():
-        style, covers, asserts = answer["style"], set(answer["covers"]), answer["asserts"]
+        style, covers, asserts = _style(answer), set(answer["covers"]), answer["asserts"]
         if style == "complete" and (covers != set(card.point_ids) or asserts):
             wrong.append(f"{answer['id']}: a complete answer covers every point and asserts no pitfall")
         if style == "partial" and not 0 < len(covers) < len(card.points):
@@ -130,7 +158,40 @@ def test_each_style_is_labelled_the_way_the_readme_defines_it() -> None:
             wrong.append(f"{answer['id']}: a {style} answer carries at least one label")
         if style == "misconception" and not asserts:
             wrong.append(f"{answer['id']}: a misconception asserts a pitfall")
+        if style == "keyword-salad" and covers:
+            wrong.append(f"{answer['id']}: a keyword salad covers no point")
+        if style == "pitfall-echo" and asserts:
+            wrong.append(f"{answer['id']}: a pitfall echo asserts no pitfall")
+        if style in HARD_STYLES and not answer.get("note", "").strip():
+            wrong.append(f"{answer['id']}: a {style} answer says in its note why it is labelled as it is")
     assert wrong == []
+
+
+def test_follow_up_answers_name_a_follow_up_of_their_card_and_what_they_claim_of_it() -> None:
+    wrong = [
+        answer["id"]
+        for card, answer in _answers()
+        if _style(answer) == "follow-up"
+        and not (
+            isinstance(answer["follow_up"], int)
+            and 0 <= answer["follow_up"] < len(card.follow_ups)
+            and isinstance(answer["claims"], list)
+            and answer["claims"]
+            and all(isinstance(claim, str) and claim.strip() for claim in answer["claims"])
+        )
+    ]
+    assert wrong == []
+
+
+def test_keyword_salads_name_the_terms_of_several_points() -> None:
+    # A salad names the card's distinctive terms; one that names few is only a vague answer.
+    thin = [
+        answer["id"]
+        for card, answer in _answers()
+        if _style(answer) == "keyword-salad"
+        and sum(bool(_stems(point.plain) & _stems(answer["text"])) for point in card.points) < 3
+    ]
+    assert thin == []
 
 
 def test_paraphrases_share_no_distinctive_word_with_the_points_they_cover() -> None:
