@@ -10,13 +10,14 @@ from pydantic import ValidationError
 from app.content.cards import Card
 from app.content.catalogue import load
 from app.content.tiers import TIERS, parse_tier
+from app.coverage.checker import pitfall_lead, point_verdict
 from app.coverage.schemas import CoverageIn, CoverageOut
 from app.coverage.service import coverage_document
 from app.exceptions import in_words
 from app.settings import get_settings
 
-# Wide enough for "not covered", so every point's text starts in the same column.
-LABEL = 13
+# Wide enough for "maybe covered", so every point's text starts in the same column.
+LABEL = 15
 
 
 def coverage_text(doc: CoverageOut, card: Card) -> str:
@@ -26,11 +27,12 @@ def coverage_text(doc: CoverageOut, card: Card) -> str:
     pitfalls = {entry.key: entry.title.plain for entry in card.pitfalls}
     lines = []
     for point in doc.points:
-        lines.append(f"{'covered' if point.covered else 'not covered':<{LABEL}}{points[point.id]}")
+        lines.append(f"{point_verdict(point.covered, point.sure):<{LABEL}}{points[point.id]}")
         if point.covered and point.evidence:
             lines.append(f"{'':<{LABEL}}“{point.evidence}”")
     for pitfall in doc.pitfalls:
-        lines += [f"{'asserted':<{LABEL}}{pitfalls[pitfall.id]}", f"{'':<{LABEL}}“{pitfall.evidence}”"]
+        lead = pitfall_lead(pitfall.sure)
+        lines += [f"{'pitfall':<{LABEL}}{pitfalls[pitfall.id]}", f"{'':<{LABEL}}{lead} “{pitfall.evidence}”"]
     if not doc.pitfalls:
         lines.append(f"{'':<{LABEL}}no pitfall asserted")
     trust = [doc.measured.sentence] + ([doc.measured.pitfall_sentence] if doc.pitfalls else [])

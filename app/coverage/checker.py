@@ -21,18 +21,36 @@ class Tuning:
     run of terms), scores at least `threshold` on it and at least `margin` more than on the
     card's closest pitfall; it asserts a pitfall when it scores at least `pitfall_threshold` on
     it and `pitfall_margin` more than on the closest point, and (`skip_denials`) does not deny
-    what it says unless the pitfall's own heading is a denial."""
+    what it says unless the pitfall's own heading is a denial. With `polarity`, a sentence that
+    says a point's or a pitfall's opposite (app/coverage/polarity.py) scores nothing on it. A
+    covered point is sure from `sure` on (precision 0.93 on the tuning cards); a pitfall found
+    by words alone never is (about 0.6 there): it reads "check this"."""
 
     expansion: int = 0
-    threshold: float = 0.169
-    margin: float = 0.10
+    threshold: float = 0.173
+    margin: float = 0.15
     pitfall_threshold: float = 0.317
     pitfall_margin: float = 0.0
     skip_denials: bool = False
     polarity: bool = True
+    sure: float = 0.35
 
 
 TUNED = Tuning()
+
+
+# What a person reads for a point and for a pitfall, however the checker's suggestion reaches
+# them (the pages, the CLI): how sure it is, in words.
+COVERED, MAYBE, NOT_FOUND = "covered", "maybe covered", "not found"
+
+
+def point_verdict(covered: bool, sure: bool) -> str:
+    return (COVERED if sure else MAYBE) if covered else NOT_FOUND
+
+
+def pitfall_lead(sure: bool) -> str:
+    """The words before the evidence of a pitfall found in an answer."""
+    return "You said" if sure else "Check this:"
 
 
 @dataclass(frozen=True)
@@ -41,14 +59,14 @@ class PointHit:
     covered: bool
     score: float
     evidence: Unit | None  # the answer's best stretch for the point; shown when covered
-    sure: bool = True  # covered, and the method is sure of it; an unsure one is shown as such
+    sure: bool = True  # covered, and the method is sure of it (`point_verdict`)
 
 
 @dataclass(frozen=True)
 class PitfallHit:
     id: str
     evidence: Unit
-    sure: bool = True  # an unsure one reads "check this", not "you said"
+    sure: bool = True  # (`pitfall_lead`)
 
 
 @dataclass(frozen=True)
@@ -93,7 +111,10 @@ class Checker:
                 at += len(target.references)
             by_target.append(best)
             against_pitfalls.append(
-                [self._unless_contradicted(unit, references[at + i], row[at + i]) for i in range(len(self._pitfalls))]
+                [
+                    self._unless_contradicted(unit, references[at + i], row[at + i])
+                    for i in range(len(self._pitfalls))
+                ]
             )
         return Coverage(
             self._points(found, by_target=by_target, against_pitfalls=against_pitfalls),
@@ -103,10 +124,8 @@ class Checker:
     def _unless_contradicted(self, unit: Unit, reference: str, score: float) -> float:
         """The score, or none when the stretch says the reference's opposite: it denies what the
         reference claims, or puts its relation the other way round."""
-        if self._tuning.polarity and score >= self._tuning.threshold:
-            if contradicts(unit.text, reference, self._lexical.stem_weight):
-                return 0.0
-        return score
+        worth_asking = self._tuning.polarity and score >= self._tuning.threshold
+        return 0.0 if worth_asking and contradicts(unit.text, reference, self._lexical.stem_weight) else score
 
     def _points(
         self, found: list[Unit], *, by_target: list[list[float]], against_pitfalls: list[list[float]]
@@ -122,7 +141,8 @@ class Checker:
                     best = (scores[column], unit)
             score, evidence = best
             covered = evidence is not None and score >= self._tuning.threshold
-            hits.append(PointHit(target.id, covered, round(score, 3), evidence))
+            sure = covered and score >= self._tuning.sure
+            hits.append(PointHit(target.id, covered, round(score, 3), evidence, sure=sure))
         return tuple(hits)
 
     def _asserted(
@@ -142,7 +162,7 @@ class Checker:
                 if score - point >= self._tuning.pitfall_margin and score >= best[0]:
                     best = (score, unit)
             if best[1] is not None:
-                hits.append(PitfallHit(key, best[1]))
+                hits.append(PitfallHit(key, best[1], sure=False))
         return tuple(hits)
 
 

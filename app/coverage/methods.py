@@ -64,27 +64,63 @@ class Unit:
 
 
 def units(text: str) -> list[Unit]:
-    """The answer's sentences, a long one (or a transcript, which has no marks) as overlapping
-    windows of WINDOW words, half a window apart, so a claim across one window's edge is whole in
-    the next. A window of a sentence a reader takes in at once (SHOWN_WHOLE words) stands for the
-    whole sentence as evidence; in a longer one, for its own words."""
+    """The answer's sentences, each scored whole when short (2 * WINDOW words). A longer one (or a
+    transcript, which has no marks) is cut into its clauses (`_clauses`), a clause that still runs
+    on into overlapping windows of WINDOW words, half a window apart, each scored alone. What a
+    stretch shows as evidence is its whole sentence when a reader takes that in at once
+    (SHOWN_WHOLE words), else its whole clause, else (a clause that runs on) its window."""
     found: list[Unit] = []
     bounds = [0, *(at for match in SENTENCE_END.finditer(text) for at in match.span()), len(text)]
     for begin, end in zip(bounds[::2], bounds[1::2], strict=True):
         said = [(match.start() + begin, match.end() + begin) for match in WORD.finditer(text[begin:end])]
-        if not said:
-            continue
         if len(said) <= 2 * WINDOW:
-            spans = [(said[0][0], said[-1][1])]
+            spans = [(0, len(said), 0, len(said))] if said else []
         else:
-            step = WINDOW // 2
+            whole = (0, len(said)) if len(said) <= SHOWN_WHOLE else None
             spans = [
-                (said[first][0], said[min(first + WINDOW, len(said)) - 1][1])
-                for first in range(0, len(said) - step, step)
+                (a, b, *(whole or (c, d))) for part in _clauses(text, said) for a, b, c, d in _windows(*part)
             ]
-        sentence = (said[0][0], said[-1][1]) if len(said) <= SHOWN_WHOLE else None
-        found += [Unit(" ".join(text[a:b].replace("`", "").split()), *(sentence or (a, b))) for a, b in spans]
+        found += [
+            Unit(
+                " ".join(text[said[a][0] : said[b - 1][1]].replace("`", "").split()),
+                said[c][0],
+                said[d - 1][1],
+            )
+            for a, b, c, d in spans
+        ]
     return found
+
+
+# The words people begin a new thought with, where speech without marks has a clause break.
+CLAUSE_WORDS = frozenset(
+    {"so", "but", "because", "um", "uh", "erm", "okay", "anyway", "well", "basically", "whereas"}
+)
+
+
+def _clauses(text: str, said: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The word ranges of a long sentence's clauses: a clause ends at a comma or a semicolon, or
+    before a word a new thought starts with; one of fewer than 4 words joins the next."""
+    parts, start = [], 0
+    for at in range(1, len(said) + 1):
+        ends = at == len(said) or text[said[at - 1][0] : said[at - 1][1]].endswith((",", ";"))
+        ends = ends or text[said[at][0] : said[at][1]].lower() in CLAUSE_WORDS
+        if ends and (at - start >= 4 or at == len(said)):
+            parts.append((start, at))
+            start = at
+    return parts
+
+
+def _windows(first: int, last: int) -> list[tuple[int, int, int, int]]:
+    """(scored from, to, shown from, to) for the words first..last: whole when short, else in
+    windows, each shown as the whole clause when a reader takes it in at once."""
+    if last - first <= 2 * WINDOW:
+        return [(first, last, first, last)]
+    step = WINDOW // 2
+    shown = (first, last) if last - first <= SHOWN_WHOLE else None
+    return [
+        (at, min(at + WINDOW, last), *(shown or (at, min(at + WINDOW, last))))
+        for at in range(first, last - step, step)
+    ]
 
 
 def sentences(text: str) -> list[str]:

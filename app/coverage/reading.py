@@ -104,8 +104,9 @@ def answer(
     return Coverage(tuple(points), tuple(pitfalls), method=METHOD)
 
 
-def _best(found: list[Unit], rows: Sequence[Sequence[Sequence[float]]], columns: range) -> tuple[float, Unit] | None:
+def _best(
+    found: list[Unit], rows: Sequence[Sequence[Sequence[float]]], columns: range
+) -> tuple[float, Unit] | None:
     """The sentence most surely entailing any of the claim's texts, with that probability."""
     scored = [(rows[at][column][ENTAIL], unit) for at, unit in enumerate(found) for column in columns]
     return max(scored, key=lambda pair: pair[0], default=None)
-

@@ -28,6 +28,7 @@ class CoverageIn(BaseModel):
 class PointOut(BaseModel):
     id: str = Field(description="the answer point's id, as attempts store it")
     covered: bool = Field(description="suggested as covered: the person's own ticks decide")
+    sure: bool = Field(description="covered and the checker is sure of it; false reads 'maybe covered'")
     score: float = Field(description="the answer's best stretch's lexical score on the point, 0 to 1")
     evidence: str | None = Field(description="that stretch of the answer as written; null when none")
 
@@ -35,6 +36,7 @@ class PointOut(BaseModel):
 class PitfallOut(BaseModel):
     id: str = Field(description="the pitfall's id, as the card's quiz names it without its 'p-'")
     evidence: str = Field(description="the stretch of the answer that asserts it, as written")
+    sure: bool = Field(description="the checker is sure the answer asserts it; false reads 'check this'")
 
 
 class MeasuredOut(BaseModel):

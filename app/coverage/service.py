@@ -23,12 +23,16 @@ def coverage_document(card: Card, text: str) -> CoverageOut:
             PointOut(
                 id=hit.id,
                 covered=hit.covered,
+                sure=hit.covered and hit.sure,
                 score=hit.score,
                 evidence=hit.evidence and _written(text, hit.evidence),
             )
             for hit in found.points
         ],
-        pitfalls=[PitfallOut(id=hit.id, evidence=_written(text, hit.evidence)) for hit in found.pitfalls],
+        pitfalls=[
+            PitfallOut(id=hit.id, evidence=_written(text, hit.evidence), sure=hit.sure)
+            for hit in found.pitfalls
+        ],
         method=found.method,
         measured=MeasuredOut(
             **asdict(MEASURED), sentence=MEASURED.sentence(), pitfall_sentence=MEASURED.pitfall_sentence()

@@ -12,7 +12,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.content.cards import Card, Entry
-from app.coverage.checker import Coverage, check, check_follow_up, follow_up_targets
+from app.coverage.checker import (
+    Coverage,
+    check,
+    check_follow_up,
+    follow_up_targets,
+    pitfall_lead,
+    point_verdict,
+)
 from app.coverage.measured import MEASURED
 from app.practice.models import Attempt, AttemptCoverage
 
@@ -44,10 +51,10 @@ def add(session: Session, *, attempt: Attempt, coverage: Coverage) -> AttemptCov
         attempt_id=attempt.id,
         method=coverage.method,
         points=[
-            {"id": hit.id, "covered": hit.covered, "score": hit.score} | _span(hit.evidence)
+            {"id": hit.id, "covered": hit.covered, "sure": hit.sure, "score": hit.score} | _span(hit.evidence)
             for hit in coverage.points
         ],
-        pitfalls=[{"id": hit.id} | _span(hit.evidence) for hit in coverage.pitfalls],
+        pitfalls=[{"id": hit.id, "sure": hit.sure} | _span(hit.evidence) for hit in coverage.pitfalls],
     )
     session.add(row)
     if attempt.rating is not None:  # rated as it was sent (the API): assessed already
@@ -89,6 +96,11 @@ class PointShown:
     is_markup: bool
     covered: bool
     evidence: str | None
+    sure: bool
+
+    @property
+    def verdict(self) -> str:
+        return point_verdict(self.covered, self.sure)
 
 
 @dataclass(frozen=True)
@@ -96,6 +108,11 @@ class PitfallShown:
     number: int  # its position on the card, from 1
     entry: Entry
     evidence: str
+    sure: bool
+
+    @property
+    def lead(self) -> str:
+        return pitfall_lead(self.sure)
 
 
 @dataclass(frozen=True)
@@ -103,7 +120,7 @@ class Suggestion:
     stretches: tuple[Stretch, ...]  # the answer, its evidence marked
     points: tuple[PointShown, ...]
     pitfalls: tuple[PitfallShown, ...]
-    covered: frozenset[str]  # the point ids it suggests ticking
+    covered: frozenset[str]  # the point ids it suggests ticking: those it is sure of
     follow_up: bool
     measured: str
     pitfalls_measured: str
@@ -136,6 +153,12 @@ def marked(text: str, spans: Iterable[tuple[int, int]]) -> tuple[Stretch, ...]:
     return tuple(stretches)
 
 
+def _sure(item: dict[str, Any]) -> bool:
+    """Whether the checker was sure of a stored point or pitfall; rows stored before it said so
+    were read as sure."""
+    return item.get("sure", True) is not False
+
+
 def _targets(card: Card, attempt: Attempt) -> dict[str, tuple[str, bool]]:
     """Each point id the card still has: its text, and whether that text is markup."""
     if attempt.kind == "follow-up":
@@ -164,8 +187,9 @@ def as_shown(row: AttemptCoverage, *, card: Card, attempt: Attempt) -> Suggestio
         html, is_markup = targets[item["id"]]
         span = _evidence(text, item) if item.get("covered") else None
         spans += [span] if span else []
+        covered = bool(item.get("covered"))
         points.append(
-            PointShown(html, is_markup, bool(item.get("covered")), text[span[0] : span[1]] if span else None)
+            PointShown(html, is_markup, covered, text[span[0] : span[1]] if span else None, _sure(item))
         )
     numbers = {entry.key: (n, entry) for n, entry in enumerate(card.pitfalls, start=1)}
     pitfalls = []
@@ -174,13 +198,15 @@ def as_shown(row: AttemptCoverage, *, card: Card, attempt: Attempt) -> Suggestio
         if item.get("id") in numbers and span:
             spans.append(span)
             number, entry = numbers[item["id"]]
-            pitfalls.append(PitfallShown(number, entry, text[span[0] : span[1]]))
+            pitfalls.append(PitfallShown(number, entry, text[span[0] : span[1]], _sure(item)))
     return Suggestion(
         stretches=marked(text, spans),
         points=tuple(points),
         pitfalls=tuple(pitfalls),
         covered=frozenset(
-            item["id"] for item in row.points if item.get("covered") and item.get("id") in targets
+            item["id"]
+            for item in row.points
+            if item.get("covered") and _sure(item) and item.get("id") in targets
         ),
         follow_up=attempt.kind == "follow-up",
         measured=MEASURED.sentence(),

@@ -90,11 +90,14 @@ class _Stretch(_Strict):
 class SuggestedPointDoc(_Stretch):
     id: ItemId
     covered: bool
+    # Files from before the checker said how sure it was read as sure, as the pages read them.
+    sure: bool = True
     score: float = Field(ge=0, le=1)
 
 
 class SuggestedPitfallDoc(_Stretch):
     id: ItemId
+    sure: bool = True
     start: Count
     end: Count
 

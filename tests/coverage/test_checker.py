@@ -2,12 +2,14 @@
 the stretch of the answer, as written, that shows each."""
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
-from app.content.cards import Point
+from app.content.cards import Card, Point
+from app.content.parser import parse_source
 from app.coverage.checker import check, check_follow_up, follow_up_targets, uncovered_by_model_answer
-from tests.factories import DECK, OWNER_CARD
+from tests.factories import DECK, OWNER_CARD, card_text
 
 pytestmark = pytest.mark.engine_agnostic
 
@@ -122,4 +124,67 @@ def test_the_evidence_is_the_whole_sentence_unless_it_runs_on_past_what_a_reader
     )
     hit = {h.id: h for h in check(CARD, said).points}[KEYS[0]]
     assert hit.covered and hit.evidence is not None
+    # No mark and no word that starts a thought: the window the claim was found in.
+    assert said[hit.evidence.start : hit.evidence.end].endswith(
+        "and prefetch overlaps producing with consuming"
+    )
     assert len(said[hit.evidence.start : hit.evidence.end].split()) <= 12
+
+
+def test_in_speech_without_marks_the_evidence_is_the_clause_around_the_claim_never_cut_mid_word() -> None:
+    said = (
+        "um so the pipeline reads files and decodes them and then it batches them so prefetch overlaps "
+        "producing the next batch with the model consuming this one and that hides the input time but "
+        "you know a bigger buffer wont fix a slow pipeline"
+    )
+    hit = {h.id: h for h in check(CARD, said).points}[KEYS[0]]
+    assert hit.covered and hit.evidence is not None
+    shown = said[hit.evidence.start : hit.evidence.end]
+    assert shown.startswith("so prefetch overlaps producing the next batch with the model consuming this one")
+    assert shown.endswith("input time") and " but " not in shown
+
+
+def _batching_card() -> Card:
+    """A card whose two points differ only in the order of the same two calls."""
+    text = card_text(
+        "batch-repeat",
+        **{
+            "1. The first point a good answer makes\n2. The second point": (
+                "1. repeat before batch makes batches cross epoch boundaries\n"
+                "2. batch before repeat gives a short final batch each epoch"
+            ),
+            "The ~20 second answer.": (
+                "Call `repeat` before `batch` and batches cross epoch boundaries; call `batch` before "
+                "`repeat` and every epoch ends with a short final batch."
+            ),
+        },
+    )
+    return parse_source(text, Path("batch-repeat.md"))
+
+
+def test_a_relation_said_backwards_covers_neither_point_and_said_right_covers_both() -> None:
+    card = _batching_card()
+    backwards = (
+        "batch before repeat makes batches cross epoch boundaries, and repeat before batch gives a short "
+        "final batch"
+    )
+    assert check(card, backwards).covered == []
+    right = (
+        "repeat before batch makes batches cross epoch boundaries, and batch before repeat gives a short "
+        "final batch"
+    )
+    assert check(card, right).covered == list(card.point_ids)
+
+
+def test_a_point_denied_in_its_own_words_is_not_covered() -> None:
+    said = "Prefetch does not overlap producing with consuming."
+    assert KEYS[0] not in check(CARD, said).covered
+    assert KEYS[0] in check(CARD, "Prefetch overlaps producing with consuming.").covered
+
+
+def test_a_sentence_rejecting_a_pitfall_does_not_assert_it() -> None:
+    rejected = "It is a myth that prefetch parallelizes map and file reads."
+    assert check(CARD, rejected).pitfalls == ()
+    assert [hit.id for hit in check(CARD, "Prefetch parallelizes map and file reads.").pitfalls] == [
+        CARD.pitfalls[0].key
+    ]

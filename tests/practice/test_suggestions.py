@@ -86,8 +86,9 @@ def test_the_card_page_marks_the_evidence_and_says_what_each_point_and_pitfall_i
         number = [entry.key for entry in CARD.pitfalls].index(hit.id) + 1
         entry = CARD.pitfalls[number - 1]
         said = ANSWER[hit.evidence.start : hit.evidence.end]
+        # Found by words alone, the checker is not sure of it, and says so.
         assert " ".join(item.get_text().split()).startswith(
-            f"You said “{said}”: pitfall {number}, “{entry.title.plain}”"
+            f"Check this: “{said}”: pitfall {number}, “{entry.title.plain}”"
         )
         assert entry.body.plain.split()[0] in text_of(item, ".why")
     assert MEASURED.pitfall_sentence() in text_of(soup, ".suggestions")
