@@ -5,7 +5,9 @@ from typing import Any
 
 from app import PROJECT_ROOT
 from app.accounts.models import LOCAL_USER_ID
+from app.content.cards import Card
 from app.content.catalogue import load
+from app.content.parser import parse_source
 from app.content.scaffold import new_card
 from app.practice.models import Attempt
 
@@ -50,3 +52,21 @@ def make_attempt(**overrides: Any) -> Attempt:
     }
     values.update(overrides)
     return Attempt(**values)
+
+
+def batching_card() -> Card:
+    """A card whose two points differ only in the order of the same two calls."""
+    text = card_text(
+        "batch-repeat",
+        **{
+            "1. The first point a good answer makes\n2. The second point": (
+                "1. repeat before batch makes batches cross epoch boundaries\n"
+                "2. batch before repeat gives a short final batch each epoch"
+            ),
+            "The ~20 second answer.": (
+                "Call `repeat` before `batch` and batches cross epoch boundaries; call `batch` before "
+                "`repeat` and every epoch ends with a short final batch."
+            ),
+        },
+    )
+    return parse_source(text, Path("batch-repeat.md"))

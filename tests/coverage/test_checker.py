@@ -2,14 +2,12 @@
 the stretch of the answer, as written, that shows each."""
 
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
-from app.content.cards import Card, Point
-from app.content.parser import parse_source
+from app.content.cards import Point
 from app.coverage.checker import check, check_follow_up, follow_up_targets, uncovered_by_model_answer
-from tests.factories import DECK, OWNER_CARD, card_text
+from tests.factories import DECK, OWNER_CARD, batching_card
 
 pytestmark = pytest.mark.engine_agnostic
 
@@ -144,26 +142,8 @@ def test_in_speech_without_marks_the_evidence_is_the_clause_around_the_claim_nev
     assert shown.endswith("input time") and " but " not in shown
 
 
-def _batching_card() -> Card:
-    """A card whose two points differ only in the order of the same two calls."""
-    text = card_text(
-        "batch-repeat",
-        **{
-            "1. The first point a good answer makes\n2. The second point": (
-                "1. repeat before batch makes batches cross epoch boundaries\n"
-                "2. batch before repeat gives a short final batch each epoch"
-            ),
-            "The ~20 second answer.": (
-                "Call `repeat` before `batch` and batches cross epoch boundaries; call `batch` before "
-                "`repeat` and every epoch ends with a short final batch."
-            ),
-        },
-    )
-    return parse_source(text, Path("batch-repeat.md"))
-
-
 def test_a_relation_said_backwards_covers_neither_point_and_said_right_covers_both() -> None:
-    card = _batching_card()
+    card = batching_card()
     backwards = (
         "batch before repeat makes batches cross epoch boundaries, and repeat before batch gives a short "
         "final batch"
