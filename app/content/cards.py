@@ -83,7 +83,13 @@ class Entry:
 
 def quiz_item_id(entry: Entry, costly: bool) -> str:
     """A pitfall's quiz id is "p-<key>" (saying it is costly), a true statement's "t-<key>"."""
-    return f"{'p' if costly else 't'}-{entry.key}"
+    return pitfall_id(entry.key) if costly else f"t-{entry.key}"
+
+
+def pitfall_id(key: str) -> str:
+    """The id a pitfall is named by outside the app (card API, coverage API, exports): its quiz id.
+    The coverage checker and the attempts' stored suggestions keep the bare key."""
+    return f"p-{key}"
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ each with its evidence as written, beside the figures it was measured at. Stores
 
 from dataclasses import asdict
 
-from app.content.cards import Card
+from app.content.cards import Card, pitfall_id
 from app.coverage.checker import check
 from app.coverage.measured import MEASURED
 from app.coverage.methods import Unit
@@ -28,7 +28,9 @@ def coverage_document(card: Card, text: str) -> CoverageOut:
             )
             for hit in found.points
         ],
-        pitfalls=[PitfallOut(id=hit.id, evidence=_written(text, hit.evidence)) for hit in found.pitfalls],
+        pitfalls=[
+            PitfallOut(id=pitfall_id(hit.id), evidence=_written(text, hit.evidence)) for hit in found.pitfalls
+        ],
         method=found.method,
         measured=MeasuredOut(
             **asdict(MEASURED), sentence=MEASURED.sentence(), pitfall_sentence=MEASURED.pitfall_sentence()
