@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from app.content.render import inline_html, inline_text, to_html, to_plain
+from app.content.render import inline_html, inline_text, plain_lines, to_html, to_plain
 from app.content.tiers import Tier
 
 
@@ -50,6 +50,11 @@ class Text:
     def plain(self) -> str:
         """A line without its markdown marks, for a browser tab's title or a sentence in a message."""
         return inline_text(self.markdown)
+
+    @cached_property
+    def lines(self) -> str:
+        """Block markdown as plain text, a line per paragraph or list item (marked "- ")."""
+        return plain_lines(self.markdown)
 
     @cached_property
     def key(self) -> str:

@@ -150,9 +150,9 @@ def point_targets(card: Card, tuning: Tuning = TUNED) -> list[Target]:
 
 
 def follow_up_targets(card: Card, index: int) -> list[Target]:
-    """A follow-up has no points: each sentence of its answer is one (whole, however long), by the
-    key of its words."""
-    said = whole_sentences(card.follow_ups[index].body.plain)
+    """A follow-up has no points: each claim of its answer is one (its sentences whole, however
+    long; its list items), by the key of its words."""
+    said = whole_sentences(card.follow_ups[index].body.lines)
     return [Target(item_key(sentence), (sentence,)) for sentence in dict.fromkeys(said)]
 
 

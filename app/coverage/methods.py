@@ -91,10 +91,38 @@ def sentences(text: str) -> list[str]:
     return [unit.text for unit in units(text)]
 
 
+# A model answer's claims end where its sentences do; a colon or semicolon only joins clauses.
+CLAIM_END = re.compile(r"(?<=[.!?])\s+")
+# A sentence of this many words or fewer claims nothing alone: a label ("Two causes:") or a bare
+# answer ("No.") that the sentence after it explains.
+LABEL_WORDS = 3
+
+
 def whole_sentences(text: str) -> list[str]:
-    """The text's sentences as written, a long one uncut (what a reader calls a sentence)."""
-    said = (" ".join(part.replace("`", "").split()) for part in SENTENCE_END.split(text))
-    return [sentence for sentence in said if sentence]
+    """The claims of a model answer whose lines are its paragraphs and list items (marked "- "),
+    each sentence whole however long: a lead-in (ending in a colon, or of a few words) joins the
+    sentence after it, or each item of the list after it unless it only labels the list; a list
+    item is one claim. A few words left at the end join the claim before them."""
+    claims: list[str] = []
+    lead, introducing = "", None  # `introducing`: what leads in to each item of the list being read
+    for line in text.splitlines():
+        said = " ".join(line.replace("`", "").split())
+        if said.startswith("- "):
+            if introducing is None:
+                introducing, lead = (lead if len(lead.split()) > LABEL_WORDS else ""), ""
+            claims.append(f"{introducing} {said[2:]}".strip())
+            continue
+        introducing = None
+        for sentence in filter(None, CLAIM_END.split(said)):
+            sentence = f"{lead} {sentence}".strip()
+            if sentence.endswith(":") or len(sentence.split()) <= LABEL_WORDS:
+                lead = sentence
+            else:
+                lead = ""
+                claims.append(sentence)
+    if lead and not lead.endswith(":"):  # one that ends in a colon introduced what is not words (code)
+        claims[-1:] = [" ".join([*claims[-1:], lead])]
+    return claims
 
 
 def claims_nothing(unit: str) -> bool:
