@@ -20,6 +20,7 @@ from app.accounts.models import User
 from app.accounts.service import lock_person
 from app.content.cards import Card, Point, Problem
 from app.content.parser import ID_PATTERN, CardParseError, parse_source
+from app.content.placeholders import placeholders, without_placeholder_answer
 from app.content.scaffold import new_card
 from app.content.serializers import card_for_tier, card_summary
 from app.content.tiers import TIERS, Tier, go_deeper_tiers, sees
@@ -96,6 +97,8 @@ class Preview:
     # None when the card is too large for the checker's view (MAX_CHECKED_PAIRS).
     coverage: tuple[PointCheck, ...] | None = ()
     answer_sentences: int = 0
+    # What `tiercards content check` warns about without refusing the card: template text left in.
+    warnings: tuple[Problem, ...] = ()
 
 
 def scaffold() -> str:
@@ -125,13 +128,15 @@ def preview(text: str, served: Mapping[str, Card]) -> Preview:
     depths = tuple(_depth(card, tier=tier, seed=seed) for seed, tier in enumerate(TIERS))
     said = len(sentences(model_answer(card)))
     coverage = model_answer_coverage(card) if len(card.points) * said <= MAX_CHECKED_PAIRS else None
-    return Preview((), card, depths, known.path.name if known else None, coverage, said)
+    served_from = known.path.name if known else None
+    return Preview((), card, depths, served_from, coverage, said, tuple(placeholders(card, text)))
 
 
 def model_answer_coverage(card: Card) -> tuple[PointCheck, ...]:
     """Each point as the checker reads the card's own Basics and Solid answer, as `tiercards
-    content check` does."""
-    answer, hits = model_answer(card), check_model_answer(card).points
+    content check` does: without what is still the template's."""
+    written = without_placeholder_answer(card)
+    answer, hits = model_answer(written), check_model_answer(written).points
     return tuple(
         PointCheck(point, answer[hit.evidence.start : hit.evidence.end], None)
         if hit.covered and hit.evidence

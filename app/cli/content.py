@@ -17,26 +17,38 @@ def content_check(
     ] = None,
 ) -> None:
     """Validate cards; exit 1 with one `path:line: message` per problem. Edits since git's HEAD that
-    would orphan recorded answers, and answer points a card's own model answer does not cover as
-    the coverage checker reads them, are warned about the same way, without failing."""
+    would orphan recorded answers, text still as `content new` wrote it, and answer points a card's
+    own model answer (without that text) does not cover as the coverage checker reads them, are
+    warned about the same way, without failing."""
     from app.content.catalogue import load
     from app.content.history_check import orphaning_edits
+    from app.content.placeholders import placeholders, without_placeholder_answer
     from app.content.uncovered import uncovered_point
     from app.coverage.checker import uncovered_by_model_answer
 
     snapshot = load(path or get_settings().content_dir)
     warnings = orphaning_edits(snapshot.cards.values())
+    unwritten = [
+        problem
+        for card in snapshot.cards.values()
+        for problem in placeholders(card, card.path.read_text(encoding="utf-8"))
+    ]
     uncovered = [
         uncovered_point(card, position)
         for card in snapshot.cards.values()
-        for position in uncovered_by_model_answer(card)
+        for position in uncovered_by_model_answer(without_placeholder_answer(card))
     ]
-    for line in [*snapshot.problems, *warnings, *uncovered]:
+    for line in [*snapshot.problems, *warnings, *unwritten, *uncovered]:
         typer.echo(str(line))
     if warnings:
         guide = '"Editing a published card" in content/README.md'
         typer.echo(
             f"{len(warnings)} warning(s): the history of those items starts over (see {guide})", err=True
+        )
+    if unwritten:
+        typer.echo(
+            f"{len(unwritten)} placeholder warning(s): text `tiercards content new` wrote for you to replace",
+            err=True,
         )
     if uncovered:
         guide = '"Helping the coverage checker" in content/README.md'

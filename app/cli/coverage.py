@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from pydantic import ValidationError
 
-from app.content.cards import Card
+from app.content.cards import Card, pitfall_id
 from app.content.catalogue import load
 from app.content.tiers import TIERS, parse_tier
 from app.coverage.checker import pitfall_lead, point_verdict
@@ -24,7 +24,7 @@ def coverage_text(doc: CoverageOut, card: Card) -> str:
     """One line a point (covered or not) and a line per asserted pitfall, each with its evidence
     below it; then the sentence saying how far to trust the suggestions."""
     points = {point.key: point.plain for point in card.points}
-    pitfalls = {entry.key: entry.title.plain for entry in card.pitfalls}
+    pitfalls = {pitfall_id(entry.key): entry.title.plain for entry in card.pitfalls}
     lines = []
     for point in doc.points:
         lines.append(f"{point_verdict(point.covered, point.sure):<{LABEL}}{points[point.id]}")

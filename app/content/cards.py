@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from app.content.render import inline_html, inline_text, to_html, to_plain
+from app.content.render import inline_html, inline_text, plain_lines, to_html, to_plain
 from app.content.tiers import Tier
 
 
@@ -52,6 +52,11 @@ class Text:
         return inline_text(self.markdown)
 
     @cached_property
+    def lines(self) -> str:
+        """Block markdown as plain text, a line per paragraph or list item (marked "- ")."""
+        return plain_lines(self.markdown)
+
+    @cached_property
     def key(self) -> str:
         return item_key(self.markdown)
 
@@ -83,7 +88,13 @@ class Entry:
 
 def quiz_item_id(entry: Entry, costly: bool) -> str:
     """A pitfall's quiz id is "p-<key>" (saying it is costly), a true statement's "t-<key>"."""
-    return f"{'p' if costly else 't'}-{entry.key}"
+    return pitfall_id(entry.key) if costly else f"t-{entry.key}"
+
+
+def pitfall_id(key: str) -> str:
+    """The id a pitfall is named by outside the app (card API, coverage API, exports): its quiz id.
+    The coverage checker and the attempts' stored suggestions keep the bare key."""
+    return f"p-{key}"
 
 
 @dataclass(frozen=True)

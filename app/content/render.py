@@ -75,6 +75,17 @@ def inline_text(markdown: str) -> str:
     return "".join(_plain(block.children or []) for block in _markdown().parseInline(markdown))
 
 
+def plain_lines(markdown: str) -> str:
+    """Block markdown as plain text, a line per paragraph, a list item's marked "- " (for the
+    coverage checker, which takes each list item as a claim of its own)."""
+    lines, items = [], 0
+    for token in _markdown().parse(markdown):
+        items += {"list_item_open": 1, "list_item_close": -1}.get(token.type, 0)
+        if token.type == "inline":
+            lines.append(("- " if items else "") + _plain(token.children or []))
+    return "\n".join(lines)
+
+
 def to_plain(markdown: str) -> str:
     """Block markdown as plain text, its paragraphs joined by a space (a note's summary line)."""
     blocks = [_plain(token.children or []) for token in _markdown().parse(markdown) if token.type == "inline"]

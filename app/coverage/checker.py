@@ -106,8 +106,10 @@ class Checker:
         for unit, row in zip(found, scores, strict=True):
             at, best = 0, []
             for target in self._targets:
-                column = max(range(at, at + len(target.references)), key=row.__getitem__)
-                best.append(self._unless_contradicted(unit, references[column], row[column]))
+                # A point's best reference the stretch does not contradict: its author's phrasing
+                # may say positively what the point says by a denial.
+                columns = range(at, at + len(target.references))
+                best.append(max(self._unless_contradicted(unit, references[i], row[i]) for i in columns))
                 at += len(target.references)
             by_target.append(best)
             against_pitfalls.append(
@@ -184,9 +186,9 @@ def point_targets(card: Card, tuning: Tuning = TUNED) -> list[Target]:
 
 
 def follow_up_targets(card: Card, index: int) -> list[Target]:
-    """A follow-up has no points: each sentence of its answer is one (whole, however long), by the
-    key of its words."""
-    said = whole_sentences(card.follow_ups[index].body.plain)
+    """A follow-up has no points: each claim of its answer is one (its sentences whole, however
+    long; its list items), by the key of its words."""
+    said = whole_sentences(card.follow_ups[index].body.lines)
     return [Target(item_key(sentence), (sentence,)) for sentence in dict.fromkeys(said)]
 
 

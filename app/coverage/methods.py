@@ -32,9 +32,11 @@ NEGATIONS = frozenset(
     re.findall(
         r"[a-z]+",
         """not no never nor isn isnt doesn doesnt don dont aren arent wasn wasnt won wont cannot cant
-        myth wrong false mistake""",
+        nothing none neither nobody myth wrong false mistake""",
     )
 )
+# The most words a label before a colon has.
+LABEL_LONGEST = 6
 SUFFIXES = ("ations", "ation", "ings", "ing", "edly", "ed", "es", "s", "ly")
 
 
@@ -127,18 +129,47 @@ def sentences(text: str) -> list[str]:
     return [unit.text for unit in units(text)]
 
 
+# A model answer's claims end where its sentences do; a colon or semicolon only joins clauses.
+CLAIM_END = re.compile(r"(?<=[.!?])\s+")
+# A sentence of this many words or fewer claims nothing alone: a label ("Two causes:") or a bare
+# answer ("No.") that the sentence after it explains.
+LABEL_WORDS = 3
+
+
 def whole_sentences(text: str) -> list[str]:
-    """The text's sentences as written, a long one uncut (what a reader calls a sentence)."""
-    said = (" ".join(part.replace("`", "").split()) for part in SENTENCE_END.split(text))
-    return [sentence for sentence in said if sentence]
+    """The claims of a model answer whose lines are its paragraphs and list items (marked "- "),
+    each sentence whole however long: a lead-in (ending in a colon, or of a few words) joins the
+    sentence after it, or each item of the list after it unless it only labels the list; a list
+    item is one claim. A few words left at the end join the claim before them."""
+    claims: list[str] = []
+    lead, introducing = "", None  # `introducing`: what leads in to each item of the list being read
+    for line in text.splitlines():
+        said = " ".join(line.replace("`", "").split())
+        if said.startswith("- "):
+            if introducing is None:
+                introducing, lead = (lead if len(lead.split()) > LABEL_WORDS else ""), ""
+            claims.append(f"{introducing} {said[2:]}".strip())
+            continue
+        introducing = None
+        for sentence in filter(None, CLAIM_END.split(said)):
+            sentence = f"{lead} {sentence}".strip()
+            if sentence.endswith(":") or len(sentence.split()) <= LABEL_WORDS:
+                lead = sentence
+            else:
+                lead = ""
+                claims.append(sentence)
+    if lead and not lead.endswith(":"):  # one that ends in a colon introduced what is not words (code)
+        claims[-1:] = [" ".join([*claims[-1:], lead])]
+    return claims
 
 
 def claims_nothing(unit: str) -> bool:
-    """A label before a colon ("reshuffle_each_iteration and seed:") or a run of terms between
-    commas ("deterministic, decode, epoch 2"): it names, it does not claim."""
+    """A label before a colon ("reshuffle_each_iteration and seed:", a few words; a whole clause
+    before one claims) or a run of terms between commas ("deterministic, decode, epoch 2"): it
+    names, it does not claim."""
     segments = [segment.split() for segment in unit.split(",") if segment.strip()]
     listed = len(segments) >= 3 and sum(map(len, segments)) / len(segments) <= 2.5
-    return unit.rstrip().endswith(":") or listed
+    return (unit.rstrip().endswith(":") and len(unit.split()) <= LABEL_LONGEST) or listed
 
 
 def denies(text: str) -> bool:

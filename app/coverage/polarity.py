@@ -14,7 +14,7 @@ from app.coverage.methods import NEGATIONS, STOPWORDS, stem, words
 # claim to a first ("X, but Y", "X rather than Y"). "and" is not among them: "producer and
 # consumer" is one claim.
 CLAUSE_BREAK = re.compile(
-    r"[,;:()\u2014]+\s*|\s+(?=(?:but|whereas|while|although|though|because|so that|rather than|instead of|"
+    r"[,;:()\u2014]+\s*|[.!?]+\s+|\s+(?=(?:but|whereas|while|although|though|because|so that|rather than|instead of|"
     r"unlike)\b)",
     re.IGNORECASE,
 )
@@ -25,6 +25,8 @@ FORWARD = frozenset({"before", "then", "above", "ahead", "earlier", "upstream"})
 BACKWARD = frozenset({"after", "below", "behind", "later", "downstream"})
 RELATIONS = FORWARD | BACKWARD
 REACH = 3
+# The words that deny a clause; not "false", which answers write as code ("deterministic=False").
+DENIALS = NEGATIONS - {"false"}
 # A part that carries this share of a reference's weight, and is found in a clause of the answer,
 # is what the answer is compared on.
 ALIGNED = 0.5
@@ -40,7 +42,7 @@ class Clause:
 
 
 def _content(word: str) -> str | None:
-    return None if word in STOPWORDS or word in NEGATIONS or word in RELATIONS else stem(word)
+    return None if word in STOPWORDS or word in DENIALS or word in RELATIONS else stem(word)
 
 
 def _order(said: list[str]) -> frozenset[tuple[str, str]]:
@@ -63,7 +65,7 @@ def clauses(text: str) -> list[Clause]:
         said = words(part)
         if not said:
             continue
-        negations = sum(word in NEGATIONS for word in said)
+        negations = sum(word in DENIALS for word in said)
         contrast = part.strip().lower().startswith(CONTRASTS)
         content = frozenset(s for word in said if (s := _content(word)))
         found.append(Clause(content, bool(negations % 2) != contrast, _order(said)))
@@ -71,24 +73,20 @@ def clauses(text: str) -> list[Clause]:
 
 
 def contradicts(unit: str, reference: str, weight: Weight) -> bool:
-    """Whether `unit` says the opposite of `reference` in a part the two share: a clause of the
-    reference found in a clause of the unit (ALIGNED of its weight) with the other polarity, or
-    with a relation the other way round."""
+    """Whether `unit` says the opposite of `reference` in a part the two share. Per clause of the
+    reference (of two content words or more) whose weight the unit holds ALIGNED of: the unit's
+    clause holding that clause's weightiest shared word is what the unit says of it, and it says
+    the opposite when it has the other polarity, or a relation of it the other way round."""
     mine = clauses(unit)
-    if not mine:
-        return False
+    said = frozenset().union(*(clause.stems for clause in mine))
     for theirs in clauses(reference):
-        total = sum(map(weight, theirs.stems))
-        if not total:
+        total, shared = sum(map(weight, theirs.stems)), theirs.stems & said
+        if len(theirs.stems) < 2 or sum(map(weight, shared)) < ALIGNED * total:
             continue
-        shared, best = max(
-            ((sum(weight(s) for s in theirs.stems & clause.stems) / total, clause) for clause in mine),
-            key=lambda pair: pair[0],
-        )
-        if shared < ALIGNED:
-            continue
-        if best.negative != theirs.negative:
+        key = max(sorted(shared), key=weight)
+        holder = next(clause for clause in mine if key in clause.stems)
+        if holder.negative != theirs.negative:
             return True
-        if {(later, earlier) for earlier, later in theirs.order} & best.order:
+        if {(later, earlier) for earlier, later in theirs.order} & holder.order:
             return True
     return False

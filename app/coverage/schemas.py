@@ -34,7 +34,7 @@ class PointOut(BaseModel):
 
 
 class PitfallOut(BaseModel):
-    id: str = Field(description="the pitfall's id, as the card's quiz names it without its 'p-'")
+    id: str = Field(description="the pitfall's id, 'p-<key>', as the card API and the quiz name it")
     evidence: str = Field(description="the stretch of the answer that asserts it, as written")
     sure: bool = Field(description="the checker is sure the answer asserts it; false reads 'check this'")
 

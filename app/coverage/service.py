@@ -3,7 +3,7 @@ each with its evidence as written, beside the figures it was measured at. Stores
 
 from dataclasses import asdict
 
-from app.content.cards import Card
+from app.content.cards import Card, pitfall_id
 from app.coverage.checker import check
 from app.coverage.measured import MEASURED
 from app.coverage.methods import Unit
@@ -30,7 +30,7 @@ def coverage_document(card: Card, text: str) -> CoverageOut:
             for hit in found.points
         ],
         pitfalls=[
-            PitfallOut(id=hit.id, evidence=_written(text, hit.evidence), sure=hit.sure)
+            PitfallOut(id=pitfall_id(hit.id), evidence=_written(text, hit.evidence), sure=hit.sure)
             for hit in found.pitfalls
         ],
         method=found.method,

@@ -12,8 +12,10 @@ from pydantic import (
     AfterValidator,
     AwareDatetime,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
+    PlainSerializer,
     SerializationInfo,
     SerializerFunctionWrapHandler,
     StringConstraints,
@@ -22,6 +24,7 @@ from pydantic import (
     model_validator,
 )
 
+from app.content.cards import pitfall_id
 from app.content.tiers import Tier
 from app.exceptions import field_messages
 from app.interview.schemas import MAX_QUESTIONS, Source
@@ -63,6 +66,13 @@ class _Strict(BaseModel):
 
 # A point's id as the checker names it: an answer point's key, or a follow-up sentence's.
 ItemId = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{8}$")]
+# A pitfall's id: the file names it "p-<key>", as the card API and the coverage API do; the
+# database keeps the bare key, which the model holds and files written before the ids agreed carry.
+PitfallId = Annotated[
+    ItemId,
+    BeforeValidator(lambda named: named.removeprefix("p-") if isinstance(named, str) else named),
+    PlainSerializer(pitfall_id, when_used="json"),
+]
 # The most points or pitfalls a suggestion lists; no card comes near it.
 MAX_SUGGESTED = 100
 
@@ -96,7 +106,7 @@ class SuggestedPointDoc(_Stretch):
 
 
 class SuggestedPitfallDoc(_Stretch):
-    id: ItemId
+    id: PitfallId
     sure: bool = True
     start: Count
     end: Count

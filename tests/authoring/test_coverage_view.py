@@ -62,6 +62,27 @@ def test_each_point_is_shown_covered_by_its_sentence_or_warned_about_in_the_clis
     assert section.select_one(".coverage-agreement") is None
 
 
+def test_the_templates_model_answer_covers_none_of_its_points_and_its_placeholders_are_warned_about(
+    author: TestClient,
+) -> None:
+    """The card `tiercards content new` writes: "The ~20 second answer." covers nothing, and every
+    text left as the template wrote it is listed with its line, as the CLI warns about it."""
+    text = service.scaffold()
+    preview = preview_of(author, text)
+    shown = _points(preview)
+    assert [li["data-covered"] for li in shown.values()] == ["no", "no"]
+    assert not preview.select(".coverage-points .evidence")
+    warnings = [" ".join(li.get_text().split()) for li in preview.select(".author-warnings li")]
+    assert len(warnings) == 16
+    basics = "The ~20 second answer."
+    assert (
+        f'line {line_of(text, basics)}: warning: "{basics}" is the template\'s placeholder text: '
+        "replace it with the card's own"
+    ) in warnings
+    # Warnings do not refuse the card: it shows at every depth.
+    assert preview["data-state"] == "card"
+
+
 def test_a_said_as_the_author_adds_turns_the_warning_into_the_sentence_that_covers_it(
     author: TestClient,
 ) -> None:

@@ -40,6 +40,11 @@ def check(path: Path) -> Result:
     return CliRunner().invoke(cli, ["content", "check", str(path.parent)])
 
 
+def orphaning(result: Result) -> list[str]:
+    """The lines warning of orphaned answers; not those about the scaffold's placeholders, say."""
+    return [line for line in result.stdout.splitlines() if line.endswith(TAIL)]
+
+
 def edit(path: Path, **replace: str) -> str:
     text = card_text("sample-card", **replace)
     path.write_text(text, encoding="utf-8")
@@ -52,7 +57,7 @@ def test_a_reworded_pitfall_is_a_warning_naming_its_line_both_texts_and_both_ids
     result = check(published)
     assert result.exit_code == 0, result.output
     line = line_of(text, reworded)
-    assert result.stdout.splitlines() == [
+    assert orphaning(result) == [
         f'{published}:{line}: pitfall "{PITFALL}" was reworded to "{reworded}": its id changes from '
         f"p-{item_key(PITFALL)} to p-{item_key(reworded)} {TAIL}"
     ]
@@ -68,8 +73,8 @@ def test_case_punctuation_and_spacing_keep_the_id_so_no_warning(published: Path)
         },
     )
     result = check(published)
-    assert result.exit_code == 0 and result.stdout == "", result.output
-    assert "warning" not in result.stderr
+    assert result.exit_code == 0 and orphaning(result) == [], result.output
+    assert "history of those items" not in result.stderr
 
 
 def test_a_reworded_answer_point_and_a_removed_one_are_told_apart(published: Path) -> None:
@@ -77,8 +82,7 @@ def test_a_reworded_answer_point_and_a_removed_one_are_told_apart(published: Pat
     text = edit(published, **{f"1. {POINT}": f"1. {reworded}", "2. The second point\n": ""})
     result = check(published)
     assert result.exit_code == 0, result.output
-    orphaning = [line for line in result.stdout.splitlines() if "coverage checker" not in line]
-    assert orphaning == [
+    assert orphaning(result) == [
         # Nothing on the card resembles it any more: it stands at its section's heading.
         f'{published}:{line_of(text, "## Answer")}: answer point "The second point" was removed: '
         f"its id {item_key('The second point')} goes with it {TAIL}",
@@ -92,7 +96,7 @@ def test_a_true_statement_rewritten_beyond_resemblance_reads_as_removed(publishe
     text = edit(published, **{f"### {old}": "### Prefetch buffers whole batches when it goes last"})
     result = check(published)
     assert result.exit_code == 0
-    assert result.stdout.splitlines() == [
+    assert orphaning(result) == [
         f'{published}:{line_of(text, "## True statements")}: true statement "{old}" was removed: '
         f"its id t-{item_key(old)} goes with it {TAIL}"
     ]
@@ -102,11 +106,11 @@ def test_a_card_not_committed_yet_or_outside_git_has_nothing_to_orphan(
     published: Path, tmp_path: Path
 ) -> None:
     write_card(published.parent, "new.md", card_text("new-card", title="A new question?"))
-    assert check(published).stdout == ""
+    assert orphaning(check(published)) == []
     outside = tmp_path / "outside"
     outside.mkdir()
     result = check(write_card(outside, "card.md", card_text("sample-card")))
-    assert result.exit_code == 0 and result.stdout == ""
+    assert result.exit_code == 0 and orphaning(result) == []
 
 
 def test_warnings_do_not_hide_problems_and_problems_still_fail(published: Path) -> None:

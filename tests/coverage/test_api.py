@@ -60,9 +60,18 @@ def test_an_answer_saying_two_points_covers_those_two_with_their_evidence(client
 def test_a_misconception_is_listed_under_pitfalls_with_its_sentence(client: TestClient) -> None:
     text = f"{COVERS_TWO} {MISCONCEIVED}"
     body = checked(client, text)
-    believing_it_parallelizes = CARD.pitfalls[0].key
+    believing_it_parallelizes = f"p-{CARD.pitfalls[0].key}"
     # Found by words alone, so the checker is not sure of it: the page reads "check this".
     assert body["pitfalls"] == [{"id": believing_it_parallelizes, "evidence": MISCONCEIVED, "sure": False}]
+
+
+def test_a_client_joins_an_asserted_pitfall_to_the_cards_own_by_its_id(client: TestClient) -> None:
+    """The coverage API and the card API name a pitfall by one id, so a client can look up what
+    an asserted pitfall says (and why it is wrong) in the card it already has."""
+    card = client.get(f"/api/cards/{OWNER_CARD}").json()
+    by_id = {pitfall["id"]: pitfall for pitfall in card["sections"]["pitfalls"]}
+    (asserted,) = checked(client, MISCONCEIVED)["pitfalls"]
+    assert by_id[asserted["id"]]["statement"]["markdown"] == CARD.pitfalls[0].title.markdown
 
 
 def test_evidence_is_the_answer_as_written(client: TestClient) -> None:

@@ -4,12 +4,11 @@ reads what a sentence claims, not which words it shares with a point or a pitfal
 from collections.abc import Iterator
 
 import pytest
+from app.coverage.entailment import Entailment
 
 from app.content.cards import Card
 from app.coverage.checker import Coverage
-from app.coverage.entailment import Entailment
 from app.coverage.reading import answer, question
-
 from tests.factories import DECK, OWNER_CARD, batching_card
 
 pytestmark = pytest.mark.engine_agnostic
@@ -45,7 +44,9 @@ def test_saying_prefetch_makes_the_pipeline_itself_faster_is_a_misconception_fou
 
 
 def test_the_buffer_holding_batches_is_found_when_said_with_it_going_last(model: Entailment) -> None:
-    said = "It goes last, after batch, so the buffer holds whole batches and it overlaps every stage before it."
+    said = (
+        "It goes last, after batch, so the buffer holds whole batches and it overlaps every stage before it."
+    )
     assert KEYS[2] in read(model, CARD, said).covered
 
 

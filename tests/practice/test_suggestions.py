@@ -10,6 +10,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from app.content.cards import item_key
 from app.coverage.checker import check, check_follow_up
 from app.coverage.measured import MEASURED
 from app.practice import suggestions
@@ -156,6 +157,25 @@ def test_a_follow_up_answer_gets_its_suggestion_and_says_where_the_figures_come_
     [(_, row)] = coverage_rows(app)
     assert row is not None and [p["id"] for p in row.points] == [h.id for h in expected.points]
     assert (row.agreed, row.compared) == (None, None)
+
+
+def test_a_follow_up_suggestion_naming_a_claim_the_card_no_longer_has_shows_the_others(
+    app: FastAPI, client: TestClient
+) -> None:
+    """A suggestion stored when the answer was split otherwise (a lead-in on its own) keeps the
+    key of a claim that is gone: it is left out, the claims still there are shown."""
+    text = CARD.follow_ups[0].body.plain.split(". ")[0] + "."
+    answer(client, text, kind="follow-up", follow_up="0", seconds="20")
+    [(attempt, row)] = coverage_rows(app)
+    assert row is not None
+    gone = {"id": item_key("Add parallelism where the time is spent:"), "covered": True, "score": 0.5}
+    row.points = [gone | {"start": 0, "end": len(text)}, *row.points]
+    shown = suggestions.as_shown(row, card=CARD, attempt=attempt)
+    assert shown is not None
+    assert [p.covered for p in shown.points] == [
+        h.covered for h in check_follow_up(CARD, index=0, text=text).points
+    ]
+    assert gone["id"] not in shown.covered
 
 
 def test_practice_shows_the_suggestion_and_pre_ticks_it(app: FastAPI, client: TestClient) -> None:

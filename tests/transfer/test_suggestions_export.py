@@ -48,6 +48,11 @@ def stored(app: FastAPI) -> list[dict[str, Any]]:
         ]
 
 
+def exported(row: dict[str, Any]) -> dict[str, Any]:
+    """A stored suggestion as the file has it: a pitfall by its quiz id, the stored key prefixed."""
+    return row | {"pitfalls": [p | {"id": f"p-{p['id']}"} for p in row["pitfalls"]]}
+
+
 def wipe(app: FastAPI) -> None:
     with write_session(app) as session:
         for table in (ReviewLog, ReviewState, Attempt):
@@ -65,10 +70,12 @@ def test_the_json_export_carries_each_answers_suggestion(app: FastAPI, client: T
     assert [(p["id"], p["covered"]) for p in coverage["points"]] == [
         (h.id, h.covered) for h in expected.points
     ]
-    assert [p["id"] for p in coverage["pitfalls"]] == [h.id for h in expected.pitfalls]
+    # A pitfall by the id the card API and the quiz's choices name it by.
+    assert [p["id"] for p in coverage["pitfalls"]] == [f"p-{h.id}" for h in expected.pitfalls]
+    assert expected.pitfalls
     assert (coverage["agreed"], coverage["compared"]) == (len(CARD.points) - 1, len(CARD.points))
     assert follow_up["coverage"]["agreed"] is None
-    assert [main["coverage"], follow_up["coverage"]] == stored(app)
+    assert [main["coverage"], follow_up["coverage"]] == [exported(row) for row in stored(app)]
 
 
 def test_the_csv_export_says_what_was_suggested_and_how_the_ticks_agreed(client: TestClient) -> None:
@@ -93,6 +100,18 @@ def test_an_export_imports_back_with_its_suggestions(app: FastAPI, client: TestC
     progress = soup_of(client.get("/progress"))
     row = one(progress, f'tr.card-progress[data-card-id="{OWNER_CARD}"]')
     assert f"agreed on {len(CARD.points) - 1} of {len(CARD.points)} points" in row.get_text(" ")
+
+
+def test_a_file_naming_pitfalls_by_their_bare_key_still_imports(app: FastAPI, client: TestClient) -> None:
+    """Files exported before pitfalls were named by their quiz id hold the key alone."""
+    answered_and_assessed(client)
+    doc = client.get("/api/export.json").json()
+    before = stored(app)
+    for pitfall in _main(doc)["pitfalls"]:
+        pitfall["id"] = pitfall["id"].removeprefix("p-")
+    wipe(app)
+    assert client.post("/api/import", json=doc).status_code == 200
+    assert stored(app) == before and before[0]["pitfalls"]
 
 
 def test_an_import_computes_no_suggestion_for_an_answer_without_one(app: FastAPI, client: TestClient) -> None:
@@ -128,6 +147,8 @@ def _main(doc: dict[str, Any]) -> dict[str, Any]:
         lambda d: _main(d).update(method=""),
         lambda d: _main(d).update(method="x" * 33),
         lambda d: _main(d)["pitfalls"].append({"id": "0badf00d"}),
+        lambda d: _main(d)["pitfalls"][0].update(id="t-" + _main(d)["pitfalls"][0]["id"][2:]),
+        lambda d: _main(d)["pitfalls"][0].update(id="p-p-" + _main(d)["pitfalls"][0]["id"][2:]),
         lambda d: _main(d).update(points="all"),
         lambda d: d["attempts"][2].update(coverage=_main(d)),  # on a reveal
     ],

@@ -1,0 +1,80 @@
+"""`tiercards content check` warns, without failing, about a card still holding the text `tiercards
+content new` wrote for its author to replace, at each such text's line; and the card's own model
+answer covers no point through that text."""
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from app import PROJECT_ROOT
+from app.cli import cli
+from app.content.scaffold import new_card
+from tests.factories import OWNER_CARD, line_of, write_card
+
+pytestmark = pytest.mark.engine_agnostic
+
+OWNER_FILE = PROJECT_ROOT / "content" / f"{OWNER_CARD}.md"
+FIX = "replace it with the card's own"
+
+
+def _check(path: Path) -> tuple[int, list[str], str]:
+    result = CliRunner().invoke(cli, ["content", "check", str(path)])
+    return result.exit_code, result.stdout.splitlines(), result.stderr
+
+
+def _placeholder(path: Path, text: str, snippet: str) -> str:
+    return f'{path}:{line_of(text, snippet)}: warning: "{snippet}" is the template\'s placeholder text: {FIX}'
+
+
+def test_a_new_card_is_warned_about_at_every_placeholder_it_holds(tmp_path: Path) -> None:
+    text = new_card("fresh-card", title="Why does the buffer drain?")
+    path = write_card(tmp_path, "fresh-card.md", text)
+    code, out, err = _check(path)
+    assert code == 0
+    placeholders = [line for line in out if "placeholder" in line]
+    for snippet in (
+        "The first point a good answer makes",
+        "The ~20 second answer.",
+        "# a short, realistic example",
+        "What a principal engineer is expected to add.",
+        "The long-form explanation.",
+        "A question the interviewer asks next?",
+        "Its answer.",
+        "Why it is wrong.",
+        "A true statement that sounds like it could be a pitfall",
+    ):
+        assert _placeholder(path, text, snippet) in placeholders
+    assert len(placeholders) == 16
+    assert "16 placeholder warning(s)" in err and "1 card(s) OK" in err
+
+
+def test_no_point_is_covered_by_the_templates_model_answer(tmp_path: Path) -> None:
+    """The template's "The ~20 second answer." read as covering its placeholder points: it covers
+    nothing, so each point is warned about as the model answer not covering it."""
+    text = new_card("fresh-card", title="Why does the buffer drain?")
+    path = write_card(tmp_path, "fresh-card.md", text)
+    _code, out, _err = _check(path)
+    uncovered = [line for line in out if "is not covered by the card's own Basics and Solid answer" in line]
+    assert [line.split(": warning: ")[0] for line in uncovered] == [
+        f"{path}:{line_of(text, '1. The first point')}",
+        f"{path}:{line_of(text, '2. The second point')}",
+    ]
+
+
+def test_a_written_card_with_one_section_left_as_the_template_wrote_it_is_warned_there(
+    tmp_path: Path,
+) -> None:
+    owner = OWNER_FILE.read_text(encoding="utf-8")
+    start = owner.index("### Principal\n") + len("### Principal\n")
+    end = owner.index("\n## Deep dive", start)
+    text = f"{owner[:start]}What a principal engineer is expected to add.\n{owner[end:]}"
+    path = write_card(tmp_path, f"{OWNER_CARD}.md", text)
+    code, out, _err = _check(path)
+    assert code == 0
+    assert out == [_placeholder(path, text, "What a principal engineer is expected to add.")]
+
+
+def test_the_deck_holds_no_placeholder() -> None:
+    code, out, err = _check(PROJECT_ROOT / "content")
+    assert (code, out) == (0, []) and "placeholder" not in err
