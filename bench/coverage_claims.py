@@ -68,14 +68,20 @@ class Claims:
     def probabilities(self, card: Card, text: str) -> Any:
         key = card.id, text
         if key not in self.seen:
-            asked = reading.question(card, None, text)
+            asked = reading.question(card, follow_up=None, text=text)
             started = time.process_time()
             self.seen[key] = self.model.classify(asked.premises, asked.hypotheses) if asked.premises else []
             self.cpu.append(time.process_time() - started)
         return self.seen[key]
 
     def check(self, thresholds: reading.Thresholds) -> Check:
-        return lambda card, text: reading.answer(card, None, text, self.probabilities(card, text), thresholds)
+        return lambda card, text: reading.answer(
+            card,
+            follow_up=None,
+            text=text,
+            probabilities=self.probabilities(card, text),
+            thresholds=thresholds,
+        )
 
 
 def method(check: Check) -> Callable[[Card, str], tuple[list[str], list[str]]]:

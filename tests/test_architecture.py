@@ -60,14 +60,14 @@ ALLOWED: dict[str, frozenset[str]] = {
         ("presets", "exceptions"),
         ("content", "exceptions presets web"),
         ("accounts", "exceptions roles schemas settings storage web"),
-        ("coverage", "accounts content exceptions schemas web"),
         ("jobs", "exceptions presets settings storage"),
+        ("coverage", "accounts content exceptions jobs schemas web"),
         ("speech", "accounts content exceptions jobs schemas settings storage web"),
-        ("practice", "accounts content coverage exceptions metrics schemas speech storage web"),
+        ("practice", "accounts content coverage exceptions jobs metrics schemas speech storage web"),
         ("interview", "accounts content exceptions practice schemas storage web"),
         ("transfer", "accounts content exceptions interview practice schemas speech storage web"),
         ("demos", "accounts content exceptions jobs presets speech storage web"),
-        ("worker", "app demos jobs logs settings speech storage"),
+        ("worker", "app demos jobs logs practice settings speech storage"),
         ("authoring", "accounts content coverage exceptions practice schemas storage web"),
         ("team", "accounts content coverage demos exceptions interview practice schemas storage web"),
         ("ops", "content demos exceptions jobs metrics settings speech web"),
@@ -255,7 +255,16 @@ def test_only_the_demo_pipelines_import_tensorflow() -> None:
 
 
 # The worker's libraries: the web image installs none of them (Dockerfile, target web).
-WORKER_ONLY = ("tensorflow", "keras", "numpy", "av", "faster_whisper", "ctranslate2")
+WORKER_ONLY = (
+    "tensorflow",
+    "keras",
+    "numpy",
+    "av",
+    "faster_whisper",
+    "ctranslate2",
+    "onnxruntime",
+    "tokenizers",
+)
 
 
 def test_building_the_web_app_never_loads_a_worker_library(tmp_path: Path) -> None:
@@ -395,7 +404,11 @@ PARENT_ONLY = ("sqlalchemy", "huey", "redis", "psycopg", "fastapi", "starlette",
 
 @pytest.mark.parametrize(
     ("child", "foreign"),
-    [("app.demos.child", ("faster_whisper", "av")), ("app.speech.child", ("tensorflow",))],
+    [
+        ("app.demos.child", ("faster_whisper", "av", "onnxruntime")),
+        ("app.speech.child", ("tensorflow", "onnxruntime")),
+        ("app.coverage.child", ("tensorflow", "faster_whisper", "av")),
+    ],
 )
 def test_a_worker_child_loads_only_its_own_side(child: str, foreign: tuple[str, ...]) -> None:
     # A spawned child imports the runner (its entry point) and the module of its serve function.

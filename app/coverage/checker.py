@@ -109,12 +109,17 @@ class Checker:
                 # A point's best reference the stretch does not contradict: its author's phrasing
                 # may say positively what the point says by a denial.
                 columns = range(at, at + len(target.references))
-                best.append(max(self._unless_contradicted(unit, references[i], row[i]) for i in columns))
+                best.append(
+                    max(
+                        self._unless_contradicted(unit, reference=references[i], score=row[i])
+                        for i in columns
+                    )
+                )
                 at += len(target.references)
             by_target.append(best)
             against_pitfalls.append(
                 [
-                    self._unless_contradicted(unit, references[at + i], row[at + i])
+                    self._unless_contradicted(unit, reference=references[at + i], score=row[at + i])
                     for i in range(len(self._pitfalls))
                 ]
             )
@@ -123,11 +128,15 @@ class Checker:
             self._asserted(found, by_target=by_target, against_pitfalls=against_pitfalls),
         )
 
-    def _unless_contradicted(self, unit: Unit, reference: str, score: float) -> float:
+    def _unless_contradicted(self, unit: Unit, *, reference: str, score: float) -> float:
         """The score, or none when the stretch says the reference's opposite: it denies what the
         reference claims, or puts its relation the other way round."""
         worth_asking = self._tuning.polarity and score >= self._tuning.threshold
-        return 0.0 if worth_asking and contradicts(unit.text, reference, self._lexical.stem_weight) else score
+        return (
+            0.0
+            if worth_asking and contradicts(unit.text, reference, weight=self._lexical.stem_weight)
+            else score
+        )
 
     def _points(
         self, found: list[Unit], *, by_target: list[list[float]], against_pitfalls: list[list[float]]

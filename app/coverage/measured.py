@@ -29,6 +29,27 @@ class Agreement:
         )
 
 
+# The lexical checker's (app/coverage/checker.py), which reads every answer as it is recorded.
 MEASURED = Agreement(
     answers=108, cards=4, precision=0.92, recall=0.82, pitfall_precision=0.6, pitfall_recall=0.77
 )
+# The entailment model's (app/coverage/reading.py), whose reading replaces it when a worker sends it.
+# Placeholders until the model is measured on the same held-out cards.
+MEASURED_CLAIMS = Agreement(
+    answers=108, cards=4, precision=0.92, recall=0.82, pitfall_precision=0.6, pitfall_recall=0.77
+)
+
+
+@dataclass(frozen=True)
+class Method:
+    """A method as a page names it beside its suggestion: what read the answer, and how well."""
+
+    read_by: str
+    measured: Agreement
+
+
+# Each method a stored suggestion names (`Coverage.method`), declared once.
+METHODS = {
+    "lexical": Method("word overlap with the card", MEASURED),
+    "claims": Method("the entailment model", MEASURED_CLAIMS),
+}

@@ -59,7 +59,7 @@ def _hypotheses(card: Card, follow_up: int | None) -> list[str]:
     return stated + [entry.title.plain for entry in card.pitfalls]
 
 
-def question(card: Card, follow_up: int | None, text: str) -> Question:
+def question(card: Card, *, follow_up: int | None, text: str) -> Question:
     found = units(text)[:MAX_UNITS]
     hypotheses = _hypotheses(card, follow_up)
     return Question(
@@ -70,12 +70,13 @@ def question(card: Card, follow_up: int | None, text: str) -> Question:
 
 def answer(
     card: Card,
+    *,
     follow_up: int | None,
     text: str,
     probabilities: Sequence[Sequence[float]],
     thresholds: Thresholds = TUNED,
 ) -> Coverage:
-    """The coverage the model's `probabilities` for `question(card, follow_up, text)` add up to."""
+    """The coverage the model's `probabilities` for `question(card, follow_up=…, text=…)` add up to."""
     found = units(text)[:MAX_UNITS]
     claims, width = _claims(card, follow_up), len(_hypotheses(card, follow_up))
     if len(probabilities) != len(found) * width:
@@ -83,7 +84,7 @@ def answer(
     rows = [probabilities[at * width : (at + 1) * width] for at in range(len(found))]
     points, column = [], 0
     for claim_id, texts in claims:
-        best = _best(found, rows, range(column, column + len(texts)))
+        best = _best(found, rows=rows, columns=range(column, column + len(texts)))
         column += len(texts)
         covered = best is not None and best[0] >= thresholds.covered
         points.append(
@@ -97,7 +98,7 @@ def answer(
         )
     pitfalls = []
     for entry in card.pitfalls:
-        best = _best(found, rows, range(column, column + 1))
+        best = _best(found, rows=rows, columns=range(column, column + 1))
         column += 1
         if best is not None and best[0] >= thresholds.asserted:
             pitfalls.append(PitfallHit(entry.key, best[1], sure=best[0] >= thresholds.pitfall_sure))
@@ -105,7 +106,7 @@ def answer(
 
 
 def _best(
-    found: list[Unit], rows: Sequence[Sequence[Sequence[float]]], columns: range
+    found: list[Unit], *, rows: Sequence[Sequence[Sequence[float]]], columns: range
 ) -> tuple[float, Unit] | None:
     """The sentence most surely entailing any of the claim's texts, with that probability."""
     scored = [(rows[at][column][ENTAIL], unit) for at, unit in enumerate(found) for column in columns]

@@ -21,6 +21,7 @@ from app.interview.schemas import WAYS, InterviewIn
 from app.practice import attempts, scheduling, suggestions
 from app.practice.attempts import Recorded
 from app.practice.models import Attempt
+from app.practice.readings import Reader
 from app.practice.schemas import RATINGS, Assessment, AttemptIn
 from app.practice.suggestions import Suggestion
 
@@ -327,9 +328,11 @@ def answer(
     position: int,
     data: AttemptIn,
     now: datetime,
+    reader: Reader | None = None,
 ) -> Page:
-    """Record the answer to the question at `position` as a practice attempt, linked to it; the
-    page then shows it to assess, beside the suggestion recorded with it."""
+    """Record the answer to the question at `position` as a practice attempt, linked to it, its
+    model reading asked of `reader`; the page then shows it to assess, beside the suggestion
+    recorded with it."""
     with _refused_writes_nothing(session):
         _fresh(session, interview)
         current = _current(interview, cards=cards, position=position, assessing=False)
@@ -341,7 +344,13 @@ def answer(
             question.attempt = attempt
 
         recorded = attempts.record(
-            session, card=current.card, user_id=interview.user_id, data=data, now=now, beside=link
+            session,
+            card=current.card,
+            user_id=interview.user_id,
+            data=data,
+            now=now,
+            beside=link,
+            reader=reader,
         )
     return page(session, interview=interview, cards=cards, now=now, answered=recorded)
 

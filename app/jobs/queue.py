@@ -1,5 +1,6 @@
 """The job queue: one huey queue per lane, built from QUEUE_URL, with the task of the lane's kind
-registered on it (app/jobs/tasks.py): demo runs, and transcriptions of recorded answers.
+registered on it (app/jobs/tasks.py): demo runs, transcriptions of recorded answers, and the
+entailment model's readings of typed answers.
 
 `sqlite:///path` (the default, beside the database) needs nothing installed; `redis://…` lets
 workers on other hosts take jobs. The queue only carries run ids: a run's parameters, progress and
@@ -9,8 +10,10 @@ and jobs survive a web restart. Nothing here imports TensorFlow.
 A run goes on the lane of its preset (`lane_for`): presets that need a GPU on their own lane, which
 only GPU workers read, so a worker without a GPU never takes (and never fails) one of them.
 Recordings have lanes of their own (`speech_lane`): the GPU one while a GPU worker is alive, else
-the one every worker reads. A worker reads the speech lanes before the demo lanes, since a person
-is waiting on the page for the transcript.
+the one every worker reads. The model's readings of answers (`claims`) go the same way, but only
+while a live worker reads one of their lanes: without one the page keeps the lexical suggestion.
+A worker reads the speech lanes, then the claims lanes, before the demo lanes, since a person is
+waiting on the page for the transcript or the reading.
 """
 
 from __future__ import annotations
@@ -42,16 +45,19 @@ class Lane:
     # Only workers with a GPU read it; its jobs are the presets that need one, or the recordings
     # queued while a GPU worker was alive.
     needs_gpu: bool
-    # What its jobs are: demo runs (app/demos) or transcriptions (app/speech).
+    # What its jobs are: demo runs (app/demos), transcriptions (app/speech) or model readings of
+    # answers (app/practice/readings.py).
     kind: JobKind = "demo"
 
 
-# Every lane, in the order a worker that reads several of them looks: speech first (a person is
-# waiting on the page), then GPU jobs, because only GPU workers can take them while any worker
-# takes the rest.
+# Every lane, in the order a worker that reads several of them looks: speech and claims first (a
+# person is waiting on the page), then GPU jobs, because only GPU workers can take them while any
+# worker takes the rest.
 LANES: tuple[Lane, ...] = (
     Lane("speech-gpu", "tiercards-speech-gpu", needs_gpu=True, kind="speech"),
     Lane("speech", "tiercards-speech", needs_gpu=False, kind="speech"),
+    Lane("claims-gpu", "tiercards-claims-gpu", needs_gpu=True, kind="claims"),
+    Lane("claims", "tiercards-claims", needs_gpu=False, kind="claims"),
     Lane("gpu", "tiercards-gpu", needs_gpu=True),
     Lane("cpu", "tiercards", needs_gpu=False),
 )
@@ -82,17 +88,28 @@ def speech_lanes_for(gpu: bool) -> tuple[str, ...]:
     return _lanes("speech", gpu=gpu)
 
 
+def claims_lanes_for(gpu: bool) -> tuple[str, ...]:
+    """The claims lanes a worker whose entailment model loaded reads, in order, like `lanes_for`."""
+    return _lanes("claims", gpu=gpu)
+
+
 def speech_lane(gpu_worker_alive: bool) -> str:
     """Where a recording is queued: for a GPU worker while one is alive, else for any worker."""
     return speech_lanes_for(gpu_worker_alive)[0]
 
 
+def live_lane(kind: JobKind, capabilities: Iterable[Sequence[str] | None]) -> str | None:
+    """The lane a job of `kind` goes on now, from the capabilities of the live workers (a worker
+    lists a kind's lanes once its model loaded): the kind's GPU lane while one of them reads it,
+    else the lane every worker of the kind reads; None while none reads either."""
+    read = {lane for lanes in capabilities for lane in lanes or ()}
+    return next((lane for lane in _lanes(kind, gpu=True) if lane in read), None)
+
+
 def speech_lane_now(capabilities: Iterable[Sequence[str] | None]) -> str:
-    """The lane a recording goes on now, from the capabilities of the live workers: the GPU speech
-    lane while one of them reads it (a worker lists the speech lanes once its model loaded), else
-    the lane every transcribing worker reads."""
-    gpu_lane = speech_lane(True)
-    return speech_lane(any(gpu_lane in (lanes or ()) for lanes in capabilities))
+    """The lane a recording goes on now (`live_lane`); with no transcribing worker alive, the lane
+    every one of them reads, where it waits for the first."""
+    return live_lane("speech", capabilities) or speech_lane(False)
 
 
 def queue_kind(queue_url: str) -> str:
@@ -121,7 +138,7 @@ class JsonSerializer(Serializer):
             if value.get("eta") is not None:
                 value["eta"] = datetime.datetime.fromisoformat(value["eta"])
             if not all(isinstance(arg, str) for arg in value.get("args") or ()):
-                raise ValueError("a job carries one id: a demo run's or a recording's")
+                raise ValueError("a job carries one id: a demo run's, a recording's or an attempt's")
             value["args"] = tuple(value.get("args") or ())
             return Message(**{key: value.get(key) for key in Message._fields})
         return value
@@ -156,7 +173,7 @@ class JobQueue:
         return queue_kind(self.url)
 
     def enqueue(self, job_id: str, *, lane: str, delay: float | None = None) -> None:
-        """Queue a demo run or a recording by id on `lane` (the id's kind is the lane's); with
+        """Queue a demo run, a recording or an attempt by id on `lane` (the id's kind is the lane's); with
         `delay`, not before that many seconds."""
         if delay:
             self._tasks[lane].schedule((job_id,), delay=delay)

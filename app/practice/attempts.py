@@ -11,8 +11,9 @@ from app.accounts.service import lock_person
 from app.content.cards import Card
 from app.exceptions import Conflict, Invalid
 from app.metrics import answer_recorded
-from app.practice import quiz, scheduling, suggestions, totals
+from app.practice import quiz, readings, scheduling, suggestions, totals
 from app.practice.models import Attempt, ReviewLog
+from app.practice.readings import Reader
 from app.practice.schemas import Assessment, AttemptIn, AttemptOut
 from app.practice.suggestions import Suggestion
 from app.speech import service as speech
@@ -59,11 +60,14 @@ def record(
     data: AttemptIn,
     now: datetime,
     beside: Callable[[Attempt], None] | None = None,
+    reader: Reader | None = None,
 ) -> Recorded:
     """Store the attempt as made at `now` and feed it to the card's schedule. `beside` stores what
     the caller keeps with the attempt (a mock interview's question it answers), in the same
-    transaction, under the person's lock. Returns it with the suggestion the page shows after
-    "Submit answer", made from what was just stored rather than read back."""
+    transaction, under the person's lock. With `reader`, the entailment model's reading of its
+    answer is queued once it is committed (app/practice/readings.py). Returns it with the
+    suggestion the page shows after "Submit answer", made from what was just stored rather than
+    read back."""
     check_against_card(card, data)
     # Checked before the lock: on SQLite the lock is the one writer's turn, which others wait for.
     coverage = (
@@ -96,14 +100,17 @@ def record(
     session.add(attempt)
     scheduling.review_attempt(session, attempt)  # a rated answer or a quiz feeds the card's schedule
     totals.count_answers(session, user_id=user_id, answers=[attempt], cards={card.id: card})
-    suggestion = None
+    suggestion, lane = None, None
     if coverage is not None:
         row = suggestions.add(session, attempt=attempt, coverage=coverage)
+        lane = readings.ask(session, row=row, reader=reader) if reader is not None else None
         suggestion = suggestions.as_shown(row, card=card, attempt=attempt)
     if beside is not None:
         beside(attempt)
     session.commit()
     answer_recorded(attempt.kind)
+    if reader is not None and lane is not None:
+        readings.send(reader, attempt_id=attempt.id, lane=lane)
     return Recorded(attempt, suggestion)
 
 

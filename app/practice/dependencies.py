@@ -1,5 +1,6 @@
 """Loading a person's own attempt; the one "now" a response is computed from; the key
-quiz deals sign their items with; the cards a person has been assigned; and the practice forms
+quiz deals sign their items with; the cards a person has been assigned; where the model's
+reading of an answer is asked for (`ReaderDep`); and the practice forms
 as sent: the answer form read into an attempt (the card page's, /practice's and the mock
 interview's alike), a refused one sent back, and how a refused rating reads (app/web/messages.py).
 The fields a person fills in are named by the labels the pages give them; anything else the page
@@ -16,12 +17,14 @@ from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse
 
 from app.exceptions import Invalid, NotFound, in_words
+from app.jobs.dependencies import QueueDep
 from app.practice.assigned import AssignedCards, none_assigned
 from app.practice.models import Attempt
+from app.practice.readings import Reader
 from app.practice.schemas import RATINGS, AttemptIn
 from app.schemas import parse_id
 from app.storage.base import utcnow
-from app.web.dependencies import FormDep, app_settings
+from app.web.dependencies import FormDep, SettingsDep, app_settings
 from app.web.messages import form_messages, sentence
 from app.web.templating import render
 
@@ -73,6 +76,15 @@ def assigned_cards(request: Request) -> AssignedCards:
 
 
 AssignedCardsDep = Annotated[AssignedCards, Depends(assigned_cards)]
+
+
+def get_reader(settings: SettingsDep, queue: QueueDep) -> Reader:
+    """Where an answer's model reading is asked for: the app's queue, and how recently a worker
+    must have beat to take it (its heartbeat timeout)."""
+    return Reader(queue, settings.demo_heartbeat_timeout_seconds)
+
+
+ReaderDep = Annotated[Reader, Depends(get_reader)]
 
 
 def rating_messages(error: ValidationError | Invalid, choose: str) -> list[str]:

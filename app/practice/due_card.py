@@ -14,6 +14,7 @@ from app.practice import attempts, preferences, rating, scheduling, suggestions
 from app.practice.assigned import AssignedCards, none_assigned
 from app.practice.models import Attempt, ReviewLog, ReviewState
 from app.practice.preferences import PracticeSettings
+from app.practice.readings import Reader
 from app.practice.scheduling import PracticeQueue
 from app.practice.schemas import AttemptIn
 from app.practice.suggestions import Suggestion
@@ -136,11 +137,16 @@ def reveal(
     seconds: float,
     data: AttemptIn | None,
     now: datetime,
+    reader: Reader | None = None,
 ) -> Turn:
     """Show the card's answer; `data`, a typed answer, is recorded first (rated on the next
-    step). The queue is as it stood before the answer."""
+    step), its model reading asked of `reader`. The queue is as it stood before the answer."""
     queue = _queue(session, user_id=user_id, snapshot=snapshot, settings=settings, now=now, first=[])
-    recorded = attempts.record(session, card=card, user_id=user_id, data=data, now=now) if data else None
+    recorded = (
+        attempts.record(session, card=card, user_id=user_id, data=data, now=now, reader=reader)
+        if data
+        else None
+    )
     row = scheduling.get_state(session, user_id=user_id, card_id=card.id, tier=tier)
     shown = _shown(
         row,

@@ -156,9 +156,24 @@ class AttemptCoverage(Base):
     """What the coverage checker suggested for an answer (app/coverage/checker.py): per point
     `{"id", "covered", "score", "start", "end"}` and per asserted pitfall `{"id", "start", "end"}`,
     the evidence as where it stands in the attempt's text (so it goes with the text, nothing
-    copied). Once the person assesses, how many points their own ticks agreed with it on."""
+    copied). Once the person assesses, how many points their own ticks agreed with it on.
+
+    `reading`: where the entailment model's reading of the answer stands (READINGS): asked of the
+    workers and not back yet (`queued`), back and stored over the lexical suggestion (`done`),
+    refused by the model or past its time (`failed`), or not asked because no live worker reads
+    answers with the model (`unavailable`); None where it was never asked (older or imported rows)."""
 
     __tablename__ = "attempt_coverage"
+    __table_args__ = (
+        # The readings still queued, which a starting worker puts back on the queue: found without
+        # walking past every suggestion ever stored.
+        Index(
+            "ix_attempt_coverage_queued",
+            "attempt_id",
+            sqlite_where=text("reading = 'queued'"),
+            postgresql_where=text("reading = 'queued'"),
+        ),
+    )
 
     attempt_id: Mapped[int] = mapped_column(ForeignKey("attempts.id", ondelete="CASCADE"), primary_key=True)
     method: Mapped[str] = mapped_column(String(32))
@@ -167,6 +182,10 @@ class AttemptCoverage(Base):
     agreed: Mapped[int | None] = mapped_column(Integer)
     compared: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    reading: Mapped[str | None] = mapped_column(String(16))
+
+
+READINGS = ("queued", "done", "failed", "unavailable")
 
 
 class PracticeDay(Base):

@@ -1,4 +1,5 @@
 """The coverage checker's suggestion on an answer: computed and stored as the answer is recorded,
+replaced by the entailment model's reading when a worker sends one (app/practice/readings.py),
 compared with the person's own ticks once they assess it, and read back for the pages.
 
 A suggestion only: the person's ticks and rating decide what is saved."""
@@ -6,6 +7,7 @@ A suggestion only: the person's ticks and rating decide what is saved."""
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import select
@@ -20,10 +22,14 @@ from app.coverage.checker import (
     pitfall_lead,
     point_verdict,
 )
-from app.coverage.measured import MEASURED
+from app.coverage.measured import METHODS
+from app.exceptions import NotFound
 from app.practice.models import Attempt, AttemptCoverage
+from app.storage.base import utcnow
 
 ANSWER_KINDS = ("basics", "solid")
+# How long the page waits for the entailment model's reading before it says it did not come.
+READING_WAIT_S = 20.0
 
 
 def checked(card: Card, *, kind: str, follow_up: int | None, text: str | None) -> Coverage | None:
@@ -43,22 +49,26 @@ def _span(evidence: Any) -> dict[str, int | None]:
     return {"start": evidence.start, "end": evidence.end}
 
 
+def put(row: AttemptCoverage, *, attempt: Attempt, coverage: Coverage) -> None:
+    """Write `coverage` into the attempt's row, in place of what it held, and its agreement with
+    the person's ticks if they have assessed. Part of the caller's unit of work."""
+    row.method = coverage.method
+    row.points = [
+        {"id": hit.id, "covered": hit.covered, "sure": hit.sure, "score": hit.score} | _span(hit.evidence)
+        for hit in coverage.points
+    ]
+    row.pitfalls = [{"id": hit.id, "sure": hit.sure} | _span(hit.evidence) for hit in coverage.pitfalls]
+    if attempt.rating is not None:  # rated as it was sent (the API), or since: assessed already
+        compare(row, attempt)
+
+
 def add(session: Session, *, attempt: Attempt, coverage: Coverage) -> AttemptCoverage:
     """Store the suggestion for a just-recorded attempt (flushed, so it has an id). Part of the
     caller's unit of work."""
     session.flush()
-    row = AttemptCoverage(
-        attempt_id=attempt.id,
-        method=coverage.method,
-        points=[
-            {"id": hit.id, "covered": hit.covered, "sure": hit.sure, "score": hit.score} | _span(hit.evidence)
-            for hit in coverage.points
-        ],
-        pitfalls=[{"id": hit.id, "sure": hit.sure} | _span(hit.evidence) for hit in coverage.pitfalls],
-    )
+    row = AttemptCoverage(attempt_id=attempt.id)
+    put(row, attempt=attempt, coverage=coverage)
     session.add(row)
-    if attempt.rating is not None:  # rated as it was sent (the API): assessed already
-        compare(row, attempt)
     return row
 
 
@@ -117,13 +127,27 @@ class PitfallShown:
 
 @dataclass(frozen=True)
 class Suggestion:
+    attempt_id: int
     stretches: tuple[Stretch, ...]  # the answer, its evidence marked
     points: tuple[PointShown, ...]
     pitfalls: tuple[PitfallShown, ...]
     covered: frozenset[str]  # the point ids it suggests ticking: those it is sure of
     follow_up: bool
+    read_by: str  # what read the answer: the method that made this suggestion
     measured: str
     pitfalls_measured: str
+    # The entailment model's reading, as the page tells it: "waiting" (the page asks again),
+    # "late" (not back within READING_WAIT_S), "done", "failed", "unavailable"; None: never asked.
+    reading: str | None
+
+
+def reading_state(row: AttemptCoverage) -> str | None:
+    """Where the model's reading of the row's answer stands, as the page tells it (`Suggestion`)."""
+    if row.reading != "queued":
+        return row.reading
+    # Not yet flushed: the answer was recorded in this very request.
+    asked = row.created_at or utcnow()
+    return "waiting" if utcnow() - asked < timedelta(seconds=READING_WAIT_S) else "late"
 
 
 def _evidence(text: str, item: dict[str, Any]) -> tuple[int, int] | None:
@@ -168,6 +192,15 @@ def _targets(card: Card, attempt: Attempt) -> dict[str, tuple[str, bool]]:
     return {point.key: (point.html, True) for point in card.points}
 
 
+def of_attempt(session: Session, *, card: Card, attempt: Attempt) -> Suggestion:
+    """The attempt's suggestion as it stands now (GET /attempts/{id}/suggestion); NotFound for an
+    answer that has none (a reveal, a quiz, older history)."""
+    suggestion = shown(session, card=card, attempt=attempt)
+    if suggestion is None:
+        raise NotFound(f"the answer {attempt.id} has no suggestion")
+    return suggestion
+
+
 def shown(session: Session, *, card: Card, attempt: Attempt) -> Suggestion | None:
     """The stored suggestion as the pages show it; None when the attempt has none (older history)."""
     row = stored(session, attempt)
@@ -199,7 +232,9 @@ def as_shown(row: AttemptCoverage, *, card: Card, attempt: Attempt) -> Suggestio
             spans.append(span)
             number, entry = numbers[item["id"]]
             pitfalls.append(PitfallShown(number, entry, text[span[0] : span[1]], _sure(item)))
+    method = METHODS.get(row.method, METHODS["lexical"])
     return Suggestion(
+        attempt_id=attempt.id,
         stretches=marked(text, spans),
         points=tuple(points),
         pitfalls=tuple(pitfalls),
@@ -209,8 +244,10 @@ def as_shown(row: AttemptCoverage, *, card: Card, attempt: Attempt) -> Suggestio
             if item.get("covered") and _sure(item) and item.get("id") in targets
         ),
         follow_up=attempt.kind == "follow-up",
-        measured=MEASURED.sentence(),
-        pitfalls_measured=MEASURED.pitfall_sentence(),
+        read_by=method.read_by,
+        measured=method.measured.sentence(),
+        pitfalls_measured=method.measured.pitfall_sentence(),
+        reading=reading_state(row),
     )
 
 

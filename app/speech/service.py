@@ -9,15 +9,15 @@ on a speech lane. The worker (app/speech/recordings.py) does the rest.
 import logging
 import uuid
 from dataclasses import dataclass
-from datetime import timedelta
 
 from pydantic import ValidationError
-from sqlalchemy import JSON, DateTime, column, delete, func, select, table
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from app.accounts.service import lock_person
 from app.content.cards import Card
 from app.exceptions import Invalid, NotFound, NotThisFormat, TooLarge, TooMany, Unavailable, field_messages
+from app.jobs.beats import live_capabilities
 from app.jobs.queue import JobQueue, speech_lane_now
 from app.settings import Settings
 from app.speech.limits import LENGTH_SLACK_SECONDS
@@ -31,8 +31,6 @@ log = logging.getLogger("tiercards.speech")
 # Recordings one person may have waiting or being transcribed at once.
 MAX_IN_FLIGHT = 2
 IN_FLIGHT = ("queued", "running")
-# The worker's table, read as plain columns: speech sits below demos, which owns it.
-_WORKER_BEATS = table("worker_beats", column("last_seen", DateTime()), column("capabilities", JSON()))
 # The first bytes of each container decode.py reads; anything else is not a recording.
 _MAGIC = (
     (0, b"\x1a\x45\xdf\xa3", "webm"),
@@ -109,10 +107,7 @@ def check_upload(upload: Upload, *, card: Card, max_seconds: int, max_bytes: int
 def lane_now(session: Session, *, timeout_seconds: float) -> str:
     """The speech lane for a recording sent now (`speech_lane_now`), from the workers that beat
     within the timeout."""
-    cutoff = utcnow() - timedelta(seconds=timeout_seconds)
-    return speech_lane_now(
-        session.scalars(select(_WORKER_BEATS.c.capabilities).where(_WORKER_BEATS.c.last_seen >= cutoff))
-    )
+    return speech_lane_now(live_capabilities(session, timeout_seconds=timeout_seconds))
 
 
 def submit(

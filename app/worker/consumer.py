@@ -20,6 +20,7 @@ from app.jobs.child_process import ChildError
 from app.jobs.executors import Context, Executor, Supply
 from app.jobs.queue import JobQueue
 from app.jobs.tasks import JobKind
+from app.practice import readings
 from app.settings import Settings
 from app.speech import recordings
 from app.storage.database import Database
@@ -206,8 +207,8 @@ class Worker:
         self.request_stop()
 
     def _sweep(self) -> None:
-        """Mark interrupted the runs that workers which died left running, and queue again (or
-        fail) the recordings they were transcribing."""
+        """Mark interrupted the runs that workers which died left running, queue again (or fail)
+        the recordings they were transcribing, and queue again the readings they took."""
         with self.db.write_sessions() as session:
             interrupted, retried = claims.sweep_at_start(
                 session,
@@ -217,6 +218,8 @@ class Worker:
                 own_name=self.name,
             )
         recordings.enqueue_all(self.queue, retried)
+        with self.db.read_sessions() as session:
+            reread = readings.requeue_left_behind(session, queue=self.queue)
         # A recording failed here, or by a worker that died before it could, left its sound in
         # SQLite's log.
         self.db.erase_deleted()
@@ -224,6 +227,8 @@ class Worker:
             log.info("marked %d run(s) left behind by dead workers as interrupted", interrupted)
         if retried:
             log.info("queued again %d recording(s) left behind by dead workers", len(retried))
+        if reread:
+            log.info("queued again %d answer reading(s) left behind by dead workers", reread)
 
     def _upkeep(self) -> None:
         done = claims.upkeep(

@@ -63,7 +63,8 @@
       id: active.id,
       name: active.getAttribute("name"),
       value: active.getAttribute("value"),
-      tag: active.tagName
+      tag: active.tagName,
+      inside: target.contains(active)
     };
   });
 
@@ -115,7 +116,15 @@
     } else if (!refused && (activated(detail) || typedInto(detail))) {
       announce((status && status.textContent) || (heading && heading.textContent));
     }
-    if (!activated(detail)) return;
+    if (!activated(detail)) {
+      // An update that arrived on its own (the model's suggestion replacing the word-overlap one)
+      // moves focus only when it replaced what had it, which would otherwise fall to the page's top.
+      if (was && was.inside && (!document.activeElement || document.activeElement === document.body)) {
+        if (!root.hasAttribute("tabindex")) root.setAttribute("tabindex", "-1");
+        root.focus();
+      }
+      return;
+    }
     var target = refused
       ? root.querySelector(FIELDS) || root
       : heading || sameControl(root, was) || root;

@@ -24,8 +24,9 @@ def model() -> Iterator[Entailment]:
 
 
 def read(model: Entailment, card: Card, text: str, follow_up: int | None = None) -> Coverage:
-    asked = question(card, follow_up, text)
-    return answer(card, follow_up, text, model.classify(asked.premises, asked.hypotheses).tolist())
+    asked = question(card, follow_up=follow_up, text=text)
+    probabilities = model.classify(asked.premises, asked.hypotheses).tolist()
+    return answer(card, follow_up=follow_up, text=text, probabilities=probabilities)
 
 
 def flagged(found: Coverage) -> list[str]:

@@ -131,18 +131,29 @@ class WorkerProcess:
         raise RuntimeError(f"worker not ready within {timeout} s:\n{self.log_tail()}")
 
     def runner_child_pids(self) -> list[int]:
-        """The runner's TensorFlow child (multiprocessing's resource tracker and the speech child,
-        the one with CTranslate2 loaded, left out)."""
-        import psutil
+        """The runner's TensorFlow child (multiprocessing's resource tracker, the speech child, the
+        one with CTranslate2 loaded, and the claims child, the one with onnxruntime, left out)."""
+        return [pid for pid in self._children() if not self._loaded(pid, "ctranslate2", "onnxruntime")]
 
-        def speech(child: psutil.Process) -> bool:
-            return any("ctranslate2" in mapping.path for mapping in child.memory_maps())
+    def claims_child_pids(self) -> list[int]:
+        """The claims child: the one with onnxruntime loaded."""
+        return [pid for pid in self._children() if self._loaded(pid, "onnxruntime")]
+
+    def _children(self) -> list[int]:
+        import psutil
 
         return [
             child.pid
             for child in psutil.Process(self.pid).children()
-            if "resource_tracker" not in " ".join(child.cmdline()) and not speech(child)
+            if "resource_tracker" not in " ".join(child.cmdline())
         ]
+
+    @staticmethod
+    def _loaded(pid: int, *libraries: str) -> bool:
+        import psutil
+
+        maps = psutil.Process(pid).memory_maps()
+        return any(library in mapping.path for mapping in maps for library in libraries)
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None

@@ -53,6 +53,7 @@ ROUTES: dict[tuple[str, str], str] = {
     ("GET", "/api/settings"): "own",
     ("PUT", "/api/settings"): "own",
     ("POST", "/attempts/{attempt_id}/assessment"): "own",
+    ("GET", "/attempts/{attempt_id}/suggestion"): "own",
     ("POST", "/attempts/{attempt_id}/undo"): "own",
     ("GET", "/cards/{card_id}"): "shared",
     ("POST", "/cards/{card_id}/answers"): "own",

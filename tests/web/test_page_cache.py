@@ -86,7 +86,11 @@ def test_no_page_a_signed_in_person_reads_may_be_kept_by_a_shared_cache(
     ).json()
     finish(team_app, recording["id"], keep_days=7)  # its page, its JSON and its audio are read below
     started = root.post("/interview", data={"source": "cards", "card": OWNER_CARD}, follow_redirects=False)
+    answered = root.post(
+        f"/api/cards/{OWNER_CARD}/attempts", json=attempt_payload(text="Prefetch overlaps.", seconds=3)
+    )
     things = {
+        "attempt_id": answered.json()["id"],
         "session_id": started.headers["location"].rsplit("/", 1)[1],
         "card_id": OWNER_CARD,
         "run_id": 1,

@@ -24,6 +24,7 @@ from app.practice.dependencies import (
     AnswerFormDep,
     AssignedCardsDep,
     NowDep,
+    ReaderDep,
     rating_messages,
 )
 from app.practice.schemas import RATINGS, Assessment
@@ -192,6 +193,7 @@ def answer_question(
     catalogue: CatalogueDep,
     now: NowDep,
     session_id: Id,
+    reader: ReaderDep,
 ) -> HTMLResponse:
     interview = service.own_session(session, user_id=user_id, session_id=session_id)
     cards = catalogue.snapshot().cards
@@ -200,7 +202,7 @@ def answer_question(
         asked = service.asked(interview, cards)
         data = answer.attempt(tier=interview.tier, kind=asked.kind, follow_up=asked.follow_up)
         page = service.answer(
-            session, interview=interview, cards=cards, position=position, data=data, now=now
+            session, interview=interview, cards=cards, position=position, data=data, now=now, reader=reader
         )
     except (Conflict, ValidationError, Invalid) as error:
         page = service.page(session, interview=interview, cards=cards, now=now)

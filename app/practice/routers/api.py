@@ -12,7 +12,7 @@ from app.content.parser import ID_PATTERN
 from app.content.tiers import TIERS
 from app.exceptions import NotFound
 from app.practice import attempts, preferences, scheduling, stats
-from app.practice.dependencies import AssignedCardsDep, NowDep, own_attempt
+from app.practice.dependencies import AssignedCardsDep, NowDep, ReaderDep, own_attempt
 from app.practice.models import ReviewState
 from app.practice.preferences import PracticeSettings
 from app.practice.schemas import (
@@ -34,9 +34,15 @@ router = APIRouter(prefix="/api")
 
 @router.post("/cards/{card_id}/attempts", status_code=status.HTTP_201_CREATED, tags=["api"])
 def create_attempt(
-    *, card: CardDep, data: AttemptIn, session: WriteSessionDep, user_id: UserIdDep, now: NowDep
+    *,
+    card: CardDep,
+    data: AttemptIn,
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+    now: NowDep,
+    reader: ReaderDep,
 ) -> AttemptOut:
-    recorded = attempts.record(session, card=card, user_id=user_id, data=data, now=now)
+    recorded = attempts.record(session, card=card, user_id=user_id, data=data, now=now, reader=reader)
     return attempts.as_out(recorded.attempt, card)
 
 

@@ -15,7 +15,7 @@ from app.content.catalogue import Catalogue
 from app.content.dependencies import CardDep, CatalogueDep, chosen_tier
 from app.content.tiers import TIERS, Tier, default_answer_kind, go_deeper_tiers, parse_tier, sees
 from app.exceptions import Invalid, NotFound
-from app.practice import attempts, card_answers, quiz
+from app.practice import attempts, card_answers, quiz, suggestions
 from app.practice.dependencies import (
     ANSWER_UNREADABLE,
     RATING_CHOICES,
@@ -23,6 +23,7 @@ from app.practice.dependencies import (
     AssignedCardsDep,
     NowDep,
     QuizKeyDep,
+    ReaderDep,
     own_attempt,
     rating_messages,
     review_to_undo,
@@ -151,6 +152,7 @@ def submit_answer(
     session: WriteSessionDep,
     user_id: UserIdDep,
     now: NowDep,
+    reader: ReaderDep,
 ) -> HTMLResponse:
     form = answer.form
     kind = str(form.get("kind") or "")
@@ -167,7 +169,7 @@ def submit_answer(
         template = "_answer_panel.html"
     try:
         data = answer.attempt(tier=checked_tier, kind=kind, follow_up=form.get("follow_up"))
-        recorded = attempts.record(session, card=card, user_id=user_id, data=data, now=now)
+        recorded = attempts.record(session, card=card, user_id=user_id, data=data, now=now, reader=reader)
     except (ValidationError, Invalid) as error:  # a recording that cannot be saved from: the typing stays
         return answer.refused(template, errors=answer.messages(error), **context)
     return render(request, template, attempt=recorded.attempt, suggestion=recorded.suggestion, **context)
@@ -218,6 +220,24 @@ def _own_served(
     if card is None:
         raise NotFound(f"the card '{attempt.card_id}' is no longer served")
     return attempt, card
+
+
+@router.get("/attempts/{attempt_id}/suggestion", response_class=HTMLResponse)
+def attempt_suggestion(
+    request: Request, *, attempt_id: Id, catalogue: CatalogueDep, session: SessionDep, user_id: UserIdDep
+) -> HTMLResponse:
+    """The suggestion on the person's answer as it stands: the fragment polls this while the
+    entailment model's reading is on its way, and swaps in what it answers."""
+    attempt, card = _own_served(session, catalogue=catalogue, user_id=user_id, attempt_id=attempt_id)
+    suggestion = suggestions.of_attempt(session, card=card, attempt=attempt)
+    return render(
+        request,
+        "suggestion.html",
+        "_suggestions.html",
+        card=card,
+        suggestion=suggestion,
+        arrived=suggestion.reading != "waiting",
+    )
 
 
 @router.post("/attempts/{attempt_id}/assessment", response_class=HTMLResponse)

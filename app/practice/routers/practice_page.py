@@ -22,6 +22,7 @@ from app.practice.dependencies import (
     AnswerFormDep,
     AssignedCardsDep,
     NowDep,
+    ReaderDep,
     form_attempt,
     rating_messages,
     review_to_undo,
@@ -167,6 +168,7 @@ def reveal(
     user_id: UserIdDep,
     catalogue: CatalogueDep,
     now: NowDep,
+    reader: ReaderDep,
 ) -> HTMLResponse:
     """Show the model answer; a typed answer is recorded as an attempt (rated on the next step)."""
     submitted = _submitted(answer.form, session=session, user_id=user_id, catalogue=catalogue)
@@ -185,6 +187,7 @@ def reveal(
             seconds=seconds,
             data=answer.attempt(tier=tier, kind=default_answer_kind(tier)) if typed else None,
             now=now,
+            reader=reader,
         )
     except (ValidationError, Invalid) as error:
         turn = _showing(session, user_id=user_id, submitted=submitted, now=now)
