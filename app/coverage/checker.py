@@ -134,7 +134,7 @@ class Checker:
         worth_asking = self._tuning.polarity and score >= self._tuning.threshold
         return (
             0.0
-            if worth_asking and contradicts(unit.text, reference, weight=self._lexical.stem_weight)
+            if worth_asking and contradicts(unit.text, reference=reference, weight=self._lexical.stem_weight)
             else score
         )
 

@@ -72,7 +72,7 @@ def clauses(text: str) -> list[Clause]:
     return found
 
 
-def contradicts(unit: str, reference: str, *, weight: Weight) -> bool:
+def contradicts(unit: str, *, reference: str, weight: Weight) -> bool:
     """Whether `unit` says the opposite of `reference` in a part the two share. Per clause of the
     reference (of two content words or more) whose weight the unit holds ALIGNED of: the unit's
     clause holding that clause's weightiest shared word is what the unit says of it, and it says

@@ -52,9 +52,9 @@ def row_of(app: FastAPI) -> AttemptCoverage:
 
 def model_reads(app: FastAPI, attempt_id: int, *, entail: float) -> bool:
     """Store what a worker stores: the model's reading of the answer, every pair at `entail`."""
-    asked = reading.question(CARD, None, ANSWER)
+    asked = reading.question(CARD, follow_up=None, text=ANSWER)
     probabilities = [[entail, 1 - entail, 0.0]] * len(asked.premises)
-    coverage = reading.answer(CARD, None, ANSWER, probabilities)
+    coverage = reading.answer(CARD, follow_up=None, text=ANSWER, probabilities=probabilities)
     with write_session(app) as session:
         return readings.store(session, attempt_id=attempt_id, coverage=coverage)
 
