@@ -7,14 +7,18 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
+from app import PROJECT_ROOT
 from app.cli import SERVER_LOOP
+from app.demos.models import WorkerBeat
+from app.settings import Settings
+from app.storage.database import Database
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -195,3 +199,35 @@ def locust(
                 float(row["99%"] or 0),
             )
     return stats
+
+
+def start_worker(
+    settings: Settings, log: Path, *, ready: Callable[[WorkerBeat], bool]
+) -> subprocess.Popen[bytes]:
+    """A `tiercards worker` on `settings`, once its heartbeat says it is `ready`."""
+    env = {
+        **os.environ,
+        "DATA_DIR": str(settings.data_dir),
+        "DATABASE_URL": settings.database_url,
+        "QUEUE_URL": settings.queue_url,
+        "SECRET_KEY": settings.secret_key,
+    }
+    with log.open("ab") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "app.cli", "worker"], cwd=PROJECT_ROOT, env=env, stdout=out, stderr=out
+        )
+    name = f"{socket.gethostname()}:{process.pid}"
+    db = Database(settings)
+    deadline = time.monotonic() + 180
+    try:
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise SystemExit(f"worker exited with {process.returncode}; see {log}")
+            with db.read_sessions() as session:
+                beat = session.get(WorkerBeat, name)
+                if beat is not None and ready(beat):
+                    return process
+            time.sleep(0.1)
+    finally:
+        db.dispose()
+    raise SystemExit("worker not ready within 180 s")

@@ -13,13 +13,10 @@ the median misses it.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -27,47 +24,15 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from app import PROJECT_ROOT
-from app.demos.models import WorkerBeat
 from app.factory import create_app
 from app.settings import Settings
 from app.storage import migrations
-from app.storage.database import Database
 from app.web.security import CSRF_COOKIE
-from bench._servers import free_port
+from bench._servers import free_port, start_worker
 from bench._verdict import run, verdict
 
 SMALL = {"steps": 6, "input_ms": 3, "compute_ms": 3, "batch_size": 2}
 TARGET_S = 2.0
-
-
-def _start_worker(settings: Settings, log: Path) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "DATA_DIR": str(settings.data_dir),
-        "DATABASE_URL": settings.database_url,
-        "QUEUE_URL": settings.queue_url,
-        "SECRET_KEY": settings.secret_key,
-    }
-    with log.open("ab") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "worker"], cwd=PROJECT_ROOT, env=env, stdout=out, stderr=out
-        )
-    name = f"{socket.gethostname()}:{process.pid}"
-    db = Database(settings)
-    deadline = time.monotonic() + 180
-    try:
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                raise SystemExit(f"worker exited with {process.returncode}; see {log}")
-            with db.read_sessions() as session:
-                beat = session.get(WorkerBeat, name)
-                if beat is not None and beat.tensorflow_version:
-                    return process
-            time.sleep(0.1)
-    finally:
-        db.dispose()
-    raise SystemExit("worker not ready within 180 s")
 
 
 def _one(client: TestClient) -> dict[str, float]:
@@ -147,7 +112,7 @@ def main() -> None:
         allowed_hosts=["testserver"],
     )
     migrations.upgrade(settings)
-    worker = _start_worker(settings, folder / "worker.log")
+    worker = start_worker(settings, folder / "worker.log", ready=lambda beat: bool(beat.tensorflow_version))
     app = create_app(settings)
     try:
         with TestClient(app) as client:

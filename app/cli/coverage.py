@@ -10,9 +10,10 @@ from pydantic import ValidationError
 from app.content.cards import Card, pitfall_id
 from app.content.catalogue import load
 from app.content.tiers import TIERS, parse_tier
-from app.coverage.checker import pitfall_lead, point_verdict
+from app.coverage.checker import Coverage, check, pitfall_lead, point_verdict
+from app.coverage.measured import METHODS
 from app.coverage.schemas import CoverageIn, CoverageOut
-from app.coverage.service import coverage_document
+from app.coverage.service import document, read_with_model
 from app.exceptions import in_words
 from app.settings import get_settings
 
@@ -36,7 +37,23 @@ def coverage_text(doc: CoverageOut, card: Card) -> str:
     if not doc.pitfalls:
         lines.append(f"{'':<{LABEL}}no pitfall asserted")
     trust = [doc.measured.sentence] + ([doc.measured.pitfall_sentence] if doc.pitfalls else [])
-    return "\n".join([*lines, "", "Suggestions only: your own ticks decide.", *trust])
+    read_by = f"Read by {METHODS[doc.method].read_by}. Suggestions only: your own ticks decide."
+    return "\n".join([*lines, "", read_by, *trust])
+
+
+def _read(card: Card, text: str, method: str) -> Coverage:
+    if method and method not in METHODS:
+        typer.echo(f"error: no method {method!r}: it must be {in_words(tuple(METHODS))}", err=True)
+        raise typer.Exit(code=2)
+    if method == "lexical":
+        return check(card, text)
+    try:
+        return read_with_model(card, text)
+    except ImportError as missing:
+        if method:
+            typer.echo(f"error: the entailment model is not installed here ({missing})", err=True)
+            raise typer.Exit(code=2) from missing
+        return check(card, text)
 
 
 def coverage(
@@ -47,6 +64,13 @@ def coverage(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the document POST /api/cards/{card_id}/coverage answers.")
     ] = False,
+    method: Annotated[
+        str,
+        typer.Option(
+            help=f"How to read the answer: {in_words(tuple(METHODS))} (default: the entailment model where it "
+            "is installed, else words; the API reads by words, and the model reads recorded answers on the workers)."
+        ),
+    ] = "",
 ) -> None:
     """Check an answer, read from standard input, against a card: which answer points it covers
     and which pitfalls it asserts, each with the words that show it. Stores nothing."""
@@ -69,5 +93,5 @@ def coverage(
         for problem in refused.errors(include_url=False):
             typer.echo(f"error: the answer: {problem['msg']}", err=True)
         raise typer.Exit(code=1) from refused
-    doc = coverage_document(card, answer.text)
+    doc = document(card, answer.text, _read(card, answer.text, method))
     typer.echo(doc.model_dump_json(indent=2) if as_json else coverage_text(doc, card))

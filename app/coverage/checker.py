@@ -27,9 +27,9 @@ class Tuning:
     by words alone never is (about 0.6 there): it reads "check this"."""
 
     expansion: int = 0
-    threshold: float = 0.173
+    threshold: float = 0.171
     margin: float = 0.15
-    pitfall_threshold: float = 0.317
+    pitfall_threshold: float = 0.294
     pitfall_margin: float = 0.0
     skip_denials: bool = False
     polarity: bool = True

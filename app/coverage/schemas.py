@@ -39,15 +39,24 @@ class PitfallOut(BaseModel):
     sure: bool = Field(description="the checker is sure the answer asserts it; false reads 'check this'")
 
 
-class MeasuredOut(BaseModel):
-    """How well the checker agreed with hand labels on answers to cards it was not tuned on."""
-
+class FiguresOut(BaseModel):
     answers: int
     cards: int
     precision: float
     recall: float
     pitfall_precision: float
     pitfall_recall: float
+    salad: float = Field(
+        description="of the points keyword salad names without claiming them, the share ticked"
+    )
+    contradicted: float = Field(description="of the points an answer denies or reverses, the share ticked")
+
+
+class MeasuredOut(FiguresOut):
+    """How well the checker agreed with hand labels on answers to cards it was not tuned on, and
+    (`blind`) on answers written by someone who never saw it."""
+
+    blind: FiguresOut
     sentence: str = Field(description="what the figures mean, to state beside any suggestion")
     pitfall_sentence: str = Field(description="what the pitfall figures mean, beside any pitfall listed")
 

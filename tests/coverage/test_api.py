@@ -2,6 +2,7 @@
 asserts, with the stretch of the answer that shows each, beside the figures the checker was
 measured at; hostile input refused with a 4xx, and nothing stored either way."""
 
+import json
 import os
 import time
 from pathlib import Path
@@ -13,8 +14,10 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
+from typer.testing import CliRunner
 
 from app import PROJECT_ROOT
+from app.cli import cli
 from app.content.cards import Card
 from app.content.catalogue import Catalogue, load
 from app.content.dependencies import get_catalogue
@@ -234,3 +237,19 @@ def test_no_body_for_a_served_card_makes_a_5xx(client: TestClient, body: Any) ->
     assert (response.status_code == 200) == valid, body
     if valid:
         assert len(response.json()["points"]) == len(CARD.points)
+
+
+CLI_ANSWER = (
+    "Prefetch overlaps producing the next batch with consuming the current one.\n"
+    "I think prefetch parallelizes map across many threads."
+)
+
+
+def test_the_clis_json_read_by_words_is_the_apis_document(client: TestClient) -> None:
+    result = CliRunner().invoke(
+        cli, ["coverage", OWNER_CARD, "--method", "lexical", "--tier", "Senior", "--json"], input=CLI_ANSWER
+    )
+    code, out, err = result.exit_code, result.stdout, result.stderr
+    assert code == 0, err
+    api = client.post(f"/api/cards/{OWNER_CARD}/coverage", json={"tier": "senior", "text": CLI_ANSWER})
+    assert json.loads(out) == api.json()

@@ -2,10 +2,7 @@
 with its evidence, the pitfalls asserted, the measured figures; `--json` the API's document; an
 unknown card, a bad tier or no answer exits non-zero with a sentence saying so."""
 
-import json
-
 import pytest
-from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from app.cli import cli
@@ -23,7 +20,9 @@ ANSWER = (
 
 
 def run(*args: str, answer: str = ANSWER) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, ["coverage", *args], input=answer)
+    """`tiercards coverage`, reading by words unless the arguments say otherwise."""
+    method = [] if any(arg.startswith("--method") for arg in args) else ["--method", "lexical"]
+    result = CliRunner().invoke(cli, ["coverage", *method, *args], input=answer)
     return result.exit_code, result.stdout, result.stderr
 
 
@@ -42,14 +41,16 @@ def test_each_point_is_said_covered_or_not_with_its_evidence() -> None:
     at = lines.index(f"pitfall        {CARD.pitfalls[0].title.plain}")
     # Words alone do not make the checker sure of a pitfall: the person is asked to check it.
     assert lines[at + 1].strip() == "Check this: “I think prefetch parallelizes map across many threads.”"
-    assert lines[-2:] == [MEASURED.sentence(), MEASURED.pitfall_sentence()]
+    assert lines[-3:] == [
+        "Read by word overlap with the card. Suggestions only: your own ticks decide.",
+        MEASURED.sentence(),
+        MEASURED.pitfall_sentence(),
+    ]
 
 
-def test_json_is_the_apis_document(client: TestClient) -> None:
-    code, out, err = run(OWNER_CARD, "--tier", "Senior", "--json")
-    assert code == 0, err
-    api = client.post(f"/api/cards/{OWNER_CARD}/coverage", json={"tier": "senior", "text": ANSWER})
-    assert json.loads(out) == api.json()
+def test_an_unknown_method_is_refused_naming_the_methods() -> None:
+    code, out, err = run(OWNER_CARD, "--method", "magic")
+    assert code == 2 and out == "" and "lexical" in err and "claims" in err
 
 
 def test_an_unknown_card_is_refused() -> None:
