@@ -67,6 +67,10 @@ RUN pip install --quiet --require-hashes --no-deps -r /tmp/speech.txt
 COPY --from=builder /requirements/${WORKER_EXTRA}.txt /tmp/requirements.txt
 RUN pip install --quiet -r /tmp/requirements.txt
 COPY --from=builder /wheels /tmp/wheels
+# The coverage checker's claims model: its files, as a package of their own (models/claims).
+COPY models/claims /tmp/claims-model
+RUN pip install --quiet --no-deps /tmp/claims-model && rm -rf /tmp/claims-model \
+    && python3 -c "import tiercards_claims_model"
 RUN pip install --quiet "$(echo /tmp/wheels/tiercards-*.whl)[${WORKER_EXTRA}]" && rm -rf /tmp/wheels \
     && pip check && python3 -c "import tensorflow"
 USER tiercards

@@ -13,14 +13,16 @@ $(BIN)/python:
 
 # The app with its demo worker (TensorFlow is a worker-only dependency). The speech wheels go in
 # first, checked against their hashes; the extra's install then finds them satisfied.
-$(VENV)/.run-installed: pyproject.toml requirements/speech.txt | $(BIN)/python
+$(VENV)/.run-installed: pyproject.toml requirements/speech.txt models/claims/tiercards_claims_model/model.onnx | $(BIN)/python
 	$(BIN)/pip install --quiet --require-hashes --no-deps -r requirements/speech.txt
 	$(BIN)/pip install --quiet -e '.[worker]'
+	$(BIN)/pip install --quiet --no-deps ./models/claims
 	touch $@
 
-$(VENV)/.dev-installed: pyproject.toml requirements/speech.txt | $(BIN)/python
+$(VENV)/.dev-installed: pyproject.toml requirements/speech.txt models/claims/tiercards_claims_model/model.onnx | $(BIN)/python
 	$(BIN)/pip install --quiet --require-hashes --no-deps -r requirements/speech.txt
 	$(BIN)/pip install --quiet -e '.[worker,dev]'
+	$(BIN)/pip install --quiet --no-deps ./models/claims
 	touch $@ $(VENV)/.run-installed
 
 run: $(VENV)/.run-installed
