@@ -264,6 +264,7 @@ WORKER_ONLY = (
     "ctranslate2",
     "onnxruntime",
     "tokenizers",
+    "tiercards_claims_model",
 )
 
 
