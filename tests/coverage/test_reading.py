@@ -6,10 +6,10 @@ expected to fail (strictly: once a better model reads them right, the mark must 
 from collections.abc import Iterator
 
 import pytest
-from app.coverage.entailment import Entailment
 
 from app.content.cards import Card
 from app.coverage.checker import Coverage
+from app.coverage.entailment import Entailment
 from app.coverage.reading import answer, question
 from tests.factories import DECK, OWNER_CARD, batching_card
 
