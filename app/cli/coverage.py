@@ -93,5 +93,5 @@ def coverage(
         for problem in refused.errors(include_url=False):
             typer.echo(f"error: the answer: {problem['msg']}", err=True)
         raise typer.Exit(code=1) from refused
-    doc = document(card, answer.text, _read(card, answer.text, method))
+    doc = document(card, text=answer.text, found=_read(card, answer.text, method))
     typer.echo(doc.model_dump_json(indent=2) if as_json else coverage_text(doc, card))

@@ -31,10 +31,10 @@ def read_with_model(card: Card, text: str) -> Coverage:
 
 def coverage_document(card: Card, text: str) -> CoverageOut:
     """The check by words, as the API answers it at once."""
-    return document(card, text, check(card, text))
+    return document(card, text=text, found=check(card, text))
 
 
-def document(card: Card, text: str, found: Coverage) -> CoverageOut:
+def document(card: Card, *, text: str, found: Coverage) -> CoverageOut:
     """Every answer point of `card` in its order, covered or not, and the pitfalls `text`
     asserts, as `found` has them; suggestions only, the person's own ticks decide."""
     measured = METHODS[found.method].measured

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import delete, select, update
 
 from app.coverage import reading
-from app.coverage.checker import check
+from app.coverage.checker import check, point_verdict
 from app.demos.models import WorkerBeat
 from app.jobs.queue import JobQueue, claims_lanes_for
 from app.practice import readings
@@ -104,12 +104,20 @@ def test_an_answer_is_queued_for_the_model_and_the_page_swaps_in_its_reading(
     waiting = suggestion_of(soup_of(client.get(poll, headers=HTMX)))
     assert waiting["hx-get"] == poll and not waiting.has_attr("data-announce")
 
-    assert model_reads(app, row.attempt_id, entail=0.9)
+    assert model_reads(app, row.attempt_id, entail=0.99)
     arrived = suggestion_of(soup_of(client.get(poll, headers=HTMX)))
     assert arrived["data-reading"] == "done" and not arrived.has_attr("hx-get")
     assert "arrived" in str(arrived["data-announce"])
     assert text_of(arrived, ".read-by") == "Read by the entailment model."
-    assert all(li["class"] == ["covered"] for li in arrived.select(".suggested-points li"))
+    read = reading.answer(
+        CARD,
+        follow_up=None,
+        text=ANSWER,
+        probabilities=[[0.99, 0.01, 0.0]] * len(reading.question(CARD, follow_up=None, text=ANSWER).premises),
+    )
+    verdicts = [text_of(li, ".verdict") for li in arrived.select(".suggested-points li")]
+    assert verdicts == [point_verdict(hit.covered, hit.sure) for hit in read.points]
+    assert all(hit.covered for hit in read.points)
     assert row_of(app).method == "claims"
     # A job queued twice is stored once.
     assert not model_reads(app, row.attempt_id, entail=0.1)
