@@ -102,5 +102,5 @@ class Method:
 # Each method a stored suggestion names (`Coverage.method`), declared once.
 METHODS = {
     "lexical": Method("word overlap with the card", MEASURED),
-    "claims": Method("the entailment model", MEASURED_CLAIMS),
+    "claims": Method("word overlap, checked by the entailment model", MEASURED_CLAIMS),
 }

@@ -29,8 +29,8 @@ ENTAIL, NEUTRAL, CONTRADICT = 0, 1, 2
 @dataclass(frozen=True)
 class Thresholds:
     """A point the words find is covered when its best sentence's entailment reaches `covered`
-    (one they miss, from `alone`), and the checker is sure of it from `sure`; a pitfall the words
-    list is asserted from `asserted`, and sure from `pitfall_sure`."""
+    (one they miss, from `alone`); the checker is sure of it when the words were, or from `sure`;
+    a pitfall the words list is asserted from `asserted`, and sure from `pitfall_sure`."""
 
     covered: float = 0.5
     alone: float = 1.0
@@ -86,6 +86,7 @@ def answer(
     lexical checker's suggestion add up to."""
     words = check(card, text) if follow_up is None else check_follow_up(card, index=follow_up, text=text)
     by_words = {hit.id for hit in words.points if hit.covered}
+    sure_by_words = {hit.id for hit in words.points if hit.covered and hit.sure}
     listed = {hit.id for hit in words.pitfalls}
     found = units(text)[:MAX_UNITS]
     claims, width = _claims(card, follow_up), len(_hypotheses(card, follow_up))
@@ -104,7 +105,9 @@ def answer(
                 covered,
                 round(best[0], 3) if best else 0.0,
                 best[1] if covered and best else None,
-                sure=covered and best is not None and best[0] >= thresholds.sure,
+                # Sure when the words were and the model agrees, or the model alone is sure.
+                sure=covered
+                and (claim_id in sure_by_words or (best is not None and best[0] >= thresholds.sure)),
             )
         )
     pitfalls = []

@@ -108,7 +108,7 @@ def test_an_answer_is_queued_for_the_model_and_the_page_swaps_in_its_reading(
     arrived = suggestion_of(soup_of(client.get(poll, headers=HTMX)))
     assert arrived["data-reading"] == "done" and not arrived.has_attr("hx-get")
     assert "arrived" in str(arrived["data-announce"])
-    assert text_of(arrived, ".read-by") == "Read by the entailment model."
+    assert text_of(arrived, ".read-by") == "Read by word overlap, checked by the entailment model."
     read = reading.answer(
         CARD,
         follow_up=None,
