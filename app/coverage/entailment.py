@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
-import tiercards_claims_model
 from tokenizers import Tokenizer
 
 # sha256 of models/claims/tiercards_claims_model/model.onnx, as training/claims/export.py wrote it.
@@ -40,7 +39,12 @@ class Entailment:
     def load(cls, threads: int = 1, directory: Path | None = None) -> "Entailment":
         """The model from the installed package (or `directory`, which must hold the same files),
         run on `threads` CPU threads. Raises ModelRefused when model.onnx is not the pinned file."""
-        folder = tiercards_claims_model.MODEL_DIR if directory is None else Path(directory)
+        if directory is None:
+            # Imported here: the training scripts classify with this class before the package exists.
+            import tiercards_claims_model
+
+            directory = tiercards_claims_model.MODEL_DIR
+        folder = Path(directory)
         model = (folder / "model.onnx").read_bytes()
         digest = hashlib.sha256(model).hexdigest()
         if digest != MODEL_SHA256:

@@ -95,3 +95,25 @@ class Supply:
     # A worker does not start without this child, which also tells it the GPUs its library lists;
     # one it cannot start otherwise (not installed, it would not load) leaves its jobs to others.
     required: bool
+
+
+class OneJobExecutor:
+    """What an executor of one job at a time keeps from its context, and how it leaves a job to
+    the next worker: while this one is stopping, or once its child could not load its library
+    again (`lost`, after which its consumer stops reading its lanes)."""
+
+    def __init__(self, context: Context) -> None:
+        self.name = context.name
+        self.settings = context.settings
+        self.db = context.db
+        self.queue = context.queue
+        self.runner = context.runner
+        self.stopping = context.stopping
+        self.lost: str | None = None
+
+    def handed_back(self, job_id: str, lane: str) -> bool:
+        """Put the job back on its lane instead of running it, when this worker should not."""
+        if self.stopping.is_set() or self.lost is not None:
+            self.queue.enqueue(job_id, lane=lane)
+            return True
+        return False

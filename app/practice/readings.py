@@ -24,7 +24,7 @@ from app.coverage.checker import Coverage
 from app.coverage.child import CHILD, Job
 from app.jobs.beats import live_capabilities
 from app.jobs.child_process import ChildCancelled, ChildCrashed, ChildFailed, ChildTimedOut, ChildUnavailable
-from app.jobs.executors import Context, Supply
+from app.jobs.executors import OneJobExecutor, Supply
 from app.jobs.queue import JobQueue, claims_lanes_for, live_lane
 from app.practice import suggestions
 from app.practice.models import Attempt, AttemptCoverage
@@ -130,18 +130,8 @@ def requeue_left_behind(session: Session, *, queue: JobQueue) -> int:
     return len(left)
 
 
-class ReadingExecutor:
+class ReadingExecutor(OneJobExecutor):
     """Runs the read_claims task; the consumer gives it one job at a time, like demos."""
-
-    def __init__(self, context: Context) -> None:
-        self.settings = context.settings
-        self.db = context.db
-        self.queue = context.queue
-        self.runner = context.runner
-        self.stopping = context.stopping
-        # Why the claims process could not load the model again, once it could not: from then on
-        # this worker gives readings back, and its consumer stops reading the claims lanes.
-        self.lost: str | None = None
 
     @cached_property
     def catalogue(self) -> Catalogue:
@@ -149,8 +139,7 @@ class ReadingExecutor:
 
     def execute(self, attempt_id: str, lane: str) -> None:
         """The body of the read_claims task, for a job taken from `lane`."""
-        if self.stopping.is_set() or self.lost is not None:
-            self.queue.enqueue(attempt_id, lane=lane)  # leave it for the next worker
+        if self.handed_back(attempt_id, lane):
             return
         with self.db.read_sessions() as session:
             found = pending(session, int(attempt_id))

@@ -9,7 +9,7 @@ from functools import cached_property
 
 from app.content.catalogue import Catalogue
 from app.jobs.child_process import ChildCancelled, ChildCrashed, ChildFailed, ChildTimedOut, ChildUnavailable
-from app.jobs.executors import Context, Supply
+from app.jobs.executors import OneJobExecutor, Supply
 from app.jobs.queue import speech_lane, speech_lanes_for
 from app.speech import recordings
 from app.speech.child import CHILD, Job, time_limit_seconds
@@ -21,19 +21,8 @@ log = logging.getLogger("tiercards.worker")
 CRASHED = "{what}. A fresh speech process was started; record it again if this happens twice."
 
 
-class TranscriptionExecutor:
+class TranscriptionExecutor(OneJobExecutor):
     """Runs the transcribe task; the consumer gives it one job at a time, like demos."""
-
-    def __init__(self, context: Context) -> None:
-        self.name = context.name
-        self.settings = context.settings
-        self.db = context.db
-        self.queue = context.queue
-        self.runner = context.runner
-        self.stopping = context.stopping
-        # Why the speech process could not load its model again, once it could not: from then on
-        # this worker gives recordings back, and its consumer stops reading the speech lanes.
-        self.lost: str | None = None
 
     @cached_property
     def catalogue(self) -> Catalogue:
@@ -41,8 +30,7 @@ class TranscriptionExecutor:
 
     def execute(self, recording_id: str, lane: str) -> None:
         """The body of the transcribe task, for a job taken from `lane`."""
-        if self.stopping.is_set() or self.lost is not None:
-            self.queue.enqueue(recording_id, lane=lane)  # leave it for the next worker
+        if self.handed_back(recording_id, lane):
             return
         with self.db.write_sessions() as session:
             claimed = recordings.claim(session, recording_id=recording_id, worker=self.name)

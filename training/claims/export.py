@@ -29,14 +29,13 @@ from onnxruntime.quantization import QuantType, quantize_dynamic
 from tokenizers import Tokenizer
 from transformers import AutoModelForSequenceClassification
 
+from app.coverage.entailment import LABELS, Entailment
+
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
 PACKAGE = ROOT / "models" / "claims" / "tiercards_claims_model"
-LABELS = ("entail", "neutral", "contradict")
 HOLDOUT = ("tf-data-vectorized-map", "tf-data-service")
 MAX_LEN = 256
-# As app/coverage/entailment.py runs it: one pair a call (int8 activations are quantized per call).
-BATCH = 1
 
 
 def export(model_dir: Path, target: Path) -> None:
@@ -70,35 +69,15 @@ def export(model_dir: Path, target: Path) -> None:
     )
 
 
-def classify(session: ort.InferenceSession, tokenizer: Tokenizer, pairs: list[tuple[str, str]]) -> np.ndarray:
-    encodings = tokenizer.encode_batch(pairs)
-    order = sorted(range(len(pairs)), key=lambda i: len(encodings[i].ids))
-    out = np.zeros((len(pairs), len(LABELS)), dtype=np.float32)
-    for start in range(0, len(order), BATCH):
-        idx = order[start : start + BATCH]
-        width = max(len(encodings[i].ids) for i in idx)
-        ids = np.zeros((len(idx), width), dtype=np.int64)
-        types = np.zeros_like(ids)
-        mask = np.zeros_like(ids)
-        for row, i in enumerate(idx):
-            e = encodings[i]
-            ids[row, : len(e.ids)] = e.ids
-            types[row, : len(e.ids)] = e.type_ids
-            mask[row, : len(e.ids)] = 1
-        (logits,) = session.run(
-            ["logits"], {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
-        )
-        z = np.exp(logits - logits.max(axis=1, keepdims=True))
-        out[idx] = z / z.sum(axis=1, keepdims=True)
-    return out
-
-
 def measure(name: str, path: Path, tokenizer: Tokenizer, held: list[dict[str, object]]) -> dict[str, float]:
     options = ort.SessionOptions()
     options.intra_op_num_threads = 2
     session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     start = time.perf_counter()
-    probs = classify(session, tokenizer, [(str(p["premise"]), str(p["hypothesis"])) for p in held])
+    # Classified as the app classifies (one pair a call, in order of length).
+    probs = Entailment(session, tokenizer).classify(
+        [str(p["premise"]) for p in held], [str(p["hypothesis"]) for p in held]
+    )
     took = time.perf_counter() - start
     truth = np.array([LABELS.index(str(p["label"])) for p in held])
     guess = probs.argmax(axis=1)
