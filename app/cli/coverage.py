@@ -49,9 +49,9 @@ def _read(card: Card, text: str, method: str) -> Coverage:
         return check(card, text)
     try:
         return read_with_model(card, text)
-    except ImportError as missing:
+    except Exception as missing:  # not installed, or its files refused (ModelRefused) or unreadable
         if method:
-            typer.echo(f"error: the entailment model is not installed here ({missing})", err=True)
+            typer.echo(f"error: the entailment model cannot read here ({missing})", err=True)
             raise typer.Exit(code=2) from missing
         return check(card, text)
 

@@ -26,7 +26,6 @@ def serve(conn: Connection) -> None:
     no claims lanes."""
     try:
         # Here, not at the top: importing this module must cost nothing where the model is absent.
-        # (The ignore: the module arrives with the model's own change; drop it once both are in.)
         from app.coverage.entailment import Entailment
 
         model = Entailment.load(threads=1)

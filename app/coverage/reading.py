@@ -9,8 +9,8 @@ author's explanation), or each claim of a follow-up's model answer, and each pit
 Measured alone on the tuning cards, the model says "entails" far too readily (precision 0.43
 on points, 0.25 on pitfalls: it was trained on ten cards), so it reads behind the words: a point
 is covered when the lexical checker finds it and the model's best sentence entails it, or when
-the model is all but certain (`alone`); a pitfall is asserted when the lexical checker lists it
-and the model entails it. The thresholds are tuned on the tuning cards (bench/coverage_claims.py)."""
+the model is all but certain (`alone`); a pitfall is asserted when the lexical checker lists
+it and the model finds the sentence it was listed for entails it. The thresholds are tuned on the tuning cards (bench/coverage_claims.py)."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,7 +39,7 @@ class Thresholds:
     pitfall_sure: float = 0.8
 
 
-TUNED = Thresholds(covered=0.7, alone=0.97, sure=1.0, asserted=0.1, pitfall_sure=0.95)
+TUNED = Thresholds(covered=0.7, alone=0.97, sure=1.0, asserted=0.1, pitfall_sure=0.9)
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,8 @@ def answer(
     words = check(card, text) if follow_up is None else check_follow_up(card, index=follow_up, text=text)
     by_words = {hit.id for hit in words.points if hit.covered}
     sure_by_words = {hit.id for hit in words.points if hit.covered and hit.sure}
-    listed = {hit.id for hit in words.pitfalls}
+    # A listed pitfall is judged on the sentence the words found it in, and shown with it.
+    listed = {hit.id: (hit.evidence.start, hit.evidence.end) for hit in words.pitfalls}
     found = units(text)[:MAX_UNITS]
     claims, width = _claims(card, follow_up), len(_hypotheses(card, follow_up))
     if len(probabilities) != len(found) * width:
@@ -112,10 +113,12 @@ def answer(
         )
     pitfalls = []
     for entry in card.pitfalls:
-        best = _best(found, rows=rows, columns=range(column, column + 1))
+        # The stretches shown as that sentence (the windows of a long one show the same span).
+        there = [at for at, unit in enumerate(found) if (unit.start, unit.end) == listed.get(entry.key)]
+        entailed, said = max(((rows[at][column][ENTAIL], at) for at in there), default=(0.0, None))
         column += 1
-        if entry.key in listed and best is not None and best[0] >= thresholds.asserted:
-            pitfalls.append(PitfallHit(entry.key, best[1], sure=best[0] >= thresholds.pitfall_sure))
+        if said is not None and entailed >= thresholds.asserted:
+            pitfalls.append(PitfallHit(entry.key, found[said], sure=entailed >= thresholds.pitfall_sure))
     return Coverage(tuple(points), tuple(pitfalls), method=METHOD)
 
 

@@ -10,8 +10,9 @@ and jobs survive a web restart. Nothing here imports TensorFlow.
 A run goes on the lane of its preset (`lane_for`): presets that need a GPU on their own lane, which
 only GPU workers read, so a worker without a GPU never takes (and never fails) one of them.
 Recordings have lanes of their own (`speech_lane`): the GPU one while a GPU worker is alive, else
-the one every worker reads. The model's readings of answers (`claims`) go the same way, but only
-while a live worker reads one of their lanes: without one the page keeps the lexical suggestion.
+the one every worker reads. The model's readings of answers (`claims`) have one lane, which every
+worker whose model loaded reads (the model runs on the CPU, GPU or not), and go on it only while a
+live worker reads it: without one the page keeps the lexical suggestion.
 A worker reads the speech lanes, then the claims lanes, before the demo lanes, since a person is
 waiting on the page for the transcript or the reading.
 """
@@ -56,7 +57,6 @@ class Lane:
 LANES: tuple[Lane, ...] = (
     Lane("speech-gpu", "tiercards-speech-gpu", needs_gpu=True, kind="speech"),
     Lane("speech", "tiercards-speech", needs_gpu=False, kind="speech"),
-    Lane("claims-gpu", "tiercards-claims-gpu", needs_gpu=True, kind="claims"),
     Lane("claims", "tiercards-claims", needs_gpu=False, kind="claims"),
     Lane("gpu", "tiercards-gpu", needs_gpu=True),
     Lane("cpu", "tiercards", needs_gpu=False),

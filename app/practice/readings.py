@@ -123,7 +123,9 @@ def left_behind(session: Session, *, queue: JobQueue) -> list[str]:
 
 
 def requeue_left_behind(session: Session, *, queue: JobQueue) -> int:
-    """Put the readings a dead worker took back on the lane every reading worker reads."""
+    """Put the readings a dead worker took back on the lane every reading worker reads. One another
+    worker is reading right now, or the web has stored but not yet queued, goes on again too: it
+    is stored once (only over a row still queued), so that costs a second reading, nothing more."""
     left = left_behind(session, queue=queue)
     for attempt_id in left:
         queue.enqueue(attempt_id, lane=claims_lanes_for(False)[0])

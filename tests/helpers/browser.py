@@ -170,8 +170,9 @@ def _signed_in(url: str, name: str) -> httpx.Client:
     return sign_in(csrf_client(url, page="/login"), name, PEOPLE[name][1])
 
 
-def _attempt(client: httpx.Client, **fields: object) -> None:
-    post_attempt(client, OWNER_CARD, text="prefetch overlaps input with compute", **fields)
+def _attempt(client: httpx.Client, **fields: object) -> str:
+    """An answer stored; its id."""
+    return str(post_attempt(client, OWNER_CARD, text="prefetch overlaps input with compute", **fields)["id"])
 
 
 def _wait_done(client: httpx.Client, path: str, *, within_s: float) -> None:
@@ -217,7 +218,7 @@ def running_site(data_dir: Path) -> Iterator[Site]:
     process, url = start_server(data_dir, env=ACCOUNTS)
     try:
         ada, max_ = _signed_in(url, "ada"), _signed_in(url, "max")
-        _attempt(ada)
+        attempt_id = _attempt(ada)
         _attempt(ada, kind="basics", tier="junior", seconds=31.0, rating="hard", points=[0])
         _attempt(max_)
         run_id = _finished_demo(ada)
@@ -234,6 +235,7 @@ def running_site(data_dir: Path) -> Iterator[Site]:
             "card_id": OWNER_CARD,
             "run_id": run_id,
             "recording_id": recording_id,
+            "attempt_id": attempt_id,
             "name": "max",
             "token": invite,
             "note_key": SERIAL_NOTE,
@@ -386,6 +388,7 @@ SITE_PAGES = [
     SitePage("demo-result", "/demos/{run_id}", act=_select_a_bar, screenshot=True),
     SitePage("demo-status", "/demos/{run_id}/status"),
     SitePage("recording", "/recordings/{recording_id}", screenshot=True),
+    SitePage("answer-suggestion", "/attempts/{attempt_id}/suggestion"),
     SitePage("practice", "/practice", screenshot=True),
     SitePage("practice-revealed", "/practice", act=_practice_reveal),
     SitePage("interview", "/interview", screenshot=True),
