@@ -7,6 +7,7 @@ things in. Plain functions on strings: no model, no I/O."""
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from app.coverage.methods import NEGATIONS, STOPWORDS, stem, words
 
@@ -59,7 +60,10 @@ def _order(said: list[str]) -> frozenset[tuple[str, str]]:
     return frozenset(pairs)
 
 
-def clauses(text: str) -> list[Clause]:
+# A point's or a pitfall's clauses are read for every sentence of every answer checked against
+# it: the latest texts' are kept (bounded), so the deck's stay read once.
+@lru_cache(maxsize=4096)
+def clauses(text: str) -> tuple[Clause, ...]:
     found = []
     for part in CLAUSE_BREAK.split(text):
         said = words(part)
@@ -69,7 +73,7 @@ def clauses(text: str) -> list[Clause]:
         contrast = part.strip().lower().startswith(CONTRASTS)
         content = frozenset(s for word in said if (s := _content(word)))
         found.append(Clause(content, bool(negations % 2) != contrast, _order(said)))
-    return found
+    return tuple(found)
 
 
 def contradicts(unit: str, *, reference: str, weight: Weight) -> bool:

@@ -10,7 +10,8 @@ Measured alone on the tuning cards, the model says "entails" far too readily (pr
 on points, 0.25 on pitfalls: it was trained on ten cards), so it reads behind the words: a point
 is covered when the lexical checker finds it and the model's best sentence entails it, or when
 the model is all but certain (`alone`); a pitfall is asserted when the lexical checker lists
-it and the model finds the sentence it was listed for entails it. The thresholds are tuned on the tuning cards (bench/coverage_claims.py)."""
+it and the model finds the sentence it was listed for entails it. The thresholds are tuned on
+the tuning cards (bench/coverage_claims.py)."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,8 +23,9 @@ from app.coverage.methods import Unit, units
 METHOD = "claims"
 # The most sentences of one answer asked about: an answer at the length limit costs no more.
 MAX_UNITS = 60
-# Probabilities, in the model's class order (tiercards_claims_model's labels.json).
-ENTAIL, NEUTRAL, CONTRADICT = 0, 1, 2
+# Where entailment stands in the model's class order (tiercards_claims_model's labels.json; not
+# imported from app.coverage.entailment, which loads numpy and onnxruntime).
+ENTAIL = 0
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,8 @@ def answer(
     # A listed pitfall is judged on the sentence the words found it in, and shown with it.
     listed = {hit.id: (hit.evidence.start, hit.evidence.end) for hit in words.pitfalls}
     found = units(text)[:MAX_UNITS]
-    claims, width = _claims(card, follow_up), len(_hypotheses(card, follow_up))
+    claims = _claims(card, follow_up)
+    width = sum(len(texts) for _, texts in claims) + len(card.pitfalls)
     if len(probabilities) != len(found) * width:
         raise ValueError(f"{len(probabilities)} answers for {len(found) * width} pairs")
     rows = [probabilities[at * width : (at + 1) * width] for at in range(len(found))]
