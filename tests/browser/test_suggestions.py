@@ -20,7 +20,7 @@ def test_the_suggestion_pre_ticks_and_the_persons_ticks_are_saved(page: Page, ba
     expect(page.locator("#answer-heading")).to_be_focused()
     marks = page.locator("#answer-panel .your-answer mark")
     expect(marks).to_have_text(MARKED)
-    expect(page.locator(".suggestions")).to_contain_text("your own ticks and rating decide")
+    expect(page.locator("#answer-panel .suggestions")).to_contain_text("your own ticks and rating decide")
     suggested = check(CARD, ANSWER).covered
     boxes = page.locator("#answer-panel .checklist input[name=points]")
     checked = boxes.evaluate_all("boxes => boxes.filter(b => b.checked).map(b => b.value)")
