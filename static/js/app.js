@@ -98,6 +98,22 @@
   // itself out); where the new content has no heading, back to the control they pressed.
   // The live region says what changed: the content's data-announce, its status message, or its
   // heading. htmx reports each settled element of one swap with the same details: one counts.
+  // The model's reading, when it arrives, re-ticks the checklist it was pre-ticked for, unless the
+  // person has already changed a box there: their ticks are never overwritten.
+  document.addEventListener("change", function (event) {
+    var box = event.target;
+    if (box instanceof Element && box.closest(".checklist")) box.closest(".checklist").setAttribute("data-touched", "");
+  });
+  function reTick(suggestion) {
+    var holder = suggestion.parentElement;
+    while (holder && !holder.querySelector(".checklist")) holder = holder.parentElement;
+    var checklist = holder && holder.querySelector(".checklist");
+    if (!checklist || checklist.hasAttribute("data-touched")) return;
+    var covered = suggestion.getAttribute("data-covered").split(" ");
+    checklist.querySelectorAll("input[name=points]").forEach(function (box) {
+      box.checked = covered.indexOf(box.value) >= 0;
+    });
+  }
   var handled = new WeakSet();
   document.addEventListener("htmx:afterSettle", function (event) {
     var detail = event.detail;
@@ -111,6 +127,7 @@
     var heading = root.matches("h1, h2, h3, h4") ? root : root.querySelector("h1, h2, h3, h4");
     var status = root.querySelector("[role=status]");
     var note = root.matches("[data-announce]") ? root : root.querySelector("[data-announce]");
+    if (root.matches(".suggestion[data-reading=done][data-announce]")) reTick(root);
     if (note) {
       announce(note.getAttribute("data-announce"));
     } else if (!refused && (activated(detail) || typedInto(detail))) {
