@@ -48,7 +48,11 @@ def transcribe(model: SpeechModel, job: Mapping[str, Any]) -> dict[str, Any]:
     transcript = model.transcribe(recording.samples, terms=terms)
     elapsed = time.perf_counter() - started
     delivery = measure(
-        transcript.words, seconds=recording.seconds, terms=terms, target_seconds=int(job["target_seconds"])
+        transcript.words,
+        seconds=recording.seconds,
+        terms=terms,
+        target_seconds=int(job["target_seconds"]),
+        voice=transcript.voice,
     )
     return {
         "transcript": transcript.text,

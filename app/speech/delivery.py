@@ -66,7 +66,8 @@ class Word:
 
 @dataclass(frozen=True)
 class Pause:
-    after: str
+    after: str  # the word said before it
+    before: str  # the word said after it
     start: float
     seconds: float
 
@@ -102,6 +103,7 @@ class Delivery:
             "pauses": [
                 {
                     "after": pause.after,
+                    "before": pause.before,
                     "start": round(pause.start, 2),
                     "end": round(pause.start + pause.seconds, 2),
                     "seconds": round(pause.seconds, 2),
@@ -201,20 +203,41 @@ def _pace(words_per_minute: float) -> Pace:
     return "slow" if words_per_minute < low else "fast" if words_per_minute > high else "steady"
 
 
-def measure(words: Sequence[Word], *, seconds: float, terms: Sequence[str], target_seconds: int) -> Delivery:
-    """The delivery of one answer: `words` as the model heard them, `seconds` the recording's length.
+def _pauses(tokens: list[_Token], voice: Sequence[tuple[float, float]] | None) -> tuple[Pause, ...]:
+    """The silences over LONG_PAUSE_SECONDS between two words: between the stretches of `voice`
+    where it is known, else between the words' timestamps."""
+    if voice is None:
+        gaps = [(before.end, after.start) for before, after in pairwise(tokens)]
+    else:
+        gaps = [(before[1], after[0]) for before, after in pairwise(sorted(voice))]
+    pauses = []
+    for start, end in gaps:
+        said_before = [token for token in tokens if token.start < start]
+        said_after = [token for token in tokens if token.start >= start]
+        if end - start > LONG_PAUSE_SECONDS and said_before and said_after:
+            pauses.append(Pause(said_before[-1].bare, said_after[0].bare, start, end - start))
+    return tuple(pauses)
+
+
+def measure(
+    words: Sequence[Word],
+    *,
+    seconds: float,
+    terms: Sequence[str],
+    target_seconds: int,
+    voice: Sequence[tuple[float, float]] | None = None,
+) -> Delivery:
+    """The delivery of one answer: `words` as the model heard them, `seconds` the recording's length,
+    `voice` the (start, end) stretches where the audio holds a voice, when it was listened to.
 
     Words per minute are counted over the time spent speaking (first word to last), so the silence
-    before pressing stop does not slow the pace, and only over MIN_PACE_SECONDS or more; pauses are
-    the gaps between words."""
+    before pressing stop does not slow the pace, and only over MIN_PACE_SECONDS or more. Pauses are
+    the silences between the stretches of voice: Whisper stretches a word's timestamps over much of
+    the silence after it, so the gaps between its words miss most pauses (bench/speech_pauses.py)."""
     tokens = _tokens(words)
     span = tokens[-1].end - tokens[0].start if tokens else 0.0
     per_minute = min(len(tokens) / span * 60, MAX_WORDS_PER_MINUTE) if span >= MIN_PACE_SECONDS else 0.0
-    pauses = tuple(
-        Pause(after=before.bare, start=before.end, seconds=after.start - before.end)
-        for before, after in pairwise(tokens)
-        if after.start - before.end > LONG_PAUSE_SECONDS
-    )
+    pauses = _pauses(tokens, voice)
     fillers, spent = _fillers(tokens)
     content = Counter(
         token.bare

@@ -6,6 +6,7 @@ from types import SimpleNamespace
 from jinja2 import Environment, pass_context
 from jinja2.runtime import Context
 
+from app.speech.pause_figures import PAUSES
 from app.speech.recogniser import BUNDLED_NAME
 
 # Measured by bench/speech_wer.py (docs/benchmarks.md, "The speech model"): the bundled model's word error
@@ -39,4 +40,8 @@ def speech_settings(context: Context) -> SimpleNamespace:
 
 def register(env: Environment) -> None:
     env.filters["speech_accuracy"] = speech_accuracy
-    env.globals.update(speech_settings=speech_settings, filler_undercount=FILLER_UNDERCOUNT)
+    env.globals.update(
+        speech_settings=speech_settings,
+        filler_undercount=FILLER_UNDERCOUNT,
+        pauses_measured=PAUSES.sentence(),
+    )

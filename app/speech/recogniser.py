@@ -65,6 +65,22 @@ class Transcript:
     text: str
     words: tuple[Word, ...]
     seconds: float
+    # (start, end) of each stretch of the audio that holds a voice, as the VAD heard it.
+    voice: tuple[tuple[float, float], ...] = ()
+
+
+# The Silero VAD that faster-whisper bundles (nothing downloaded), padding each stretch of voice
+# only a little: a pause is the silence between two stretches (app/speech/delivery.py).
+VOICE_OPTIONS: Mapping[str, Any] = {"min_silence_duration_ms": 300, "speech_pad_ms": 30}
+SAMPLE_RATE = 16000  # app.speech.decode's, which imports numpy (the web does not)
+
+
+def voice_of(samples: "npt.NDArray[np.float32]") -> tuple[tuple[float, float], ...]:
+    """Where 16 kHz mono samples hold a voice."""
+    from faster_whisper.vad import VadOptions, get_speech_timestamps
+
+    stretches = get_speech_timestamps(samples, VadOptions(**VOICE_OPTIONS), sampling_rate=SAMPLE_RATE)
+    return tuple((part["start"] / SAMPLE_RATE, part["end"] / SAMPLE_RATE) for part in stretches)
 
 
 def files_of(folder: Path) -> list[str]:
@@ -207,6 +223,7 @@ class SpeechModel:
             text="".join(word.word for word in words).strip(),
             words=tuple(Word(text=word.word, start=float(word.start), end=float(word.end)) for word in words),
             seconds=float(info.duration),
+            voice=voice_of(samples),
         )
 
 

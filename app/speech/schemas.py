@@ -50,6 +50,8 @@ class PauseOut(BaseModel):
     start: float
     end: float
     after: str | None = None
+    # The word said after it; a recording measured before pauses were heard in the audio has none.
+    before: str | None = None
     seconds: float | None = None
 
 

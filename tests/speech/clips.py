@@ -29,6 +29,44 @@ def speak(text: str, *, voice: str, folder: Path) -> Path:
     return path
 
 
+def speak_espeak(text: str, *, voice: str, folder: Path, speed: int = 175) -> Path:
+    """A WAV of espeak-ng saying `text`: another engine than flite, so other voices than any the
+    speech figures were first looked at on."""
+    path = folder / f"espeak-{voice}-{speed}-{hashlib.sha256(text.encode()).hexdigest()[:12]}.wav"
+    if not path.exists():
+        subprocess.run(
+            ["espeak-ng", "-v", voice, "-s", str(speed), "-w", str(path), text], check=True, timeout=120
+        )
+    return path
+
+
+def joined(parts: list[Path | float], *, folder: Path) -> tuple[Path, list[tuple[float, float]]]:
+    """One 16 kHz WAV of the clips and seconds of silence in `parts`, in order, and where each
+    silence lies in it (start, end)."""
+    from app.speech.decode import SAMPLE_RATE, decode_recording
+
+    pieces, silences, at = [], [], 0.0
+    for part in parts:
+        if isinstance(part, Path):
+            samples = decode_recording(part.read_bytes(), max_seconds=180).samples
+            # Without the engine's own quiet at either end, the silences are exactly those asked for.
+            loud = np.flatnonzero(np.abs(samples) > 0.02 * np.abs(samples).max())
+            samples = samples[loud[0] : loud[-1] + 1] if len(loud) else samples
+        else:
+            samples = np.zeros(int(part * SAMPLE_RATE), np.float32)
+            silences.append((at, at + part))
+        pieces.append(samples)
+        at += len(samples) / SAMPLE_RATE
+    name = hashlib.sha256(repr(parts).encode()).hexdigest()[:12]
+    path = folder / f"joined-{name}.wav"
+    with wave.open(str(path), "wb") as file:
+        file.setnchannels(1)
+        file.setsampwidth(2)
+        file.setframerate(SAMPLE_RATE)
+        file.writeframes((np.clip(np.concatenate(pieces), -1, 1) * 32767).astype("<i2").tobytes())
+    return path, silences
+
+
 def wav_seconds(path: Path) -> float:
     with wave.open(str(path)) as file:
         return file.getnframes() / file.getframerate()

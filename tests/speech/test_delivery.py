@@ -64,6 +64,35 @@ def test_pauses_over_two_seconds_are_listed_with_the_word_before_them() -> None:
     ]
 
 
+def test_with_the_voice_heard_a_pause_is_the_silence_it_left_not_the_gap_between_words() -> None:
+    # Whisper stretches "hide." over most of the silence the voice left (6.23 s to 8.73 s): its
+    # words are never more than 0.2 s apart.
+    words = [
+        Word(" stages", 5.3, 5.85),
+        Word(" hide.", 5.9, 7.34),
+        Word(" Then", 7.5, 8.9),
+        Word(" it", 8.95, 9.1),
+    ]
+    result = measure(words, seconds=11.0, terms=(), target_seconds=20, voice=((0.5, 6.23), (8.73, 10.0)))
+    assert [(p.after, p.before, p.start, p.seconds) for p in result.pauses] == [
+        ("hide", "then", 6.23, pytest.approx(2.5))
+    ]
+
+
+def test_with_the_voice_heard_a_gap_between_words_that_the_voice_went_on_through_is_no_pause() -> None:
+    # An "ummm" the model wrote no word for: the words are 3 s apart, the voice never stopped.
+    first = spoken("the buffer holds batches")
+    second = spoken("when it is last", start=first[-1].end + 3.0)
+    result = measure(first + second, seconds=12.0, terms=(), target_seconds=20, voice=((0.0, 9.0),))
+    assert result.pauses == ()
+
+
+def test_with_the_voice_heard_silence_before_the_first_word_and_after_the_last_is_no_pause() -> None:
+    words = spoken("prefetch goes last", start=5.0)
+    result = measure(words, seconds=20.0, terms=(), target_seconds=20, voice=((4.9, 6.3),))
+    assert result.pauses == ()
+
+
 def test_silence_before_the_first_word_and_after_the_last_is_no_pause() -> None:
     result = measured(spoken("prefetch goes last", start=5.0), seconds=20.0)
     assert result.pauses == ()
@@ -153,7 +182,9 @@ def test_the_stored_document_says_what_the_page_and_the_api_show() -> None:
     ]
     doc = measure(words, seconds=6.0, terms=("prefetch", "AUTOTUNE"), target_seconds=20).to_doc()
     assert doc["fillers"] == {"so": 1} and doc["filler_count"] == 1
-    assert doc["pauses"] == [{"after": "prefetch", "start": 0.9, "end": 3.5, "seconds": 2.6}]
+    assert doc["pauses"] == [
+        {"after": "prefetch", "before": "overlaps", "start": 0.9, "end": 3.5, "seconds": 2.6}
+    ]
     assert doc["terms_used"] == ["prefetch"] and doc["terms_missed"] == ["AUTOTUNE"]
     assert doc["pace_band"] == [130, 175] and doc["target_seconds"] == 20
     assert doc["most_used"] == [["prefetch", 2]]

@@ -11,10 +11,11 @@ import pytest
 from app import PROJECT_ROOT
 from app.content.parser import parse_card
 from app.speech.accuracy import word_error_rate
+from app.speech.child import transcribe
 from app.speech.decode import decode_recording
 from app.speech.delivery import measure
 from app.speech.recogniser import card_terms, load
-from tests.speech.clips import WER_BOUND, encode, sentences, speak
+from tests.speech.clips import WER_BOUND, encode, joined, sentences, speak, speak_espeak
 
 pytestmark = pytest.mark.engine_agnostic
 
@@ -57,3 +58,22 @@ def test_a_decode_that_runs_on_past_the_speech_leaves_no_marks_without_words(tmp
 
     assert all(any(ch.isalnum() for ch in word.text) for word in transcript.words), transcript.text
     assert not transcript.text.endswith(". ."), transcript.text
+
+
+@pytest.mark.parametrize("engine", ["flite", "espeak-ng"])
+def test_a_silence_in_mid_sentence_is_a_pause_where_the_audio_has_it(engine: str, tmp_path: Path) -> None:
+    """Whisper stretches the word before a silence over much of it, so its timestamps show no pause;
+    the voice heard in the audio does."""
+    first, second = "The input pipeline and the training step", "overlap when prefetch goes last"
+    if engine == "flite":
+        said = [speak(first, voice="slt", folder=tmp_path), speak(second, voice="slt", folder=tmp_path)]
+    else:
+        said = [speak_espeak(t, voice="en-us", folder=tmp_path) for t in (first, second)]
+    clip, [_, (start, end), _] = joined([0.5, said[0], 2.5, said[1], 0.5], folder=tmp_path)
+    job = {"audio": clip.read_bytes(), "terms": [], "target_seconds": 20, "max_seconds": 180}
+    pauses = transcribe(load(None), job)["delivery"]["pauses"]
+
+    assert len(pauses) == 1, pauses
+    assert pauses[0]["start"] == pytest.approx(start, abs=0.5)
+    assert pauses[0]["end"] == pytest.approx(end, abs=0.5)
+    assert pauses[0]["after"] == "step" and pauses[0]["before"].startswith("over")  # or "over lap"
