@@ -35,6 +35,10 @@ def _comma_list(value: object) -> object:
     return _items(value) if isinstance(value, str) else value
 
 
+# A second of 16-bit 48 kHz stereo PCM: no format a recording comes in takes more.
+RECORDING_BYTES_PER_SECOND = 48_000 * 2 * 2
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
 
@@ -108,9 +112,10 @@ class Settings(BaseSettings):
 
     @property
     def max_recording_bytes(self) -> int:
-        """The largest upload taken: MAX_RECORDING_SECONDS of Opus at 128 kbit/s (well above what
-        a browser records speech at), and room for the container."""
-        return self.max_recording_seconds * 16_000 + 64 * 1024
+        """The largest upload taken: MAX_RECORDING_SECONDS of the largest format a person or a
+        browser sends (16-bit 48 kHz stereo WAV), and room for the container. A recording is judged
+        by its decoded length; this only bounds what is read."""
+        return self.max_recording_seconds * RECORDING_BYTES_PER_SECOND + 64 * 1024
 
     @field_validator("allowed_hosts", "trusted_proxies", "metrics_allowed", mode="before")
     @classmethod

@@ -89,8 +89,8 @@ def transcribe(
         raise typer.Exit(code=1) from error
     if len(data) > settings.max_recording_bytes:
         typer.echo(
-            f"The recording is {len(data)} bytes, more than the {settings.max_recording_bytes} a "
-            f"{settings.max_recording_seconds} s recording takes.",
+            f"The recording is {len(data)} bytes, more than a {settings.max_recording_seconds} s "
+            f"recording takes in any format ({settings.max_recording_bytes} as 16-bit 48 kHz stereo WAV).",
             err=True,
         )
         raise typer.Exit(code=1)

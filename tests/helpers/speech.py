@@ -26,14 +26,14 @@ DESIGN_FIELDS = frozenset(
 SAID = " So, prefetch overlaps the producer with the consumer, um, so the model never waits."
 
 
-def wav_bytes(seconds: float = 1.0, rate: int = 16_000) -> bytes:
-    """`seconds` of silence as a WAV file."""
+def wav_bytes(seconds: float = 1.0, rate: int = 16_000, channels: int = 1) -> bytes:
+    """`seconds` of silence as a 16-bit WAV file."""
     out = io.BytesIO()
     with wave.open(out, "wb") as file:
-        file.setnchannels(1)
+        file.setnchannels(channels)
         file.setsampwidth(2)
         file.setframerate(rate)
-        file.writeframes(b"\0\0" * int(seconds * rate))
+        file.writeframes(b"\0\0" * channels * int(seconds * rate))
     return out.getvalue()
 
 

@@ -11,7 +11,7 @@ from app.speech.accuracy import word_error_rate
 from app.speech.delivery import TARGET_WITHOUT_CARD_SECONDS
 from tests.helpers.demos import demo_settings_for, tiercards
 from tests.helpers.recordings import CARD
-from tests.helpers.speech import DESIGN_FIELDS
+from tests.helpers.speech import DESIGN_FIELDS, wav_bytes
 from tests.speech.clips import WER_BOUND, encode, speak
 
 SENTENCE = "Prefetch goes last, so the producer overlaps the consumer and the accelerator never waits."
@@ -63,6 +63,19 @@ def test_a_refused_file_exits_1_with_its_sentence(settings: Settings, tmp_path: 
     done = tiercards(settings, "speech", "transcribe", str(fake), "--json")
     assert done.returncode == 1 and done.stdout == ""
     assert "could not be read as audio" in done.stderr
+
+
+def test_a_long_plain_wav_is_judged_by_its_length_not_its_bytes(settings: Settings, tmp_path: Path) -> None:
+    # 85 s of 16-bit 22 kHz WAV: 3.7 MB, more than 16 kB a second would allow.
+    long = tmp_path / "long.wav"
+    long.write_bytes(wav_bytes(seconds=85, rate=22_050))
+    done = tiercards(settings, "speech", "transcribe", str(long), "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["duration_s"] == pytest.approx(85, abs=0.1)
+    too_long = tmp_path / "too-long.wav"
+    too_long.write_bytes(wav_bytes(seconds=settings.max_recording_seconds + 5, rate=8_000))
+    refused = tiercards(settings, "speech", "transcribe", str(too_long), "--json")
+    assert refused.returncode == 1 and f"longer than {settings.max_recording_seconds} s" in refused.stderr
 
 
 def test_an_unknown_card_is_refused(settings: Settings, recording: Path) -> None:

@@ -149,8 +149,19 @@ def test_a_recording_larger_than_other_bodies_may_be_is_taken(client: TestClient
     assert stored_counts(app) == (1, 1)
 
 
+def test_a_recording_as_long_as_allowed_is_taken_in_any_format_a_browser_sends(
+    client: TestClient, app: FastAPI
+) -> None:
+    # The largest a browser or a person sends: 16-bit 48 kHz stereo WAV, just under the limit.
+    seconds = app.state.settings.max_recording_seconds - 1
+    response = send(client, audio=audio_file(wav_bytes(seconds=seconds, rate=48_000, channels=2)))
+    assert response.status_code == 202, response.text
+    assert stored_counts(app) == (1, 1)
+
+
 def test_a_body_past_the_recording_cap_is_refused_before_it_is_read(client: TestClient, app: FastAPI) -> None:
-    response = send(client, audio=audio_file(b"\0" * (4 * 1024 * 1024)))
+    size = app.state.settings.max_recording_bytes + 2 * 1024 * 1024
+    response = send(client, audio=audio_file(b"\0" * size))
     assert response.status_code == 413
     assert "larger than" in response.json()["detail"]
     assert stored_counts(app) == (0, 0)
