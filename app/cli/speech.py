@@ -33,13 +33,21 @@ def recording_document(result: dict[str, Any]) -> dict[str, Any]:
 def delivery_text(doc: dict[str, Any]) -> str:
     """The transcript, then how it was said, one figure a line."""
     low, high = doc["pace_band"]
-    pauses = ", ".join(f"{p['seconds']:.1f} s after “{p['after']}”" for p in doc["pauses"]) or "none"
+    pauses = (
+        ", ".join(f"{p['seconds']:.1f} s after “{p['after']}”, before “{p['before']}”" for p in doc["pauses"])
+        or "none"
+    )
+    hedges = ", ".join(f"“{h['phrase']}”" for h in doc["hedges"])
     fillers = ", ".join(f"{word} x{count}" for word, count in doc["fillers"].items()) or "none heard"
     rows = [
         ("duration", f"{doc['duration_s']:.1f} s (target ~{doc['target_seconds']} s)"),
         ("pace", f"{doc['words_per_minute']:.0f} words a minute, {doc['pace']} (usual {low}-{high})"),
         ("pauses over 2 s", pauses),
         ("fillers", f"{fillers} (Whisper drops most um/uh: an undercount)"),
+        (
+            "hedges",
+            f"{len(doc['hedges'])} ({doc['hedges_per_minute']} a minute): {hedges}" if hedges else "none",
+        ),
         ("most used", ", ".join(f"{word} x{count}" for word, count in doc["most_used"]) or "none"),
         ("terms used", ", ".join(doc["terms_used"]) or "none"),
         ("terms missed", ", ".join(doc["terms_missed"]) or "none"),

@@ -8,6 +8,10 @@ fillers only in some uses, and Whisper's punctuation is what tells them apart:
   "…, you know."), not in "do you know why" or "you know the answer";
 - "so" counts when it opens a sentence or a comma follows it, except "so that", "so far",
   "so much", "so many" and "so long".
+
+Hedges are counted as behaviour, never judged: "I think", "I guess", "I believe", "maybe",
+"perhaps", "probably", and "kind of" and "sort of" except after a word that makes them name a kind
+("what kind of buffer", "a sort of queue").
 """
 
 import re
@@ -21,6 +25,11 @@ FILLERS = ("um", "uh", "like", "you know", "so", "basically")
 # Words per minute of ordinary conversational speech.
 PACE_BAND = (130, 175)
 LONG_PAUSE_SECONDS = 2.0
+# Each hedge as its words, in the order they are listed.
+HEDGES = ("i think", "i guess", "i believe", "maybe", "perhaps", "probably", "kind of", "sort of")
+_KIND_NAMED_AFTER = frozenset(
+    {"a", "the", "what", "which", "this", "that", "any", "each", "every", "some", "one"}
+)
 MOST_USED = 5
 # Speech shorter than this tells no pace (two words in 0.18 s would be 666 a minute): such an answer
 # has 0 words a minute and the pace TOO_SHORT.
@@ -73,6 +82,12 @@ class Pause:
 
 
 @dataclass(frozen=True)
+class Hedge:
+    phrase: str  # as said: "I think", "maybe"
+    sentence: str  # the sentence of the transcript it was said in
+
+
+@dataclass(frozen=True)
 class Delivery:
     seconds: float
     target_seconds: int
@@ -86,6 +101,8 @@ class Delivery:
     most_used: tuple[tuple[str, int], ...]
     terms_used: tuple[str, ...]
     terms_missed: tuple[str, ...]
+    hedges: tuple[Hedge, ...] = ()
+    hedges_per_minute: float = 0.0
 
     @property
     def filler_count(self) -> int:
@@ -115,11 +132,14 @@ class Delivery:
             "most_used": [[word, count] for word, count in self.most_used],
             "terms_used": list(self.terms_used),
             "terms_missed": list(self.terms_missed),
+            "hedges": [{"phrase": hedge.phrase, "sentence": hedge.sentence} for hedge in self.hedges],
+            "hedges_per_minute": round(self.hedges_per_minute, 1),
         }
 
 
 @dataclass(frozen=True)
 class _Token:
+    text: str
     bare: str
     comma_after: bool
     sentence_end: bool
@@ -135,7 +155,7 @@ def _tokens(words: Sequence[Word]) -> list[_Token]:
         if bare:
             tail = text[len(text.rstrip(".,!?;:…-")) :]
             tokens.append(
-                _Token(bare, "," in tail, any(mark in tail for mark in ".!?…"), word.start, word.end)
+                _Token(text, bare, "," in tail, any(mark in tail for mark in ".!?…"), word.start, word.end)
             )
     return tokens
 
@@ -171,6 +191,29 @@ def _fillers(tokens: list[_Token]) -> tuple[tuple[tuple[str, int], ...], set[int
             counts[name] += 1
             spent.update(range(index, index + len(name.split())))
     return tuple((name, counts[name]) for name in FILLERS if counts[name]), spent
+
+
+def _hedges(tokens: list[_Token]) -> tuple[Hedge, ...]:
+    """Each hedge said (the module's rule), with the sentence it was said in."""
+    sentences: list[list[_Token]] = [[]]
+    for token in tokens:
+        sentences[-1].append(token)
+        if token.sentence_end:
+            sentences.append([])
+    found = []
+    for sentence in sentences:
+        bare = [token.bare for token in sentence]
+        for index in range(len(sentence)):
+            for hedge in HEDGES:
+                words = hedge.split()
+                if bare[index : index + len(words)] != words:
+                    continue
+                if words[-1] == "of" and index and bare[index - 1] in _KIND_NAMED_AFTER:
+                    continue
+                said = " ".join(_EDGE.sub("", token.text) for token in sentence[index : index + len(words)])
+                text = " ".join(token.text for token in sentence)
+                found.append(Hedge(said[:1].upper() + said[1:] if words[0] == "i" else said.lower(), text))
+    return tuple(found)
 
 
 def _pieces(text: str) -> list[str]:
@@ -238,6 +281,7 @@ def measure(
     span = tokens[-1].end - tokens[0].start if tokens else 0.0
     per_minute = min(len(tokens) / span * 60, MAX_WORDS_PER_MINUTE) if span >= MIN_PACE_SECONDS else 0.0
     pauses = _pauses(tokens, voice)
+    hedges = _hedges(tokens)
     fillers, spent = _fillers(tokens)
     content = Counter(
         token.bare
@@ -263,4 +307,6 @@ def measure(
         most_used=tuple(most_used),
         terms_used=used,
         terms_missed=tuple(term for term in unique_terms if term not in used),
+        hedges=hedges,
+        hedges_per_minute=len(hedges) / span * 60 if span >= MIN_PACE_SECONDS else 0.0,
     )

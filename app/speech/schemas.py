@@ -55,6 +55,11 @@ class PauseOut(BaseModel):
     seconds: float | None = None
 
 
+class HedgeOut(BaseModel):
+    phrase: str = Field(description='the hedge as said: "I think", "maybe", "kind of"')
+    sentence: str = Field(description="the sentence of the transcript it was said in")
+
+
 class RecordingOut(BaseModel):
     id: str
     status: Literal["queued", "running", "done", "failed"]
@@ -75,6 +80,8 @@ class RecordingOut(BaseModel):
     most_used: list[tuple[str, int]]
     terms_used: list[str]
     terms_missed: list[str]
+    hedges: list[HedgeOut] = Field(description="hedges said, counted as behaviour, not judged")
+    hedges_per_minute: float | None
     model: str | None
     real_time_factor: float | None
     audio_kept: bool = Field(description="the audio is kept (KEEP_RECORDINGS) and playable by its owner")
@@ -94,4 +101,6 @@ def delivery_fields(delivery: dict[str, Any] | None) -> dict[str, Any]:
         "most_used": [tuple(pair) for pair in doc.get("most_used") or []],
         "terms_used": doc.get("terms_used") or [],
         "terms_missed": doc.get("terms_missed") or [],
+        "hedges": doc.get("hedges") or [],
+        "hedges_per_minute": doc.get("hedges_per_minute"),
     }

@@ -37,6 +37,8 @@ DELIVERY_FIELDS = {
     "most_used",
     "terms_used",
     "terms_missed",
+    "hedges",
+    "hedges_per_minute",
 }
 SENTENCE = "The prefetch transformation overlaps the producer with the consumer."
 

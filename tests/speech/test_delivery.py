@@ -209,3 +209,33 @@ def test_the_pace_never_passes_what_an_export_holds() -> None:
     result = measured(spoken(" ".join(f"word{n}" for n in range(40)), seconds_per_word=0.06))
     assert result.words_per_minute == MAX_WORDS_PER_MINUTE
     assert result.pace == "fast"
+
+
+def test_hedges_are_counted_a_minute_with_the_sentence_they_were_said_in() -> None:
+    words = spoken(
+        "I think prefetch goes last. It overlaps the step. Maybe it holds batches, kind of like a queue. "
+        "The buffer is probably small.",
+        seconds_per_word=0.5,
+    )
+    result = measured(words)
+    assert [(h.phrase, h.sentence) for h in result.hedges] == [
+        ("I think", "I think prefetch goes last."),
+        ("maybe", "Maybe it holds batches, kind of like a queue."),
+        ("kind of", "Maybe it holds batches, kind of like a queue."),
+        ("probably", "The buffer is probably small."),
+    ]
+    span = words[-1].end - words[0].start
+    assert result.hedges_per_minute == pytest.approx(4 / span * 60)
+
+
+def test_kind_of_and_sort_of_after_a_determiner_name_a_kind_and_are_no_hedge() -> None:
+    result = measured(
+        spoken("What kind of buffer is it? A sort of queue, this kind of thing. It is sort of a queue.")
+    )
+    assert [(h.phrase, h.sentence) for h in result.hedges] == [("sort of", "It is sort of a queue.")]
+
+
+def test_the_stored_document_lists_the_hedges() -> None:
+    doc = measure(spoken("I guess prefetch wins."), seconds=6.0, terms=(), target_seconds=20).to_doc()
+    assert doc["hedges"] == [{"phrase": "I guess", "sentence": "I guess prefetch wins."}]
+    assert doc["hedges_per_minute"] == 0.0  # 2 s of speech or less tells no rate
