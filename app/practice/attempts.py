@@ -3,6 +3,7 @@
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
@@ -50,6 +51,8 @@ class Recorded:
 
     attempt: Attempt
     suggestion: Suggestion | None
+    # How an answer given aloud was said (its recording's `Delivery.to_doc()`), shown beside it.
+    delivery: dict[str, Any] | None = None
 
 
 def record(
@@ -80,7 +83,11 @@ def record(
     # The answer is made when its write turn comes: one read before another answer of the card
     # was written goes after it, rather than replaying the card's whole history.
     now = scheduling.in_turn(session, user_id=user_id, card_id=card.id, tier=data.tier, at=now)
-    spoken = _spoken(session, card=card, user_id=user_id, data=data) if data.recording_id is not None else {}
+    spoken, delivery = (
+        _spoken(session, card=card, user_id=user_id, data=data)
+        if data.recording_id is not None
+        else ({}, None)
+    )
     score = quiz.score(quiz.mark(card, choices=data.choices)) if data.choices is not None else None
     attempt = Attempt(
         user_id=user_id,
@@ -111,12 +118,15 @@ def record(
     answer_recorded(attempt.kind)
     if reader is not None and lane is not None:
         readings.send(reader, attempt_id=attempt.id, lane=lane)
-    return Recorded(attempt, suggestion)
+    return Recorded(attempt, suggestion, delivery)
 
 
-def _spoken(session: Session, *, card: Card, user_id: int, data: AttemptIn) -> dict[str, object]:
-    """What an answer given aloud stores from its recording: the recording's duration as its
-    seconds, and how it was said. A recording makes one attempt; the person's lock is held."""
+def _spoken(
+    session: Session, *, card: Card, user_id: int, data: AttemptIn
+) -> tuple[dict[str, object], dict[str, Any]]:
+    """What an answer given aloud stores from its recording (the recording's duration as its
+    seconds, and how it was said), and the recording's delivery. A recording makes one attempt;
+    the person's lock is held."""
     recording = speech.spoken(
         session,
         user_id=user_id,
@@ -135,7 +145,7 @@ def _spoken(session: Session, *, card: Card, user_id: int, data: AttemptIn) -> d
         "words_per_minute": delivery.get("words_per_minute"),
         "filler_count": delivery.get("filler_count"),
         "long_pauses": len(delivery.get("pauses") or []),
-    }
+    }, delivery
 
 
 def assess(session: Session, *, card: Card, attempt: Attempt, data: Assessment) -> Attempt:

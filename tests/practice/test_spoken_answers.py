@@ -71,6 +71,25 @@ def test_the_card_page_form_saves_the_edited_transcript_and_history_says_how_it_
     assert row.select_one(".said-aloud").get_text(strip=True) == said
 
 
+def test_after_submit_the_answer_panel_keeps_how_it_was_said_beside_the_suggestion(
+    client: TestClient, app: FastAPI
+) -> None:
+    recording = recorded(client, app)
+    form = {"tier": "middle", "kind": "solid", "text": EDITED, "seconds": "133", "recording_id": recording.id}
+    panel = soup_of(client.post(f"/cards/{OWNER_CARD}/answers", data=form, headers=HTMX))
+    delivery = recording.delivery or {}
+    shown = panel.select_one("#answer-panel .delivery")
+    assert shown is not None and panel.select_one("#answer-panel .suggestions") is not None
+    pace = shown.select_one(".delivery-pace").get_text(" ", strip=True)
+    assert f"{round(delivery['words_per_minute'])} words a minute" in pace
+    assert len(shown.select(".delivery-pauses li")) == len(delivery["pauses"]) == 1
+    typed = {"tier": "middle", "kind": "solid", "text": EDITED, "seconds": "133"}
+    assert (
+        soup_of(client.post(f"/cards/{OWNER_CARD}/answers", data=typed, headers=HTMX)).select_one(".delivery")
+        is None
+    )
+
+
 def test_a_typed_answer_shows_no_delivery_in_history(client: TestClient) -> None:
     assert client.post(attempts_of(), json=attempt_payload()).status_code == 201
     row = soup_of(client.get(f"/cards/{OWNER_CARD}/history", headers=HTMX)).select_one("tr.attempt")

@@ -172,7 +172,14 @@ def submit_answer(
         recorded = attempts.record(session, card=card, user_id=user_id, data=data, now=now, reader=reader)
     except (ValidationError, Invalid) as error:  # a recording that cannot be saved from: the typing stays
         return answer.refused(template, errors=answer.messages(error), **context)
-    return render(request, template, attempt=recorded.attempt, suggestion=recorded.suggestion, **context)
+    return render(
+        request,
+        template,
+        attempt=recorded.attempt,
+        suggestion=recorded.suggestion,
+        delivery=recorded.delivery,
+        **context,
+    )
 
 
 @router.post("/cards/{card_id}/reveal", response_class=HTMLResponse)
