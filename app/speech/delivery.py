@@ -222,11 +222,14 @@ def _pieces(text: str) -> list[str]:
 
 def _said(term: str, pieces: list[str]) -> bool:
     """Whether the term was said, however it was written: "tf.data" as "TF data", "AUTOTUNE" as
-    "auto tune", "TPU" as "TPUs" (runs of the transcript's pieces are joined and compared)."""
+    "auto tune", "TPU" as "TPUs", "input pipelines" as "input pipeline" (runs of the transcript's
+    pieces are joined and compared)."""
     key = "".join(_pieces(term))
     if not key:
         return False
     wanted = {key, key + "s", key + "es"}
+    if len(key) > 4 and key.endswith("s"):
+        wanted |= {key[:-1], key[:-2] if key.endswith("es") else key[:-1]}
     longest = len(_pieces(term)) + 3
     for start in range(len(pieces)):
         joined = ""
@@ -237,6 +240,19 @@ def _said(term: str, pieces: list[str]) -> bool:
             if len(joined) > len(key) + 2:
                 break
     return False
+
+
+# The words of a CamelCase name: "TFRecordDataset" is TF, Record, Dataset.
+_CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def spoken_aloud(term: str) -> bool:
+    """Whether a person would say the term as a word or two: code names with an underscore or a
+    call's brackets, or of three or more CamelCase words ("TFRecordDataset"), are not (they are
+    listed when said, never as not said)."""
+    if "_" in term or "(" in term:
+        return False
+    return not any(len(_CAMEL_PARTS.findall(word)) >= 3 for word in term.split())
 
 
 def _pace(words_per_minute: float) -> Pace:
@@ -306,7 +322,7 @@ def measure(
         fillers=fillers,
         most_used=tuple(most_used),
         terms_used=used,
-        terms_missed=tuple(term for term in unique_terms if term not in used),
+        terms_missed=tuple(term for term in unique_terms if term not in used and spoken_aloud(term)),
         hedges=hedges,
         hedges_per_minute=len(hedges) / span * 60 if span >= MIN_PACE_SECONDS else 0.0,
     )

@@ -144,6 +144,18 @@ def test_the_card_s_terms_are_found_however_whisper_spells_them() -> None:
     assert result.terms_missed == ("interleave",)
 
 
+def test_a_plural_term_is_found_said_in_the_singular() -> None:
+    result = measured(spoken("the input pipeline overlaps the batches"), terms=("input pipelines", "batch"))
+    assert result.terms_used == ("input pipelines", "batch") and result.terms_missed == ()
+
+
+def test_code_names_nobody_says_aloud_are_never_listed_as_not_said() -> None:
+    terms = ("prefetch", "list_files", "TFRecordDataset", "cycle_length", "tf.data", "AUTOTUNE", "TensorFlow")
+    result = measured(spoken("prefetch with list files"), terms=terms)
+    assert result.terms_used == ("prefetch", "list_files")
+    assert result.terms_missed == ("tf.data", "AUTOTUNE", "TensorFlow")
+
+
 def test_a_term_is_not_found_inside_a_longer_word() -> None:
     result = measured(spoken("The mapping is prefetched and batched."), terms=("map", "batch", "prefetch"))
     assert result.terms_used == ()
