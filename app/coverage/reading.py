@@ -41,7 +41,7 @@ class Thresholds:
     pitfall_sure: float = 0.8
 
 
-TUNED = Thresholds(covered=0.7, alone=0.97, sure=1.0, asserted=0.1, pitfall_sure=0.9)
+TUNED = Thresholds(covered=0.7, alone=0.99, sure=0.97, asserted=0.1, pitfall_sure=0.97)
 
 
 @dataclass(frozen=True)

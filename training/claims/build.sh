@@ -17,7 +17,7 @@ OUT=training/claims/out
 HOLD=""
 if [ "${1:-}" = "--holdout" ]; then HOLD="--holdout"; OUT=training/claims/out-holdout; fi
 "$PY" training/claims/pairs.py
-"$PY" training/claims/train.py $HOLD --lr 5e-5 --out "$OUT/r1"
-"$PY" training/claims/train.py $HOLD --init "$OUT/r1" --lr 3e-5 --out "$OUT/r2"
-"$PY" training/claims/train.py $HOLD --init "$OUT/r2" --lr 3e-5 --pairs pairs.jsonl echo.jsonl --out "$OUT/r3"
+"$PY" training/claims/train.py $HOLD --lr 5e-5 --pairs pairs.jsonl written.jsonl --out "$OUT/r1"
+"$PY" training/claims/train.py $HOLD --init "$OUT/r1" --lr 3e-5 --pairs pairs.jsonl written.jsonl --out "$OUT/r2"
+"$PY" training/claims/train.py $HOLD --init "$OUT/r2" --lr 3e-5 --pairs pairs.jsonl echo.jsonl written.jsonl --out "$OUT/r3"
 "$PY" training/claims/export.py $HOLD --model "$OUT/r3"

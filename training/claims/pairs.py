@@ -26,6 +26,11 @@ HERE = Path(__file__).parent
 OUT = HERE / "pairs.jsonl"
 # The third round's extra pairs: true sentences that echo a pitfall's words, and bare term lists.
 ECHO_OUT = HERE / "echo.jsonl"
+# Sentences written by hand for the training cards, each labelled against one point or pitfall
+# (or "*": a keyword salad, neutral to all of them): paraphrases, negations, reversed relations,
+# salads, misconceptions and true echoes of pitfalls.
+WRITTEN = HERE / "written"
+WRITTEN_OUT = HERE / "written.jsonl"
 SEED = 20240611
 
 TUNING = (
@@ -561,6 +566,7 @@ def main() -> None:
             out.write(json.dumps(pair, ensure_ascii=False) + "\n")
     counts = Counter(str(pair["label"]) for pair in b.pairs)
     write_echo(cards, b.seen)
+    write_written(cards, b.seen)
     print(f"{len(b.pairs)} pairs: {dict(sorted(counts.items()))} -> {OUT.relative_to(PROJECT_ROOT)}")
 
 
@@ -638,6 +644,34 @@ def write_echo(cards: dict, seen: set[tuple[str, str]]) -> None:  # type: ignore
     counts = Counter(str(pair["label"]) for pair in e.pairs)
     print(
         f"{len(e.pairs)} echo pairs: {dict(sorted(counts.items()))} -> {ECHO_OUT.relative_to(PROJECT_ROOT)}"
+    )
+
+
+def write_written(cards: dict, seen: set[tuple[str, str]]) -> None:  # type: ignore[type-arg]
+    """The hand-written pairs of written/, checked against their cards, a salad paired with every
+    point and pitfall of its card, and some of each said aloud."""
+    w = Builder()
+    w.rng = random.Random(SEED + 2)
+    w.seen = set(seen)
+    for path in sorted(WRITTEN.glob("*.jsonl")):
+        cid = path.stem
+        card = cards[cid]
+        claims = [p.plain for p in card.points] + [f.title.plain for f in card.pitfalls]
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            pair = json.loads(line)
+            if pair["label"] not in (ENTAIL, NEUTRAL, CONTRADICT) or pair["cards"] != [cid]:
+                raise SystemExit(f"{path.name}:{number}: label or cards do not fit the card")
+            targets = claims if pair["hypothesis"] == "*" else [pair["hypothesis"]]
+            if not set(targets) <= set(claims):
+                raise SystemExit(f"{path.name}:{number}: not a point or pitfall of {cid}")
+            for hypothesis in targets:
+                w.add_spoken(pair["premise"], hypothesis, pair["label"], (cid,), pair["source"])
+    with WRITTEN_OUT.open("w", encoding="utf-8") as out:
+        for pair in w.pairs:
+            out.write(json.dumps(pair, ensure_ascii=False) + "\n")
+    counts = Counter(str(pair["label"]) for pair in w.pairs)
+    print(
+        f"{len(w.pairs)} written pairs: {dict(sorted(counts.items()))} -> {WRITTEN_OUT.relative_to(PROJECT_ROOT)}"
     )
 
 
