@@ -6,6 +6,12 @@
 (function () {
   "use strict";
 
+  // A length as the server prints one (app/web/timefmt.py clock): "17 s", "1:15".
+  function length(seconds) {
+    var whole = Math.round(seconds);
+    return whole < 60 ? whole + " s" : format(whole);
+  }
+
   function format(seconds) {
     var whole = Math.floor(Math.abs(seconds));
     var m = Math.floor(whole / 60), s = whole % 60;
@@ -127,7 +133,7 @@
 
   window.tiercards = window.tiercards || {};
   window.tiercards.clock = {
-    Clock: Clock, every: every, format: format, showTime: showTime, times: times, of: of, sender: sender, ANSWERING: ANSWERING
+    Clock: Clock, every: every, format: format, length: length, showTime: showTime, times: times, of: of, sender: sender, ANSWERING: ANSWERING
   };
 
   document.addEventListener("DOMContentLoaded", function () {

@@ -147,7 +147,7 @@
       var seconds = Math.min((performance.now() - self.began) / 1000, self.maxSeconds);
       self.take = { blob: new Blob(chunks, { type: type }), seconds: seconds };
       self.show(["send", "redo"], "send");
-      self.say((self.reason || "Recorded " + clockKit.format(self.take.seconds)) + ". Send it to be transcribed, or Redo.");
+      self.say((self.reason || "Recorded " + clockKit.length(self.take.seconds)) + ". Send it to be transcribed, or Redo.");
     });
     this.el.classList.remove("refused");
     this.el.classList.add("recording");

@@ -110,6 +110,10 @@ def test_an_answer_said_aloud_is_transcribed_edited_saved_and_shown_with_its_pac
         stopped = timer.inner_text()
         page.wait_for_timeout(1500)
         expect(timer).to_have_text(stopped)  # and pauses when it stops
+        status = recorder(page).get_by_role("status")
+        expect(status).to_contain_text("Recorded ")
+        length = re.match(r"Recorded (.+?)\. ", status.inner_text())
+        assert length is not None, status.inner_text()
         panel(page).get_by_role("button", name="Send").click()
 
         heard = transcript_arrives(page)
@@ -120,6 +124,8 @@ def test_an_answer_said_aloud_is_transcribed_edited_saved_and_shown_with_its_pac
             "Transcript ready: check it, then submit"
         )
         expect(done).to_contain_text(re.compile(r"130\s*[\u2013-]\s*175"))  # the usual pace, marked
+        # The recorded length is one number: the one the recorder said when it stopped.
+        expect(done.locator(".delivery-duration dd")).to_contain_text(f"{length.group(1)} of ~")
         save_screenshot(page, screenshot_dir, f"answer-aloud-transcript-{width}")
         recording_id = panel(page).locator("input[name=recording_id]").input_value()
         assert recording_id == done.get_attribute("data-recording")
@@ -129,6 +135,8 @@ def test_an_answer_said_aloud_is_transcribed_edited_saved_and_shown_with_its_pac
         page.fill("#answer-text", edited)
         page.get_by_role("button", name="Submit answer").click()
         expect(page.locator("#answer-panel .your-answer")).to_have_text(edited)
+        # How it was said stays beside the suggestion.
+        expect(page.locator("#answer-panel .delivery .delivery-pace")).to_contain_text("words a minute")
         page.locator("#answer-panel .checklist input[type=checkbox]").first.check()
         page.locator("#answer-panel .rating button[value=good]").click()
         expect(page.locator("#answer-panel .saved")).to_be_visible()
