@@ -1,6 +1,6 @@
 """Pauses heard in the audio against pauses read off the model's word timestamps (the baseline), on
 sentences from the deck said by two speech engines with a silence put in mid-sentence, in the same
-run (tests/speech/pauses.py says how). The verdict is on espeak-ng's voices, held out from the
+run (tests/speech/evaluation.py says how). The verdict is on espeak-ng's voices, held out from the
 choice of the VAD's settings.
 
     .venv/bin/python -m bench.speech_pauses [--per-card 1]
@@ -12,8 +12,7 @@ from pathlib import Path
 
 from app.speech.recogniser import load
 from bench._verdict import run, verdict
-from bench.speech_wer import deck
-from tests.speech.pauses import HELD_OUT, SILENCE_S, TUNED, WITHIN_S, PauseCounts, count_pauses
+from tests.speech.evaluation import HELD_OUT, SILENCE_S, TUNED, WITHIN_S, PauseCounts, count_pauses, deck
 
 
 def line(name: str, counts: dict[str, PauseCounts]) -> str:

@@ -17,50 +17,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from app import PROJECT_ROOT
-from app.content.parser import parse_card
-from app.speech.accuracy import spoken_words, word_error_rate
+from app.speech.accuracy import word_error_rate
 from app.speech.decode import decode_recording
 from app.speech.delivery import measure
-from app.speech.recogniser import SpeechModel, card_terms, load
+from app.speech.recogniser import SpeechModel, load
 from bench._decode_options import add_option_flag, decode_options
 from bench._verdict import run, verdict
-from tests.factories import OWNER_CARD
-from tests.speech.clips import VOICES, sentences, speak
+from tests.speech.clips import VOICES, speak
+from tests.speech.evaluation import HELD_OUT, STATED_VOICES, deck, hear, pooled, with_fillers
 
 MAX_SECONDS = 180
-
-
-def deck(per_card: int) -> list[tuple[str, tuple[str, ...]]]:
-    """(sentence, its card's terms) for `per_card` sentences of every card but the owner's."""
-    chosen = []
-    for path in sorted((PROJECT_ROOT / "content").glob("*.md")):
-        if path.name == "README.md":
-            continue
-        card = parse_card(path)
-        if card.id == OWNER_CARD:
-            continue
-        spoken = [s for s in sentences(card) if not any(ch.isdigit() for ch in s)]
-        chosen.extend((sentence, card_terms(card)) for sentence in spoken[:per_card])
-    return chosen
-
-
-def with_fillers(sentence: str, rng: random.Random) -> tuple[str, int]:
-    words = sentence.split()
-    spots = sorted(rng.sample(range(1, len(words)), k=min(2, len(words) - 1)))
-    for offset, spot in enumerate(spots):
-        words.insert(spot + offset, rng.choice(("um,", "uh,")))
-    return " ".join(words), len(spots)
 
 
 def heard(model: SpeechModel, clip: Path, terms: tuple[str, ...], options: dict[str, Any]) -> str:
     recording = decode_recording(clip.read_bytes(), max_seconds=MAX_SECONDS)
     return model.transcribe(recording.samples, terms=terms, options=options).text
-
-
-def pooled(pairs: list[tuple[str, str]]) -> float:
-    words = sum(len(spoken_words(said)) for said, _ in pairs)
-    return sum(word_error_rate(said, text) * len(spoken_words(said)) for said, text in pairs) / words
 
 
 def main() -> None:
@@ -113,6 +84,11 @@ def main() -> None:
             said_fillers += count
             kept += min(count, sum(n for name, n in found.fillers if name in ("um", "uh")))
     print(f"filler recall (um/uh, primed): {kept}/{said_fillers} = {kept / said_fillers:.2f}")
+    held = hear(model, STATED_VOICES, deck(1), folder)
+    print(
+        f"held-out voices ({', '.join(' '.join(v) for v in STATED_VOICES)}; of {HELD_OUT}), as shipped: "
+        f"WER {held.word_error_rate:.3f} on {held.clips} clips, fillers kept {held.fillers_kept}/{held.fillers_said}"
+    )
     verdict(
         primed <= baseline,
         f"priming does not make the WER worse: {primed:.3f} primed, {baseline:.3f} unprimed",

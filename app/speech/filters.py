@@ -6,22 +6,23 @@ from types import SimpleNamespace
 from jinja2 import Environment, pass_context
 from jinja2.runtime import Context
 
-from app.speech.pause_figures import PAUSES
 from app.speech.recogniser import BUNDLED_NAME
+from app.speech.stated_figures import HEARING, PAUSES
 
-# Measured by bench/speech_wer.py (docs/benchmarks.md, "The speech model"): the bundled model's word error
-# rate on flite clips, primed with the card's terms, and how many spoken "um"/"uh" it kept.
-BUNDLED_WORD_ERROR_RATE = 0.14
 FILLER_UNDERCOUNT = (
-    "An undercount: Whisper writes almost no spoken “um” and “uh” (it kept 0 of 64 on our test "
-    "clips), and “so”, “like” and “you know” count only where its punctuation marks them as fillers."
+    f"An undercount: Whisper writes few spoken “um” and “uh” (it wrote {HEARING.fillers_kept} of "
+    f"{HEARING.fillers_said} on test clips of voices it was not tuned on), and “so”, “like” and “you know” "
+    "count only where its punctuation marks them as fillers."
 )
 
 
 def speech_accuracy(model: str | None) -> str:
     """The sentence beside a transcript: how far to trust the model that wrote it."""
     if model is None or model == BUNDLED_NAME:
-        return f"tiny.en, word error rate {BUNDLED_WORD_ERROR_RATE} on our test clips: check the transcript"
+        return (
+            f"tiny.en, word error rate {HEARING.word_error_rate} on {HEARING.clips} test clips of voices it "
+            "was not tuned on: check the transcript"
+        )
     return f"{model}: its accuracy is not measured here, check the transcript"
 
 

@@ -13,6 +13,7 @@ from app.demos.models import WorkerBeat
 from app.jobs.dependencies import app_job_queue
 from app.jobs.queue import speech_lanes_for
 from app.speech.models import Recording
+from app.speech.stated_figures import HEARING
 from tests.factories import OWNER_CARD
 from tests.helpers.html import HTMX, soup_of
 from tests.helpers.practice import write_session
@@ -222,7 +223,8 @@ def test_a_transcribed_recording_shows_its_transcript_hook_and_how_it_was_said(
     assert section["data-status"] == "done" and not section.has_attr("hx-get")
     assert section["data-transcript"] == done.transcript
     assert float(section["data-duration"]) == done.duration_s
-    assert "word error rate 0.14" in section.select_one(".model-accuracy").get_text()
+    stated = f"word error rate {HEARING.word_error_rate} on {HEARING.clips} test clips of voices it was not tuned on"
+    assert stated in section.select_one(".model-accuracy").get_text()
     delivery = done.delivery or {}
     panel = section.select_one(".delivery")
     assert f"of ~{delivery['target_seconds']} s" in panel.select_one(".delivery-duration").get_text()
