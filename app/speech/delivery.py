@@ -1,5 +1,5 @@
-"""How an answer was said, from the words the model heard and when they were said. No model here:
-plain functions on word timestamps, so every rule is tested on its own.
+"""How an answer was said, from the words the model heard, when they were said, and where the audio
+holds a voice. No model here: plain functions, so every rule is tested on its own.
 
 Filler rule. "um", "uh" (and "umm", "uhh", "uhm") and "basically" always count. The others are
 fillers only in some uses, and Whisper's punctuation is what tells them apart:
@@ -228,8 +228,10 @@ def _said(term: str, pieces: list[str]) -> bool:
     if not key:
         return False
     wanted = {key, key + "s", key + "es"}
-    if len(key) > 4 and key.endswith("s"):
-        wanted |= {key[:-1], key[:-2] if key.endswith("es") else key[:-1]}
+    if len(key) > 3 and key.endswith("s"):
+        wanted.add(key[:-1])
+    if key.endswith(("ses", "xes", "ches", "shes")):
+        wanted.add(key[:-2])
     longest = len(_pieces(term)) + 3
     for start in range(len(pieces)):
         joined = ""
@@ -243,7 +245,7 @@ def _said(term: str, pieces: list[str]) -> bool:
 
 
 # The words of a CamelCase name: "TFRecordDataset" is TF, Record, Dataset.
-_CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
 
 
 def spoken_aloud(term: str) -> bool:
@@ -252,7 +254,7 @@ def spoken_aloud(term: str) -> bool:
     listed when said, never as not said)."""
     if "_" in term or "(" in term:
         return False
-    return not any(len(_CAMEL_PARTS.findall(word)) >= 3 for word in term.split())
+    return not any(len(_CAMEL_PARTS.findall(word)) >= 3 for word in re.split(r"[\s.\-]+", term))
 
 
 def _pace(words_per_minute: float) -> Pace:
@@ -265,7 +267,7 @@ def _pace(words_per_minute: float) -> Pace:
 def _pauses(tokens: list[_Token], voice: Sequence[tuple[float, float]] | None) -> tuple[Pause, ...]:
     """The silences over LONG_PAUSE_SECONDS between two words: between the stretches of `voice`
     where it is known, else between the words' timestamps."""
-    if voice is None:
+    if not voice:  # not listened to, or the VAD heard nothing the model wrote words for
         gaps = [(before.end, after.start) for before, after in pairwise(tokens)]
     else:
         gaps = [(before[1], after[0]) for before, after in pairwise(sorted(voice))]

@@ -80,7 +80,9 @@ class RecordingOut(BaseModel):
     most_used: list[tuple[str, int]]
     terms_used: list[str]
     terms_missed: list[str]
-    hedges: list[HedgeOut] = Field(description="hedges said, counted as behaviour, not judged")
+    hedges: list[HedgeOut] | None = Field(
+        description="hedges said, counted as behaviour, not judged; null for a recording measured before they were"
+    )
     hedges_per_minute: float | None
     model: str | None
     real_time_factor: float | None
@@ -101,6 +103,6 @@ def delivery_fields(delivery: dict[str, Any] | None) -> dict[str, Any]:
         "most_used": [tuple(pair) for pair in doc.get("most_used") or []],
         "terms_used": doc.get("terms_used") or [],
         "terms_missed": doc.get("terms_missed") or [],
-        "hedges": doc.get("hedges") or [],
+        "hedges": doc.get("hedges"),
         "hedges_per_minute": doc.get("hedges_per_minute"),
     }

@@ -98,16 +98,17 @@
   // itself out); where the new content has no heading, back to the control they pressed.
   // The live region says what changed: the content's data-announce, its status message, or its
   // heading. htmx reports each settled element of one swap with the same details: one counts.
-  // The model's reading, when it arrives, re-ticks the checklist it was pre-ticked for, unless the
-  // person has already changed a box there: their ticks are never overwritten.
+  // The model's reading, when it arrives, re-ticks the checklist its answer's suggestion pre-ticked
+  // (data-suggested-for: unrated), unless the person has already changed a box there: their ticks
+  // are never overwritten.
   document.addEventListener("change", function (event) {
     var box = event.target;
-    if (box instanceof Element && box.closest(".checklist")) box.closest(".checklist").setAttribute("data-touched", "");
+    var checklist = box instanceof Element ? box.closest(".checklist") : null;
+    if (checklist) checklist.setAttribute("data-touched", "");
   });
   function reTick(suggestion) {
-    var holder = suggestion.parentElement;
-    while (holder && !holder.querySelector(".checklist")) holder = holder.parentElement;
-    var checklist = holder && holder.querySelector(".checklist");
+    var attempt = suggestion.getAttribute("data-attempt");
+    var checklist = document.querySelector('.checklist[data-suggested-for="' + attempt + '"]');
     if (!checklist || checklist.hasAttribute("data-touched")) return;
     var covered = suggestion.getAttribute("data-covered").split(" ");
     checklist.querySelectorAll("input[name=points]").forEach(function (box) {

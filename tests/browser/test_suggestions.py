@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from sqlalchemy import select
 
-from app.coverage.checker import check
+from app.coverage.checker import check, check_follow_up
 from app.demos.models import WorkerBeat
 from app.jobs.queue import claims_lanes_for
 from app.practice import readings
@@ -60,13 +60,18 @@ def fresh_db(fresh_url: str, tmp_path: Path) -> Iterator[Database]:
     db.dispose()
 
 
-def _models_reading_arrives(db: Database, covered: set[str]) -> None:
-    """The reading a worker would store: this time it is sure of `covered` alone."""
+def _models_reading_arrives(db: Database, covered: set[str], *, follow_up: str | None = None) -> None:
+    """The reading a worker would store of the newest answer: this time it is sure of `covered`
+    alone (of the main answer's points; a follow-up's, `follow_up`, all of its own)."""
     with db.write_sessions() as session:
         attempt_id = session.scalars(select(Attempt.id).order_by(Attempt.id.desc())).first()
         assert attempt_id is not None
-        lexical = check(CARD, ANSWER)
-        points = tuple(replace(hit, covered=hit.id in covered, sure=True) for hit in lexical.points)
+        if follow_up is None:
+            lexical = check(CARD, ANSWER)
+            points = tuple(replace(hit, covered=hit.id in covered, sure=True) for hit in lexical.points)
+        else:
+            lexical = check_follow_up(CARD, index=0, text=follow_up)
+            points = tuple(replace(hit, covered=True, sure=True) for hit in lexical.points)
         assert readings.store(
             session, attempt_id=attempt_id, coverage=replace(lexical, points=points, method="claims")
         )
@@ -78,14 +83,19 @@ def _expect_ticked(page: Page, ticked: list[str]) -> None:
         expect(box).to_be_checked(checked=point_id in ticked)
 
 
-def test_the_models_reading_re_ticks_the_checklist_the_person_has_not_touched(
-    fresh_url: str, fresh_db: Database, page: Page
-) -> None:
-    page.goto(f"{fresh_url}/cards/{OWNER_CARD}?tier=middle")
+def _answered_while_the_model_reads(page: Page, url: str) -> list[str]:
+    """The answer submitted on the owner's card; the points the words pre-ticked."""
+    page.goto(f"{url}/cards/{OWNER_CARD}?tier=middle")
     page.fill("#answer-text", ANSWER)
     page.click("text=Submit answer")
     expect(page.locator("#answer-panel .suggestion")).to_have_attribute("data-reading", "waiting")
-    lexical = check(CARD, ANSWER).covered
+    return check(CARD, ANSWER).covered
+
+
+def test_the_models_reading_re_ticks_the_checklist_the_person_has_not_touched(
+    fresh_url: str, fresh_db: Database, page: Page
+) -> None:
+    lexical = _answered_while_the_model_reads(page, fresh_url)
     _expect_ticked(page, lexical)
     model = CARD.point_ids[-1]
     assert model not in lexical
@@ -97,14 +107,34 @@ def test_the_models_reading_re_ticks_the_checklist_the_person_has_not_touched(
 def test_the_models_reading_leaves_a_checklist_the_person_changed(
     fresh_url: str, fresh_db: Database, page: Page
 ) -> None:
-    page.goto(f"{fresh_url}/cards/{OWNER_CARD}?tier=middle")
-    page.fill("#answer-text", ANSWER)
-    page.click("text=Submit answer")
-    expect(page.locator("#answer-panel .suggestion")).to_have_attribute("data-reading", "waiting")
-    lexical = check(CARD, ANSWER).covered
+    lexical = _answered_while_the_model_reads(page, fresh_url)
     page.locator(f'#answer-panel .checklist input[value="{lexical[0]}"]').uncheck()
     _models_reading_arrives(fresh_db, {CARD.point_ids[-1]})
     expect(page.locator("#answer-panel .suggestion")).to_have_attribute("data-reading", "done")
     # The reading's own verdicts are shown; the ticks stay the person's.
     expect(page.locator("#answer-panel .suggested-points li.covered")).to_have_count(1)
     _expect_ticked(page, lexical[1:])
+
+
+def test_a_reading_that_arrives_after_the_rating_leaves_the_saved_ticks(
+    fresh_url: str, fresh_db: Database, page: Page
+) -> None:
+    lexical = _answered_while_the_model_reads(page, fresh_url)
+    page.click("#answer-panel .rating button[value=good]")
+    expect(page.locator("#answer-panel .saved")).to_be_visible()
+    _models_reading_arrives(fresh_db, {CARD.point_ids[-1]})
+    expect(page.locator("#answer-panel .suggestion")).to_have_attribute("data-reading", "done")
+    _expect_ticked(page, lexical)
+
+
+def test_a_follow_ups_reading_leaves_the_main_answers_checklist(
+    fresh_url: str, fresh_db: Database, page: Page
+) -> None:
+    lexical = _answered_while_the_model_reads(page, fresh_url)
+    said = "Profile the input pipeline first, then parallelize map and read the files in parallel."
+    page.fill("#follow-up-0 textarea", said)
+    page.click("#follow-up-0 .actions button[type=submit]")
+    expect(page.locator("#follow-up-0 .suggestion")).to_have_attribute("data-reading", "waiting")
+    _models_reading_arrives(fresh_db, set(), follow_up=said)
+    expect(page.locator("#follow-up-0 .suggestion")).to_have_attribute("data-reading", "done")
+    _expect_ticked(page, lexical)

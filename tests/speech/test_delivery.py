@@ -87,6 +87,13 @@ def test_with_the_voice_heard_a_gap_between_words_that_the_voice_went_on_through
     assert result.pauses == ()
 
 
+def test_where_the_vad_heard_no_voice_the_pauses_are_the_gaps_between_words() -> None:
+    first = spoken("the buffer holds batches")
+    second = spoken("when it is last", start=first[-1].end + 3.0)
+    result = measure(first + second, seconds=12.0, terms=(), target_seconds=20, voice=())
+    assert [(p.after, p.before) for p in result.pauses] == [("batches", "when")]
+
+
 def test_with_the_voice_heard_silence_before_the_first_word_and_after_the_last_is_no_pause() -> None:
     words = spoken("prefetch goes last", start=5.0)
     result = measure(words, seconds=20.0, terms=(), target_seconds=20, voice=((4.9, 6.3),))
@@ -145,8 +152,10 @@ def test_the_card_s_terms_are_found_however_whisper_spells_them() -> None:
 
 
 def test_a_plural_term_is_found_said_in_the_singular() -> None:
-    result = measured(spoken("the input pipeline overlaps the batches"), terms=("input pipelines", "batch"))
-    assert result.terms_used == ("input pipelines", "batch") and result.terms_missed == ()
+    terms = ("input pipelines", "batch", "TPUs", "batches", "notes")
+    result = measured(spoken("the input pipeline overlaps the batch on a TPU and a note"), terms=terms)
+    assert result.terms_used == ("input pipelines", "batch", "TPUs", "batches", "notes")
+    assert measured(spoken("it is not so"), terms=("notes",)).terms_used == ()
 
 
 def test_code_names_nobody_says_aloud_are_never_listed_as_not_said() -> None:
@@ -154,6 +163,8 @@ def test_code_names_nobody_says_aloud_are_never_listed_as_not_said() -> None:
     result = measured(spoken("prefetch with list files"), terms=terms)
     assert result.terms_used == ("prefetch", "list_files")
     assert result.terms_missed == ("tf.data", "AUTOTUNE", "TensorFlow")
+    said_names = ("tf.float32", "tf.GradientTape", "word2vec", "end-to-end")
+    assert measured(spoken("nothing of it"), terms=said_names).terms_missed == said_names
 
 
 def test_a_term_is_not_found_inside_a_longer_word() -> None:

@@ -561,13 +561,18 @@ def main() -> None:
             str(pair["premise"]),
         )
     )
-    with OUT.open("w", encoding="utf-8") as out:
-        for pair in b.pairs:
-            out.write(json.dumps(pair, ensure_ascii=False) + "\n")
-    counts = Counter(str(pair["label"]) for pair in b.pairs)
+    write(OUT, b.pairs, "pairs")
     write_echo(cards, b.seen)
     write_written(cards, b.seen)
-    print(f"{len(b.pairs)} pairs: {dict(sorted(counts.items()))} -> {OUT.relative_to(PROJECT_ROOT)}")
+
+
+def write(path: Path, pairs: list[dict[str, object]], what: str) -> None:
+    """The pairs as JSON lines, and how many of each label were written."""
+    with path.open("w", encoding="utf-8") as out:
+        for pair in pairs:
+            out.write(json.dumps(pair, ensure_ascii=False) + "\n")
+    counts = Counter(str(pair["label"]) for pair in pairs)
+    print(f"{len(pairs)} {what}: {dict(sorted(counts.items()))} -> {path.relative_to(PROJECT_ROOT)}")
 
 
 # Neutral pairs that are many and alike: thinned first when neutral outnumbers the other classes.
@@ -638,13 +643,7 @@ def write_echo(cards: dict, seen: set[tuple[str, str]]) -> None:  # type: ignore
                 listed = ", ".join(e.rng.sample(terms, 3))
                 e.add(listed, point.plain, NEUTRAL, one, "echo-term-list")
                 e.add(listed, e.rng.choice(card.pitfalls).title.plain, NEUTRAL, one, "echo-term-list")
-    with ECHO_OUT.open("w", encoding="utf-8") as out:
-        for pair in e.pairs:
-            out.write(json.dumps(pair, ensure_ascii=False) + "\n")
-    counts = Counter(str(pair["label"]) for pair in e.pairs)
-    print(
-        f"{len(e.pairs)} echo pairs: {dict(sorted(counts.items()))} -> {ECHO_OUT.relative_to(PROJECT_ROOT)}"
-    )
+    write(ECHO_OUT, e.pairs, "echo pairs")
 
 
 def write_written(cards: dict, seen: set[tuple[str, str]]) -> None:  # type: ignore[type-arg]
@@ -666,13 +665,7 @@ def write_written(cards: dict, seen: set[tuple[str, str]]) -> None:  # type: ign
                 raise SystemExit(f"{path.name}:{number}: not a point or pitfall of {cid}")
             for hypothesis in targets:
                 w.add_spoken(pair["premise"], hypothesis, pair["label"], (cid,), pair["source"])
-    with WRITTEN_OUT.open("w", encoding="utf-8") as out:
-        for pair in w.pairs:
-            out.write(json.dumps(pair, ensure_ascii=False) + "\n")
-    counts = Counter(str(pair["label"]) for pair in w.pairs)
-    print(
-        f"{len(w.pairs)} written pairs: {dict(sorted(counts.items()))} -> {WRITTEN_OUT.relative_to(PROJECT_ROOT)}"
-    )
+    write(WRITTEN_OUT, w.pairs, "written pairs")
 
 
 def add_labelled(b: Builder, cid: str, card, lexical: Lexical, paired: dict[int, int]) -> None:  # type: ignore[no-untyped-def]
