@@ -4,6 +4,7 @@ Undo, each with the page that follows; the practice settings saved."""
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -29,6 +30,8 @@ class Shown:
     suggestion: Suggestion | None
     seconds: float
     previews: dict[str, timedelta]
+    # How an answer given aloud was said, shown beside it (`Recorded.delivery`).
+    delivery: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -98,9 +101,10 @@ def _shown(
     suggestion: Suggestion | None,
     seconds: float,
     now: datetime,
+    delivery: dict[str, Any] | None = None,
 ) -> Shown:
     sched = scheduling.scheduler(settings.desired_retention)
-    return Shown(attempt, suggestion, seconds, scheduling.preview(row, sched=sched, now=now))
+    return Shown(attempt, suggestion, seconds, scheduling.preview(row, sched=sched, now=now), delivery)
 
 
 def showing(
@@ -155,6 +159,7 @@ def reveal(
         suggestion=recorded.suggestion if recorded else None,
         seconds=seconds,
         now=now,
+        delivery=recorded.delivery if recorded else None,
     )
     return Turn(settings, queue, card, tier, row, shown)
 

@@ -115,6 +115,9 @@ def test_practice_reveal_saves_an_answer_given_aloud(client: TestClient, app: Fa
         recording.duration_s,
         recording.id,
     )
+    # How it was said stays beside the answer while it is rated.
+    shown = soup_of(response).select_one("#practice-card .delivery")
+    assert shown is not None and "words a minute" in shown.select_one(".delivery-pace").get_text()
 
 
 @pytest.mark.parametrize(

@@ -76,6 +76,7 @@ def _context(turn: Turn) -> dict[str, Any]:
             "answer_shown": True,
             "attempt": shown.attempt,
             "suggestion": shown.suggestion,
+            "delivery": shown.delivery,
             "seconds": shown.seconds,
             "previews": shown.previews,
         }
