@@ -27,6 +27,7 @@ PACE_BAND = (130, 175)
 LONG_PAUSE_SECONDS = 2.0
 # Each hedge as its words, in the order they are listed.
 HEDGES = ("i think", "i guess", "i believe", "maybe", "perhaps", "probably", "kind of", "sort of")
+_HEDGE_WORDS = tuple(hedge.split() for hedge in HEDGES)
 _KIND_NAMED_AFTER = frozenset(
     {"a", "the", "what", "which", "this", "that", "any", "each", "every", "some", "one"}
 )
@@ -203,15 +204,14 @@ def _hedges(tokens: list[_Token]) -> tuple[Hedge, ...]:
     found = []
     for sentence in sentences:
         bare = [token.bare for token in sentence]
+        text = " ".join(token.text for token in sentence)
         for index in range(len(sentence)):
-            for hedge in HEDGES:
-                words = hedge.split()
+            for words in _HEDGE_WORDS:
                 if bare[index : index + len(words)] != words:
                     continue
                 if words[-1] == "of" and index and bare[index - 1] in _KIND_NAMED_AFTER:
                     continue
                 said = " ".join(_EDGE.sub("", token.text) for token in sentence[index : index + len(words)])
-                text = " ".join(token.text for token in sentence)
                 found.append(Hedge(said[:1].upper() + said[1:] if words[0] == "i" else said.lower(), text))
     return tuple(found)
 
