@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -279,6 +279,8 @@ class Page:
     step: Step | None
     suggestion: Suggestion | None = None
     summary: Summary | None = None
+    # How the answer just given aloud was said (`Recorded.delivery`), shown beside it.
+    delivery: dict[str, Any] | None = None
 
 
 def page(
@@ -296,7 +298,7 @@ def page(
         return Page(interview, None, summary=summary(session, interview=interview, cards=cards))
     attempt = current.question.attempt
     if answered is not None and answered.attempt is attempt:
-        return Page(interview, current, answered.suggestion)
+        return Page(interview, current, answered.suggestion, delivery=answered.delivery)
     return Page(
         interview,
         current,

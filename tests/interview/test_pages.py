@@ -256,6 +256,9 @@ def test_an_answer_given_aloud_is_saved_from_its_recording(app: FastAPI, client:
     assert "The transcript, corrected." in text_of(assessing, "#interview-step .your-answer")
     (attempt,) = client.get("/api/attempts").json()
     assert attempt["recording_id"] == recording.id and attempt["seconds"] == recording.duration_s
+    # How it was said stays beside the answer while it is rated.
+    pace = text_of(assessing, "#interview-step .delivery .delivery-pace")
+    assert f"{round((recording.delivery or {})['words_per_minute'])} words a minute" in pace
     # The follow-up's recorder records a follow-up answer, by its index.
     rate(client, url, "good")
     follow_up = one(step(client, url), "#interview-step [data-recorder]")

@@ -157,6 +157,7 @@ def _context(page: service.Page) -> dict[str, Any]:
         "limit": step.card.time_budget(kind) if step.question.follow_up is None else None,
         "attempt": step.question.attempt,
         "suggestion": page.suggestion,
+        "delivery": page.delivery,
     }
 
 
