@@ -1,17 +1,16 @@
 """Word error rate of the speech model on flite clips of sentences from the deck, primed with the
-card's own terms against unprimed in the same run, and how many spoken fillers Whisper keeps.
+card's own terms against unprimed in the same run (bench/speech_priming.py compares the priming
+choices per voice and card; bench/speech_fillers.py measures the fillers).
 
     .venv/bin/python -m bench.speech_wer [--per-card 2] [--voices rms,slt,awb,kal] [--option NAME=VALUE ...]
 
 The sentences come from the basics and solid answers of every card except the owner's
 (tf-data-prefetch-last), whose sentences are the ones the term rules were looked at on; each clip
-is primed with the terms of the card it comes from. WER is pooled (all errors / all words). Filler
-recall: the same sentences with "um" and "uh" put in (flite says both), counted as kept when the
-transcript has them. Exit status 1 if priming makes the WER worse.
+is primed with the terms of the card it comes from. WER is pooled (all errors / all words). Exit
+status 1 if priming makes the WER worse.
 """
 
 import argparse
-import random
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -19,12 +18,11 @@ from typing import Any
 
 from app.speech.accuracy import word_error_rate
 from app.speech.decode import decode_recording
-from app.speech.delivery import measure
 from app.speech.recogniser import SpeechModel, load
 from bench._decode_options import add_option_flag, decode_options
 from bench._verdict import run, verdict
 from tests.speech.clips import VOICES, speak
-from tests.speech.evaluation import HELD_OUT, STATED_VOICES, deck, hear, pooled, with_fillers
+from tests.speech.evaluation import HELD_OUT, STATED_VOICES, deck, hear, pooled
 
 MAX_SECONDS = 180
 
@@ -68,26 +66,10 @@ def main() -> None:
         f"all voices: WER unprimed {baseline:.3f} (baseline), primed {primed:.3f}, ratio {primed / baseline:.2f}; "
         f"worst primed clip {worst:.3f}"
     )
-    rng = random.Random(21)
-    said_fillers = kept = 0
-    for voice in voices:
-        for sentence, terms in chosen[:: max(1, len(chosen) // 8)]:
-            text, count = with_fillers(sentence, rng)
-            transcript = model.transcribe(
-                decode_recording(
-                    speak(text, voice=voice, folder=folder).read_bytes(), max_seconds=MAX_SECONDS
-                ).samples,
-                terms=terms,
-                options=options,
-            )
-            found = measure(transcript.words, seconds=transcript.seconds, terms=(), target_seconds=20)
-            said_fillers += count
-            kept += min(count, sum(n for name, n in found.fillers if name in ("um", "uh")))
-    print(f"filler recall (um/uh, primed): {kept}/{said_fillers} = {kept / said_fillers:.2f}")
     held = hear(model, STATED_VOICES, deck(1), folder)
     print(
         f"held-out voices ({', '.join(' '.join(v) for v in STATED_VOICES)}; of {HELD_OUT}), as shipped: "
-        f"WER {held.word_error_rate:.3f} on {held.clips} clips, fillers kept {held.fillers_kept}/{held.fillers_said}"
+        f"WER {held.word_error_rate:.3f} on {held.clips} clips"
     )
     verdict(
         primed <= baseline,

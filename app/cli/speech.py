@@ -43,7 +43,7 @@ def delivery_text(doc: dict[str, Any]) -> str:
         ("duration", f"{doc['duration_s']:.1f} s (target ~{doc['target_seconds']} s)"),
         ("pace", f"{doc['words_per_minute']:.0f} words a minute, {doc['pace']} (usual {low}-{high})"),
         ("pauses over 2 s", pauses),
-        ("fillers", f"{fillers} (Whisper drops most um/uh: an undercount)"),
+        ("fillers", f"{fillers}; unclear sounds {doc['unclear_sounds']}"),
         (
             "hedges",
             f"{len(doc['hedges'])} ({doc['hedges_per_minute']} a minute): {hedges}" if hedges else "none",

@@ -53,6 +53,7 @@ def transcribe(model: SpeechModel, job: Mapping[str, Any]) -> dict[str, Any]:
         terms=terms,
         target_seconds=int(job["target_seconds"]),
         voice=transcript.voice,
+        sounds=transcript.sounds,
     )
     return {
         "transcript": transcript.text,

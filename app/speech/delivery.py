@@ -21,7 +21,17 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, Final, Literal
 
-FILLERS = ("um", "uh", "like", "you know", "so", "basically")
+FILLERS = ("um", "uh", "erm", "er", "hmm", "like", "you know", "so", "basically")
+# The fillers that are sounds rather than words: a short stretch of voice heard alone (`Sound`) is
+# one of these when that is all the model heard in it.
+_SOUNDS = {
+    "um": re.compile(r"u+h*m+"),
+    "uh": re.compile(r"u+h+"),
+    "erm": re.compile(r"e+r+m+"),
+    "er": re.compile(r"e+r+h*"),
+    "hmm": re.compile(r"h*m{2,}|h+m+"),
+}
+SOUND_FILLERS = tuple(_SOUNDS)
 # Words per minute of ordinary conversational speech.
 PACE_BAND = (130, 175)
 LONG_PAUSE_SECONDS = 2.0
@@ -45,8 +55,6 @@ TARGET_WITHOUT_CARD_SECONDS = 60
 Pace = Literal["slow", "steady", "fast", "too short to tell"]
 
 _ALWAYS = {"basically": "basically"}
-_UM = re.compile(r"u+h*m+")
-_UH = re.compile(r"u+h+")
 _SO_PHRASES = frozenset({"that", "far", "much", "many", "long"})
 _EDGE = re.compile(r"^[^\w]+|[^\w]+$")
 _PIECES = re.compile(r"[^\W_]+")
@@ -83,6 +91,16 @@ class Pause:
 
 
 @dataclass(frozen=True)
+class Sound:
+    """A short stretch of voice set off by silence, and what the model heard in it played alone
+    ("" for nothing it could write): a filler the whole answer's decoding smoothed over shows up here."""
+
+    start: float
+    end: float
+    heard: str
+
+
+@dataclass(frozen=True)
 class Hedge:
     phrase: str  # as said: "I think", "maybe"
     sentence: str  # the sentence of the transcript it was said in
@@ -104,6 +122,9 @@ class Delivery:
     terms_missed: tuple[str, ...]
     hedges: tuple[Hedge, ...] = ()
     hedges_per_minute: float = 0.0
+    # Stretches of voice in which the model heard neither a word nor a filler: a cough, a breath,
+    # or a filler it could not name.
+    unclear_sounds: int = 0
 
     @property
     def filler_count(self) -> int:
@@ -135,6 +156,7 @@ class Delivery:
             "terms_missed": list(self.terms_missed),
             "hedges": [{"phrase": hedge.phrase, "sentence": hedge.sentence} for hedge in self.hedges],
             "hedges_per_minute": round(self.hedges_per_minute, 1),
+            "unclear_sounds": self.unclear_sounds,
         }
 
 
@@ -166,10 +188,8 @@ def _filler(tokens: list[_Token], index: int) -> str | None:
     token = tokens[index]
     following = tokens[index + 1] if index + 1 < len(tokens) else None
     opens_sentence = index == 0 or tokens[index - 1].sentence_end
-    if _UM.fullmatch(token.bare):
-        return "um"
-    if _UH.fullmatch(token.bare):
-        return "uh"
+    if sound := _sound(token.bare):
+        return sound
     if token.bare in _ALWAYS:
         return _ALWAYS[token.bare]
     if token.bare == "like" and token.comma_after:
@@ -183,7 +203,17 @@ def _filler(tokens: list[_Token], index: int) -> str | None:
     return None
 
 
-def _fillers(tokens: list[_Token]) -> tuple[tuple[tuple[str, int], ...], set[int]]:
+def _sound(bare: str) -> str | None:
+    return next((name for name, pattern in _SOUNDS.items() if pattern.fullmatch(bare)), None)
+
+
+def _fillers(
+    tokens: list[_Token], sounds: Sequence[Sound]
+) -> tuple[tuple[tuple[str, int], ...], set[int], int]:
+    """The fillers said, in FILLERS order; which tokens they are; and how many unclear sounds.
+
+    A sound heard alone as a filler counts unless a filler was written within it already; one heard
+    as words is in the transcript already; one heard as nothing is unclear."""
     counts: Counter[str] = Counter()
     spent: set[int] = set()
     for index in range(len(tokens)):
@@ -191,7 +221,17 @@ def _fillers(tokens: list[_Token]) -> tuple[tuple[tuple[str, int], ...], set[int
         if name:
             counts[name] += 1
             spent.update(range(index, index + len(name.split())))
-    return tuple((name, counts[name]) for name in FILLERS if counts[name]), spent
+    unclear = 0
+    for sound in sounds:
+        heard = [_EDGE.sub("", word).lower() for word in sound.heard.split()]
+        names = [_sound(word) for word in heard if word]
+        if not names:
+            unclear += 1
+        elif all(names) and not any(
+            index in spent and sound.start <= tokens[index].start <= sound.end for index in range(len(tokens))
+        ):
+            counts[names[0] or ""] += 1
+    return tuple((name, counts[name]) for name in FILLERS if counts[name]), spent, unclear
 
 
 def _hedges(tokens: list[_Token]) -> tuple[Hedge, ...]:
@@ -287,6 +327,7 @@ def measure(
     terms: Sequence[str],
     target_seconds: int,
     voice: Sequence[tuple[float, float]] | None = None,
+    sounds: Sequence[Sound] = (),
 ) -> Delivery:
     """The delivery of one answer: `words` as the model heard them, `seconds` the recording's length,
     `voice` the (start, end) stretches where the audio holds a voice, when it was listened to.
@@ -294,13 +335,15 @@ def measure(
     Words per minute are counted over the time spent speaking (first word to last), so the silence
     before pressing stop does not slow the pace, and only over MIN_PACE_SECONDS or more. Pauses are
     the silences between the stretches of voice: Whisper stretches a word's timestamps over much of
-    the silence after it, so the gaps between its words miss most pauses (bench/speech_pauses.py)."""
+    the silence after it, so the gaps between its words miss most pauses (bench/speech_pauses.py).
+    `sounds` are the short stretches of voice heard alone, where fillers the words miss are found
+    (bench/speech_fillers.py)."""
     tokens = _tokens(words)
     span = tokens[-1].end - tokens[0].start if tokens else 0.0
     per_minute = min(len(tokens) / span * 60, MAX_WORDS_PER_MINUTE) if span >= MIN_PACE_SECONDS else 0.0
     pauses = _pauses(tokens, voice)
     hedges = _hedges(tokens)
-    fillers, spent = _fillers(tokens)
+    fillers, spent, unclear = _fillers(tokens, sounds)
     content = Counter(
         token.bare
         for index, token in enumerate(tokens)
@@ -327,4 +370,5 @@ def measure(
         terms_missed=tuple(term for term in unique_terms if term not in used and spoken_aloud(term)),
         hedges=hedges,
         hedges_per_minute=len(hedges) / span * 60 if span >= MIN_PACE_SECONDS else 0.0,
+        unclear_sounds=unclear,
     )

@@ -14,7 +14,7 @@ import importlib.resources
 import keyword
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.content.cards import Card
 from app.exceptions import Unavailable
-from app.speech.delivery import Word
+from app.speech.delivery import Sound, Word, spoken_aloud
 
 # numpy only where a model runs: the web imports this module's names and has no numpy.
 if TYPE_CHECKING:
@@ -47,6 +47,14 @@ DECODE_OPTIONS: Mapping[str, Any] = {}
 # such a draw writes words nobody said ("So, with a n-n-n-n. Thank you."), so it is left out.
 QUALITY_CHECKS = {"compression_ratio_threshold": 2.4, "log_prob_threshold": -1.0}
 MAX_TERMS = 30
+# Which of the card's terms go into the prompt, by name: bench/speech_priming.py measures each, per
+# voice and per card, and PRIMED_WITH is the one it found best on the voices it was chosen on.
+PRIMING: Mapping[str, Callable[[Sequence[str]], tuple[str, ...]]] = {
+    "none": lambda terms: (),
+    "every term": tuple,
+    "spoken terms": lambda terms: tuple(term for term in terms if spoken_aloud(term)),
+}
+PRIMED_WITH = "every term"
 # Whisper reads at most 223 prompt tokens and faster-whisper keeps the last ones; staying well
 # under that keeps the first (most telling) terms.
 MAX_PROMPT_CHARS = 500
@@ -67,19 +75,35 @@ class Transcript:
     seconds: float
     # (start, end) of each stretch of the audio that holds a voice, as the VAD heard it.
     voice: tuple[tuple[float, float], ...] = ()
+    # The short stretches of voice set off by silence, each heard again alone.
+    sounds: tuple[Sound, ...] = ()
 
 
 # The Silero VAD that faster-whisper bundles (nothing downloaded), padding each stretch of voice
 # only a little: a pause is the silence between two stretches (app/speech/delivery.py).
 VOICE_OPTIONS: Mapping[str, Any] = {"min_silence_duration_ms": 300, "speech_pad_ms": 30}
 SAMPLE_RATE = 16000  # app.speech.decode's, which imports numpy (the web does not)
+# A hesitation: a stretch of voice no longer than SOUND_MAX_S (a drawn-out "hmm" lasts a second)
+# between silences of at least SOUND_SILENCE_MS. Whisper smooths most "um"s over in a whole answer
+# (its training text had them removed) but mostly writes them when it hears one alone, primed
+# with fillers (bench/speech_fillers.py measures what this finds, and what it makes up).
+SOUND_SILENCE_MS = 150
+SOUND_MAX_S = 1.5
+SOUND_PAD_S = 0.1
+MAX_SOUNDS = 40  # heard alone per recording, so a long answer's cost stays bounded
+FILLER_PROMPT = "Um, uh, hmm, er, erm. Umm, let me think."
+# Silence kept either side of the voice when the rest is cut away before decoding.
+EDGE_S = 0.5
 
 
-def voice_of(samples: "npt.NDArray[np.float32]") -> tuple[tuple[float, float], ...]:
-    """Where 16 kHz mono samples hold a voice."""
+def voice_of(
+    samples: "npt.NDArray[np.float32]", min_silence_ms: int = VOICE_OPTIONS["min_silence_duration_ms"]
+) -> tuple[tuple[float, float], ...]:
+    """Where 16 kHz mono samples hold a voice, as stretches set off by `min_silence_ms` of silence."""
     from faster_whisper.vad import VadOptions, get_speech_timestamps
 
-    stretches = get_speech_timestamps(samples, VadOptions(**VOICE_OPTIONS), sampling_rate=SAMPLE_RATE)
+    options = VadOptions(**{**VOICE_OPTIONS, "min_silence_duration_ms": min_silence_ms})
+    stretches = get_speech_timestamps(samples, options, sampling_rate=SAMPLE_RATE)
     return tuple((part["start"] / SAMPLE_RATE, part["end"] / SAMPLE_RATE) for part in stretches)
 
 
@@ -170,7 +194,7 @@ def device_and_compute() -> tuple[str, str]:
 class SpeechModel:
     """faster-whisper as the worker runs it: on a GPU when there is one, else the CPU."""
 
-    def __init__(self, folder: ModelFolder) -> None:
+    def __init__(self, folder: ModelFolder, *, warm: bool = True) -> None:
         # Imported here: only a worker that transcribes pays for CTranslate2 and its libraries.
         import threading
 
@@ -187,27 +211,37 @@ class SpeechModel:
         self._whisper = WhisperModel(
             str(folder.path), device=self.device, compute_type=compute, local_files_only=True
         )
-        # The first decode is several times slower than the next ones; pay for it at load.
-        import numpy as np
+        # The first decode is several times slower than the next ones (bench/speech_rtf.py
+        # measures both): pay for it at load, not on someone's answer.
+        if warm:
+            import numpy as np
 
-        self.transcribe(np.zeros(16000, np.float32), terms=())
+            self.transcribe(np.zeros(16000, np.float32), terms=())
 
     def transcribe(
         self,
         samples: "npt.NDArray[np.float32]",
         *,
         terms: Sequence[str],
+        priming: str = PRIMED_WITH,
         options: Mapping[str, Any] | None = None,
     ) -> Transcript:
-        """16 kHz mono samples (app.speech.decode) as words with their times; `options` are
-        faster-whisper's own, over DECODE_OPTIONS (the benchmarks compare them)."""
+        """16 kHz mono samples (app.speech.decode) as words with their times, primed with the card's
+        `terms` as PRIMING[priming] keeps them; `options` are faster-whisper's own, over
+        DECODE_OPTIONS (the benchmarks compare them)."""
         decoding = {**QUALITY_CHECKS, **DECODE_OPTIONS, **(options or {})}
-        segments, info = self._whisper.transcribe(
-            samples,
+        voice = voice_of(samples)
+        # Only from the first voice to the last is decoded: in the silence after an answer the
+        # primed decoder runs on (" . . . .") and decodes again at random (bench/speech_rtf.py).
+        # Where the VAD heard no voice at all, the whole recording is, rather than trust it alone.
+        start = max(0.0, voice[0][0] - EDGE_S) if voice else 0.0
+        end = voice[-1][1] + EDGE_S if voice else len(samples) / SAMPLE_RATE
+        segments, _ = self._whisper.transcribe(
+            samples[int(start * SAMPLE_RATE) : int(end * SAMPLE_RATE)],
             language="en",
             beam_size=BEAM_SIZE,
             word_timestamps=True,
-            initial_prompt=initial_prompt(terms) or None,
+            initial_prompt=initial_prompt(PRIMING[priming](terms)) or None,
             **decoding,
         )
         # A decode that runs on past the end of speech writes marks with no word (" . . . ."):
@@ -221,10 +255,36 @@ class SpeechModel:
         ]
         return Transcript(
             text="".join(word.word for word in words).strip(),
-            words=tuple(Word(text=word.word, start=float(word.start), end=float(word.end)) for word in words),
-            seconds=float(info.duration),
-            voice=voice_of(samples),
+            words=tuple(
+                Word(text=word.word, start=start + float(word.start), end=start + float(word.end))
+                for word in words
+            ),
+            seconds=len(samples) / SAMPLE_RATE,
+            voice=voice,
+            sounds=self.sounds(samples),
         )
+
+    def sounds(self, samples: "npt.NDArray[np.float32]") -> tuple[Sound, ...]:
+        """Each short stretch of voice set off by silence, heard again alone, primed with fillers."""
+        import numpy as np
+
+        short = [(a, b) for a, b in voice_of(samples, SOUND_SILENCE_MS) if b - a <= SOUND_MAX_S]
+        quiet = np.zeros(int(0.25 * SAMPLE_RATE), np.float32)
+        sounds = []
+        for start, end in short[:MAX_SOUNDS]:
+            cut = samples[
+                max(0, int((start - SOUND_PAD_S) * SAMPLE_RATE)) : int((end + SOUND_PAD_S) * SAMPLE_RATE)
+            ]
+            segments, _ = self._whisper.transcribe(
+                np.concatenate([quiet, cut, quiet]),
+                language="en",
+                beam_size=BEAM_SIZE,
+                temperature=0.0,
+                without_timestamps=True,
+                initial_prompt=FILLER_PROMPT,
+            )
+            sounds.append(Sound(start, end, " ".join(segment.text.strip() for segment in segments).strip()))
+        return tuple(sounds)
 
 
 def passed_checks(segment: Any, decoding: Mapping[str, Any]) -> bool:

@@ -84,6 +84,10 @@ class RecordingOut(BaseModel):
         description="hedges said, counted as behaviour, not judged; null for a recording measured before they were"
     )
     hedges_per_minute: float | None
+    unclear_sounds: int | None = Field(
+        description="short sounds set off by silence in which neither a word nor a filler was heard; "
+        "null for a recording measured before sounds were heard alone"
+    )
     model: str | None
     real_time_factor: float | None
     audio_kept: bool = Field(description="the audio is kept (KEEP_RECORDINGS) and playable by its owner")
@@ -105,4 +109,5 @@ def delivery_fields(delivery: dict[str, Any] | None) -> dict[str, Any]:
         "terms_missed": doc.get("terms_missed") or [],
         "hedges": doc.get("hedges"),
         "hedges_per_minute": doc.get("hedges_per_minute"),
+        "unclear_sounds": doc.get("unclear_sounds"),
     }

@@ -17,6 +17,7 @@ from playwright.sync_api import Browser, Locator, Page, Playwright, Route, Viewp
 from app import PROJECT_ROOT
 from app.content.parser import parse_card
 from app.speech.accuracy import word_error_rate
+from app.speech.delivery import SOUND_FILLERS
 from tests.factories import OWNER_CARD
 from tests.helpers.browser import (
     BLOCKING,
@@ -28,7 +29,7 @@ from tests.helpers.browser import (
     open_page,
     save_screenshot,
 )
-from tests.speech.clips import sentences, speak, wav_seconds
+from tests.speech.clips import joined, sentences, speak, wav_seconds
 
 # Measured through chromium's fake microphone (it resamples the WAV to 48 kHz, the page encodes
 # Opus at 32 kbit/s): 0.095 on this 21-word sentence in each of four runs ("a buffer" heard as
@@ -437,3 +438,38 @@ def test_a_browser_that_records_only_aac_in_mp4_records_that(microphone: Browser
         panel(page).get_by_role("button", name="Answer aloud").click()
         expect(panel(page).get_by_role("button", name="Stop")).to_be_focused()
         assert page.evaluate("window.askedFor") == "audio/mp4"
+
+
+def test_an_um_and_a_long_pause_said_aloud_both_show_beside_the_transcript(
+    playwright: Playwright, site: Site, sentence: str, tmp_path: Path
+) -> None:
+    """A take that hesitates: an "um" set off by short silences, and a 2.5 s silence later on."""
+    words = sentence.split()
+    third = len(words) // 3
+    parts = [" ".join(words[:third]), " ".join(words[third : 2 * third]), " ".join(words[2 * third :])]
+    clip, _ = joined(
+        [
+            0.3,
+            speak(parts[0], voice="rms", folder=tmp_path),
+            0.4,
+            speak("um", voice="rms", folder=tmp_path),
+            0.4,
+            speak(parts[1], voice="rms", folder=tmp_path),
+            2.5,
+            speak(parts[2], voice="rms", folder=tmp_path),
+            0.5,
+        ],
+        folder=tmp_path,
+    )
+    browser = launch_chromium(playwright, *fake_microphone_args(clip))
+    try:
+        with on_the_card(browser, site) as page:
+            record_and_send(page, clip)
+            transcript_arrives(page)
+            shown = panel(page).locator("[data-recording-slot] .delivery")
+            fillers = shown.locator(".delivery-fillers dd").inner_text()
+            assert re.search(rf"\b({'|'.join(SOUND_FILLERS)}) \u00d71\b", fillers), fillers
+            expect(shown.locator(".delivery-pauses li")).to_have_count(1)
+            expect(shown.locator(".delivery-pauses li")).to_contain_text(re.compile(r"^2\.\d+ s after"))
+    finally:
+        browser.close()

@@ -10,6 +10,7 @@ from app.speech.delivery import (
     MIN_PACE_SECONDS,
     PACE_BAND,
     TOO_SHORT,
+    Sound,
     Word,
     measure,
 )
@@ -26,8 +27,10 @@ def spoken(text: str, *, start: float = 0.0, seconds_per_word: float = 0.4) -> l
     return words
 
 
-def measured(words: list[Word], *, seconds: float = 60.0, terms: tuple[str, ...] = (), target: int = 20):
-    return measure(words, seconds=seconds, terms=terms, target_seconds=target)
+def measured(
+    words: list[Word], *, seconds: float = 60.0, terms: tuple[str, ...] = (), target: int = 20, sounds=()
+):
+    return measure(words, seconds=seconds, terms=terms, target_seconds=target, sounds=sounds)
 
 
 TEXT_30 = " ".join(f"word{n}" for n in range(30))
@@ -126,8 +129,33 @@ def test_you_know_counts_where_it_is_set_off_by_punctuation() -> None:
     assert dict(measured(spoken(text)).fillers) == {"you know": 2}
 
 
+def test_erm_er_and_hmm_count_as_fillers_too() -> None:
+    result = measured(spoken("Erm, the buffer, er, holds batches. Hmm. It overlaps, hm, the step."))
+    assert dict(result.fillers) == {"erm": 1, "er": 1, "hmm": 2}
+
+
+def test_a_filler_heard_in_a_sound_alone_counts_once_and_a_word_heard_alone_does_not() -> None:
+    words = spoken("prefetch goes last after batch", seconds_per_word=1.0)
+    sounds = (Sound(1.2, 1.6, "Um."), Sound(2.2, 2.5, "Last."), Sound(3.1, 3.4, "Uh, uh."))
+    result = measured(words, sounds=sounds)
+    assert dict(result.fillers) == {"um": 1, "uh": 1}
+    assert result.unclear_sounds == 0
+
+
+def test_a_filler_already_written_is_not_counted_again_from_its_sound() -> None:
+    result = measured(spoken("prefetch um goes last", seconds_per_word=1.0), sounds=(Sound(0.9, 1.5, "Um."),))
+    assert dict(result.fillers) == {"um": 1}
+
+
+def test_a_sound_in_which_nothing_was_heard_is_an_unclear_sound_not_a_filler() -> None:
+    result = measured(spoken("prefetch goes last"), sounds=(Sound(1.2, 1.5, ""), Sound(2.2, 2.4, "...")))
+    assert result.fillers == ()
+    assert result.unclear_sounds == 2
+    assert result.to_doc()["unclear_sounds"] == 2
+
+
 def test_fillers_are_reported_in_a_fixed_order_and_only_those_said() -> None:
-    result = measured(spoken("Basically, so, um, you know, uh, like, it works."))
+    result = measured(spoken("Basically, so, hmm, um, er, you know, erm, uh, like, it works."))
     assert [name for name, _ in result.fillers] == [name for name in FILLERS]
     assert measured(spoken("Prefetch goes last.")).fillers == ()
 

@@ -13,7 +13,7 @@ from app.demos.models import WorkerBeat
 from app.jobs.dependencies import app_job_queue
 from app.jobs.queue import speech_lanes_for
 from app.speech.models import Recording
-from app.speech.stated_figures import HEARING
+from app.speech.stated_figures import FILLERS, HEARING
 from tests.factories import OWNER_CARD
 from tests.helpers.html import HTMX, soup_of
 from tests.helpers.practice import write_session
@@ -235,7 +235,8 @@ def test_a_transcribed_recording_shows_its_transcript_hook_and_how_it_was_said(
     assert len(pauses) == len(delivery["pauses"]) == 1
     fillers = panel.select_one(".delivery-fillers").get_text()
     assert all(f"{word} \u00d7{count}" in fillers for word, count in delivery["fillers"].items())
-    assert "undercount" in fillers
+    # Beside them, how often fillers are heard, as measured.
+    assert f"counted in {FILLERS.found} of {FILLERS.clips}" in fillers
     terms = panel.select_one(".delivery-terms").get_text()
     assert "used: prefetch" in terms and "not said: AUTOTUNE" in terms
     assert section.select_one("audio") is None  # audio is not kept by default
