@@ -313,8 +313,10 @@ def _pauses(tokens: list[_Token], voice: Sequence[tuple[float, float]] | None) -
         gaps = [(before[1], after[0]) for before, after in pairwise(sorted(voice))]
     pauses = []
     for start, end in gaps:
-        said_before = [token for token in tokens if token.start < start]
-        said_after = [token for token in tokens if token.start >= start]
+        # By where a word ends: Whisper stretches the words either side of a silence over it, the
+        # one after it back to the end of the one before.
+        said_before = [token for token in tokens if token.end <= end]
+        said_after = [token for token in tokens if token.end > end]
         if end - start > LONG_PAUSE_SECONDS and said_before and said_after:
             pauses.append(Pause(said_before[-1].bare, said_after[0].bare, start, end - start))
     return tuple(pauses)

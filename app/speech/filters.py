@@ -13,9 +13,9 @@ FILLER_UNDERCOUNT = (
     f"Whisper leaves most “um”s out of its words, so each short sound set off by silence is heard "
     f"again alone: on test clips of voices this was not tuned on, a filler said between pauses was "
     f"counted in {FILLERS.found} of {FILLERS.clips}, with {FILLERS.false} false on {FILLERS.clean} "
-    f"clips without one; one run into the words was counted {FILLERS.inline_counted} times of "
-    f"{FILLERS.inline_said}. “So”, “like” and “you know” count only where the punctuation marks "
-    "them as fillers."
+    f"clips without one; of {FILLERS.inline_said} run straight into the words, "
+    f"{FILLERS.inline_counted} {'was' if FILLERS.inline_counted == 1 else 'were'} counted. “So”, "
+    "“like” and “you know” count only where the punctuation marks them as fillers."
 )
 
 

@@ -82,6 +82,14 @@ def test_with_the_voice_heard_a_pause_is_the_silence_it_left_not_the_gap_between
     ]
 
 
+def test_a_word_stretched_back_over_the_silence_is_the_word_after_the_pause() -> None:
+    # Whisper may stamp the word after a silence from the end of the word before it: "and" starts
+    # before the silence (6.2 s to 8.7 s) the voice left, but is said after it.
+    words = [Word(" batches", 5.6, 6.18), Word(" and", 6.18, 8.9), Word(" one", 8.95, 9.2)]
+    result = measure(words, seconds=11.0, terms=(), target_seconds=20, voice=((0.5, 6.2), (8.7, 10.0)))
+    assert [(p.after, p.before) for p in result.pauses] == [("batches", "and")]
+
+
 def test_with_the_voice_heard_a_gap_between_words_that_the_voice_went_on_through_is_no_pause() -> None:
     # An "ummm" the model wrote no word for: the words are 3 s apart, the voice never stopped.
     first = spoken("the buffer holds batches")
