@@ -214,8 +214,8 @@ class SpeechModel:
         self._whisper = WhisperModel(
             str(folder.path), device=self.device, compute_type=compute, local_files_only=True
         )
-        # The first decode is several times slower than the next ones (bench/speech_rtf.py
-        # measures both): pay for it at load, not on someone's answer.
+        # A decode of silence at load, so any cost of a process's first decode falls here, not on
+        # someone's answer (bench/speech_rtf.py times the first answer with and without it).
         if warm:
             import numpy as np
 

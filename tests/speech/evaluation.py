@@ -38,7 +38,7 @@ NOISE_RMS = 0.005
 # flite's voices; espeak-ng's are held out.
 TUNED = [("flite", v) for v in ("slt", "rms", "awb", "kal")]
 HELD_OUT = [("espeak-ng", v) for v in ("en-us", "en-gb", "en-us+f3", "en-gb-scotland")]
-# The voices the page's word error rate and filler figures are measured on: two of the held-out.
+# The voices the word error rate the page states is measured on: two of the held-out.
 STATED_VOICES = HELD_OUT[:2]
 # Fillers heard alone (app/speech/recogniser.py SOUND_*, FILLER_PROMPT): the rules were looked at
 # on the first voices; the others are held out, and the page states their figures.

@@ -39,6 +39,7 @@ DELIVERY_FIELDS = {
     "terms_missed",
     "hedges",
     "hedges_per_minute",
+    "unclear_sounds",
 }
 SENTENCE = "The prefetch transformation overlaps the producer with the consumer."
 
