@@ -18,7 +18,7 @@ from typing import Any
 
 from app.speech.accuracy import word_error_rate
 from app.speech.decode import decode_recording
-from app.speech.recogniser import SpeechModel, Transcript, load
+from app.speech.recogniser import SpeechModel, load
 from bench._decode_options import add_option_flag, decode_options
 from bench._verdict import run, verdict
 from tests.speech.clips import VOICES, speak
@@ -27,9 +27,9 @@ from tests.speech.evaluation import HELD_OUT, STATED_VOICES, deck, hear, pooled
 MAX_SECONDS = 180
 
 
-def heard(model: SpeechModel, clip: Path, terms: tuple[str, ...], options: dict[str, Any]) -> Transcript:
+def heard(model: SpeechModel, clip: Path, terms: tuple[str, ...], options: dict[str, Any]) -> str:
     recording = decode_recording(clip.read_bytes(), max_seconds=MAX_SECONDS)
-    return model.transcribe(recording.samples, terms=terms, options=options)
+    return model.transcribe(recording.samples, terms=terms, options=options).text
 
 
 def main() -> None:
@@ -45,19 +45,12 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="speech-wer-"))
     chosen = deck(args.per_card)
     results: dict[str, dict[str, list[tuple[str, str]]]] = {}
-    # Commas in the sentences said; in the primed transcripts as written, and as kept (said_commas).
-    commas = {"said": 0, "written": 0, "kept": 0}
     for voice in voices:
         runs: dict[str, list[tuple[str, str]]] = {"unprimed": [], "primed": []}
         for sentence, terms in chosen:
             clip = speak(sentence, voice=voice, folder=folder)
-            runs["unprimed"].append((sentence, heard(model, clip, (), options).text))
-            primed_transcript = heard(model, clip, terms, options)
-            runs["primed"].append((sentence, primed_transcript.text))
-            kept = primed_transcript.text.count(",")
-            commas["said"] += sentence.count(",")
-            commas["kept"] += kept
-            commas["written"] += kept + primed_transcript.commas_dropped
+            runs["unprimed"].append((sentence, heard(model, clip, (), options)))
+            runs["primed"].append((sentence, heard(model, clip, terms, options)))
         results[voice] = runs
         baseline, primed = pooled(runs["unprimed"]), pooled(runs["primed"])
         print(
@@ -72,10 +65,6 @@ def main() -> None:
     print(
         f"all voices: WER unprimed {baseline:.3f} (baseline), primed {primed:.3f}, ratio {primed / baseline:.2f}; "
         f"worst primed clip {worst:.3f}"
-    )
-    print(
-        f"commas: {commas['said']} in the sentences said; the model wrote {commas['written']} (the baseline), "
-        f"{commas['kept']} kept where the voice stopped, ratio {commas['kept'] / max(1, commas['written']):.2f}"
     )
     held = hear(model, STATED_VOICES, deck(1), folder)
     print(

@@ -17,7 +17,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -78,8 +77,6 @@ class Transcript:
     voice: tuple[tuple[float, float], ...] = ()
     # The short stretches of voice set off by silence, each heard again alone.
     sounds: tuple[Sound, ...] = ()
-    # Commas the model wrote where the voice did not stop (`said_commas`), left out.
-    commas_dropped: int = 0
 
 
 # The Silero VAD that faster-whisper bundles (nothing downloaded), padding each stretch of voice
@@ -249,34 +246,29 @@ class SpeechModel:
         )
         # A decode that runs on past the end of speech writes marks with no word (" . . . ."):
         # nothing was said there, so they are neither transcript nor pace.
-        written = [
-            Word(text=word.word, start=start + float(word.start), end=start + float(word.end))
+        words: list[Any] = [
+            word
             for segment in segments
             if passed_checks(segment, decoding)
             for word in segment.words or ()
             if any(ch.isalnum() for ch in word.word)
         ]
-        stretches = voice_of(samples, SOUND_SILENCE_MS)
-        words = said_commas(written, stretches)
         return Transcript(
-            text="".join(word.text for word in words).strip(),
-            words=tuple(words),
+            text="".join(word.word for word in words).strip(),
+            words=tuple(
+                Word(text=word.word, start=start + float(word.start), end=start + float(word.end))
+                for word in words
+            ),
             seconds=len(samples) / SAMPLE_RATE,
             voice=voice,
-            sounds=self.sounds(samples, stretches),
-            commas_dropped=sum(
-                before.text != after.text for before, after in zip(written, words, strict=True)
-            ),
+            sounds=self.sounds(samples),
         )
 
-    def sounds(
-        self, samples: "npt.NDArray[np.float32]", stretches: Sequence[tuple[float, float]]
-    ) -> tuple[Sound, ...]:
-        """Each short stretch of voice set off by silence (`stretches`, apart by SOUND_SILENCE_MS),
-        heard again alone, primed with fillers."""
+    def sounds(self, samples: "npt.NDArray[np.float32]") -> tuple[Sound, ...]:
+        """Each short stretch of voice set off by silence, heard again alone, primed with fillers."""
         import numpy as np
 
-        short = [(a, b) for a, b in stretches if b - a <= SOUND_MAX_S]
+        short = [(a, b) for a, b in voice_of(samples, SOUND_SILENCE_MS) if b - a <= SOUND_MAX_S]
         quiet = np.zeros(int(0.25 * SAMPLE_RATE), np.float32)
         sounds = []
         for start, end in short[:MAX_SOUNDS]:
@@ -293,21 +285,6 @@ class SpeechModel:
             )
             sounds.append(Sound(start, end, " ".join(segment.text.strip() for segment in segments).strip()))
         return tuple(sounds)
-
-
-def said_commas(words: Sequence[Word], stretches: Sequence[tuple[float, float]]) -> list[Word]:
-    """The words, each comma kept only where the voice stopped (a silence between `stretches`
-    begins between the word's start and the next word's end): Whisper punctuates as a writer
-    would, with commas nobody paused for. Where no voice was heard, the words as written."""
-    if not stretches:
-        return list(words)
-    silences = [end for (_, end), _ in pairwise(stretches)]
-    said = []
-    for word, after in zip(words, [*words[1:], None], strict=True):
-        paused = after is None or any(word.start <= at <= after.end for at in silences)
-        text = word.text if paused or not word.text.endswith(",") else word.text[:-1]
-        said.append(Word(text=text, start=word.start, end=word.end))
-    return said
 
 
 def passed_checks(segment: Any, decoding: Mapping[str, Any]) -> bool:

@@ -161,18 +161,3 @@ def test_a_window_whose_reading_failed_the_model_s_own_checks_adds_no_words(
     assert recogniser.passed_checks(
         segment, {"compression_ratio_threshold": None, "log_prob_threshold": None}
     )
-
-
-def test_a_comma_is_kept_only_where_the_voice_stopped() -> None:
-    words = [
-        recogniser.Word(" Prefetch,", 0.0, 0.5),
-        recogniser.Word(" then,", 0.6, 1.0),
-        recogniser.Word(" batch,", 1.6, 2.0),
-        recogniser.Word(" last,", 2.1, 2.4),
-    ]
-    # The voice stops from 1.1 s to 1.5 s only: after "then".
-    said = recogniser.said_commas(words, ((0.0, 1.1), (1.5, 2.5)))
-    assert "".join(word.text for word in said) == " Prefetch then, batch last,"
-    assert [(word.start, word.end) for word in said] == [(w.start, w.end) for w in words]
-    # Where no voice was heard, nothing is taken out.
-    assert recogniser.said_commas(words, ()) == words
