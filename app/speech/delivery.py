@@ -223,14 +223,13 @@ def _fillers(
             spent.update(range(index, index + len(name.split())))
     unclear = 0
     for sound in sounds:
-        heard = [_EDGE.sub("", word).lower() for word in sound.heard.split()]
-        names = [_sound(word) for word in heard if word]
-        if not names:
+        heard = [bare for word in sound.heard.split() if (bare := _EDGE.sub("", word).lower())]
+        names = {_sound(bare) for bare in heard}
+        written = any(sound.start <= tokens[index].start <= sound.end for index in spent)
+        if not heard:
             unclear += 1
-        elif all(names) and not any(
-            index in spent and sound.start <= tokens[index].start <= sound.end for index in range(len(tokens))
-        ):
-            counts[names[0] or ""] += 1
+        elif None not in names and not written:
+            counts[_sound(heard[0]) or heard[0]] += 1
     return tuple((name, counts[name]) for name in FILLERS if counts[name]), spent, unclear
 
 
