@@ -2,7 +2,7 @@
 short silences (a hesitation), how many clips have a filler counted; on their clean twins, the
 baseline from the same run, with a word of the sentence said alone between the same silences
 instead, how many fillers are counted that nobody said. Then the same sentences with "um," and
-"uh," said inline, as flite and espeak-ng run them into the words.
+"uh," said inline, as flite and espeak-ng run them into the words, and said as written.
 
     .venv/bin/python -m bench.speech_fillers
 
@@ -47,8 +47,13 @@ def main() -> None:
             f"{group}: found {counts.found}/{counts.clips} = {counts.found / counts.clips:.2f}, "
             f"false {counts.false} per {counts.clean} clean = {20 * counts.false / counts.clean:.2f} per 20"
         )
-    counted, said = inline_fillers(model, FILLERS_HELD_OUT[:2], chosen, folder)
-    print(f"inline fillers, held-out voices {FILLERS_HELD_OUT[:2]}: {counted}/{said} counted")
+    for group, voices in (("tuned", FILLERS_TUNED), ("held out", FILLERS_HELD_OUT)):
+        inline = inline_fillers(model, voices, chosen, folder)
+        print(
+            f"inline fillers, {group}: {inline.counted}/{inline.said} counted, "
+            f"false {inline.false} on {inline.clean} clean sentences",
+            flush=True,
+        )
     held = totals["held out"]
     verdict(held.found >= 0.7 * held.clips, f"held-out hesitations found: {held.found}/{held.clips}")
     verdict(

@@ -6,8 +6,8 @@ rate of each priming choice, per voice and per card, against no priming in the s
 The choices are app/speech/recogniser.py's PRIMING. The choice is made on flite's voices (TUNED);
 espeak-ng's (HELD_OUT) are only measured, so their figures say how the choice carries to voices it
 was not made on. Per card, the choice that is best on the tuned voices is named; a card on which the
-shipped choice is worse than no priming is listed. Exit status 1 if the shipped choice is not the
-best on the tuned voices, or is worse than no priming on the held-out ones.
+shipped choice is worse than no priming is listed. Exit status 1 if the shipped choice is more than
+FILLER_PRICE worse than the best on the tuned voices, or worse than no priming on the held-out ones.
 """
 
 import argparse
@@ -20,6 +20,9 @@ from bench._verdict import run, verdict
 from tests.speech.evaluation import HELD_OUT, TUNED, deck_by_card, pooled, said
 
 MAX_SECONDS = 180
+# The word error rate the shipped choice may give up to the best on the tuned voices: the fillers
+# in its prompt cost a little, and buy the "um"s run into the words (bench/speech_fillers.py).
+FILLER_PRICE = 0.015
 Pairs = list[tuple[str, str]]
 
 
@@ -78,8 +81,9 @@ def main() -> None:
         print(f"  {card}: best {best}; " + ", ".join(f"{c} {v:.3f}" for c, v in figures.items()) + flag)
     tuned = {choice: wer(TUNED, choice) for choice in PRIMING}
     verdict(
-        tuned[PRIMED_WITH] == min(tuned.values()),
-        f"the shipped priming ({PRIMED_WITH}) is the best on the tuned voices: {tuned[PRIMED_WITH]:.3f}",
+        tuned[PRIMED_WITH] <= min(tuned.values()) + FILLER_PRICE,
+        f"the shipped priming ({PRIMED_WITH}) is within {FILLER_PRICE} of the best on the tuned voices: "
+        f"{tuned[PRIMED_WITH]:.3f} against {min(tuned.values()):.3f}",
     )
     held = {choice: wer(HELD_OUT, choice) for choice in PRIMING}
     verdict(

@@ -212,24 +212,30 @@ def _fillers(
 ) -> tuple[tuple[tuple[str, int], ...], set[int], int]:
     """The fillers said, in FILLERS order; which tokens they are; and how many unclear sounds.
 
-    A sound heard alone as a filler counts unless a filler was written within it already; one heard
-    as words is in the transcript already; one heard as nothing is unclear."""
+    A sound heard alone decides what it was: as a filler, it counts unless a filler was written
+    within it already; as words alone, no "um" written within it counts (primed with fillers, the
+    whole answer's decoding sometimes writes one for a word said alone); as nothing, it is unclear."""
+    heard = [
+        (sound, [bare for word in sound.heard.split() if (bare := _EDGE.sub("", word).lower())])
+        for sound in sounds
+    ]
+    worded = [sound for sound, bares in heard if bares and all(_sound(bare) is None for bare in bares)]
     counts: Counter[str] = Counter()
     spent: set[int] = set()
-    for index in range(len(tokens)):
+    for index, token in enumerate(tokens):
         name = _filler(tokens, index)
+        if name in _SOUNDS and any(sound.start <= token.start <= sound.end for sound in worded):
+            continue
         if name:
             counts[name] += 1
             spent.update(range(index, index + len(name.split())))
     unclear = 0
-    for sound in sounds:
-        heard = [bare for word in sound.heard.split() if (bare := _EDGE.sub("", word).lower())]
-        names = {_sound(bare) for bare in heard}
+    for sound, bares in heard:
         written = any(sound.start <= tokens[index].start <= sound.end for index in spent)
-        if not heard:
+        if not bares:
             unclear += 1
-        elif None not in names and not written:
-            counts[_sound(heard[0]) or heard[0]] += 1
+        elif all(_sound(bare) for bare in bares) and not written:
+            counts[_sound(bares[0]) or bares[0]] += 1
     return tuple((name, counts[name]) for name in FILLERS if counts[name]), spent, unclear
 
 

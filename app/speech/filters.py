@@ -10,12 +10,13 @@ from app.speech.recogniser import BUNDLED_NAME
 from app.speech.stated_figures import FILLERS, HEARING, PAUSES
 
 FILLER_UNDERCOUNT = (
-    f"Whisper leaves most “um”s out of its words, so each short sound set off by silence is heard "
-    f"again alone: on test clips of voices this was not tuned on, a filler said between pauses was "
-    f"counted in {FILLERS.found} of {FILLERS.clips}, with {FILLERS.false} false on {FILLERS.clean} "
-    f"clips without one; of {FILLERS.inline_said} run straight into the words, "
-    f"{FILLERS.inline_counted} {'was' if FILLERS.inline_counted == 1 else 'were'} counted. “So”, "
-    "“like” and “you know” count only where the punctuation marks them as fillers."
+    f"Whisper leaves many “um”s out of its words, so it is primed with fillers, and each short sound "
+    f"set off by silence is heard again alone. On test clips of voices this was not tuned on, a "
+    f"filler said between pauses was counted in {FILLERS.found} of {FILLERS.clips}, with "
+    f"{FILLERS.false} false on {FILLERS.clean} clips without one; of {FILLERS.inline_said} run "
+    f"straight into the words, {FILLERS.inline_counted} were counted, with {FILLERS.inline_false} "
+    f"false on {FILLERS.inline_clean} sentences said without them. “So”, “like” and “you know” "
+    "count only where the punctuation marks them as fillers."
 )
 
 

@@ -47,14 +47,18 @@ DECODE_OPTIONS: Mapping[str, Any] = {}
 # such a draw writes words nobody said ("So, with a n-n-n-n. Thank you."), so it is left out.
 QUALITY_CHECKS = {"compression_ratio_threshold": 2.4, "log_prob_threshold": -1.0}
 MAX_TERMS = 30
-# Which of the card's terms go into the prompt, by name: bench/speech_priming.py measures each, per
-# voice and per card, and PRIMED_WITH is the one it found best on the voices it was chosen on.
-PRIMING: Mapping[str, Callable[[Sequence[str]], tuple[str, ...]]] = {
-    "none": lambda terms: (),
-    "every term": tuple,
-    "spoken terms": lambda terms: tuple(term for term in terms if spoken_aloud(term)),
+# Fillers written out in a prompt make Whisper write the ones it hears rather than smooth them over.
+FILLER_PROMPT = "Um, uh, hmm, er, erm. Umm, let me think."
+# The decoder's prompt, by name, from the card's terms: bench/speech_priming.py measures each, per
+# voice and per card, and PRIMED_WITH is the one it found best on the voices it was chosen on. With
+# the fillers first, "um"s run into the words are written too (bench/speech_fillers.py, inline).
+PRIMING: Mapping[str, Callable[[Sequence[str]], str]] = {
+    "none": lambda terms: "",
+    "every term": lambda terms: initial_prompt(terms),
+    "spoken terms": lambda terms: initial_prompt([term for term in terms if spoken_aloud(term)]),
+    "fillers and every term": lambda terms: f"{FILLER_PROMPT} {initial_prompt(terms)}".strip(),
 }
-PRIMED_WITH = "every term"
+PRIMED_WITH = "fillers and every term"
 # Whisper reads at most 223 prompt tokens and faster-whisper keeps the last ones; staying well
 # under that keeps the first (most telling) terms.
 MAX_PROMPT_CHARS = 500
@@ -91,7 +95,6 @@ SOUND_SILENCE_MS = 150
 SOUND_MAX_S = 1.5
 SOUND_PAD_S = 0.1
 MAX_SOUNDS = 40  # heard alone per recording, so a long answer's cost stays bounded
-FILLER_PROMPT = "Um, uh, hmm, er, erm. Umm, let me think."
 # Silence kept either side of the voice when the rest is cut away before decoding.
 EDGE_S = 0.5
 
@@ -227,7 +230,7 @@ class SpeechModel:
         options: Mapping[str, Any] | None = None,
     ) -> Transcript:
         """16 kHz mono samples (app.speech.decode) as words with their times, primed with the card's
-        `terms` as PRIMING[priming] keeps them; `options` are faster-whisper's own, over
+        `terms` as PRIMING[priming] writes them; `options` are faster-whisper's own, over
         DECODE_OPTIONS (the benchmarks compare them)."""
         decoding = {**QUALITY_CHECKS, **DECODE_OPTIONS, **(options or {})}
         voice = voice_of(samples)
@@ -241,7 +244,7 @@ class SpeechModel:
             language="en",
             beam_size=BEAM_SIZE,
             word_timestamps=True,
-            initial_prompt=initial_prompt(PRIMING[priming](terms)) or None,
+            initial_prompt=PRIMING[priming](terms) or None,
             **decoding,
         )
         # A decode that runs on past the end of speech writes marks with no word (" . . . ."):

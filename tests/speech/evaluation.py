@@ -119,25 +119,39 @@ def hear(
     return Heard(round(pooled(pairs), 3), len(pairs))
 
 
+@dataclass
+class InlineCounts:
+    said: int = 0  # "um,"s and "uh,"s put into the sentences
+    counted: int = 0  # of those, how many the delivery counts
+    clean: int = 0  # the same sentences said without them
+    false: int = 0  # fillers counted on those
+
+
 def inline_fillers(
     model: SpeechModel,
     voices: Iterable[tuple[str, str]],
     chosen: list[tuple[str, tuple[str, ...]]],
     folder: Path,
-) -> tuple[int, int]:
+) -> InlineCounts:
     """Of the "um,"s and "uh,"s put into `chosen` (`with_fillers`) and run into the words by each
-    voice, how many the delivery counts, and how many were said."""
+    voice, how many the delivery counts; and the fillers it counts on the sentences said as written."""
     rng = random.Random(21)
-    kept = said_fillers = 0
+    counts = InlineCounts()
     for engine, voice in voices:
         for sentence, terms in chosen:
             text, count = with_fillers(sentence, rng)
-            samples = decode_recording(
-                said(engine, voice, text, folder).read_bytes(), max_seconds=180
-            ).samples
-            said_fillers += count
-            kept += min(count, fillers_counted(model.transcribe(samples, terms=terms)))
-    return kept, said_fillers
+            for words, said_fillers in ((text, count), (sentence, 0)):
+                samples = decode_recording(
+                    said(engine, voice, words, folder).read_bytes(), max_seconds=180
+                ).samples
+                heard = fillers_counted(model.transcribe(samples, terms=terms))
+                if said_fillers:
+                    counts.said += said_fillers
+                    counts.counted += min(said_fillers, heard)
+                else:
+                    counts.clean += 1
+                    counts.false += heard
+    return counts
 
 
 def fillers_counted(heard: Transcript) -> int:

@@ -155,6 +155,15 @@ def test_a_filler_already_written_is_not_counted_again_from_its_sound() -> None:
     assert dict(result.fillers) == {"um": 1}
 
 
+def test_an_um_written_where_a_word_was_heard_alone_is_that_word_not_a_filler() -> None:
+    """Primed with fillers, the answer's decoding wrote "erm, erm" over "everything" said alone;
+    heard alone, the sound was the word."""
+    words = spoken("skipping erm erm above it", seconds_per_word=1.0)
+    result = measured(words, sounds=(Sound(0.9, 2.9, "Everything."),))
+    assert result.fillers == ()
+    assert result.unclear_sounds == 0
+
+
 def test_a_sound_in_which_nothing_was_heard_is_an_unclear_sound_not_a_filler() -> None:
     result = measured(spoken("prefetch goes last"), sounds=(Sound(1.2, 1.5, ""), Sound(2.2, 2.4, "...")))
     assert result.fillers == ()

@@ -77,3 +77,27 @@ def test_a_silence_in_mid_sentence_is_a_pause_where_the_audio_has_it(engine: str
     assert pauses[0]["start"] == pytest.approx(start, abs=0.5)
     assert pauses[0]["end"] == pytest.approx(end, abs=0.5)
     assert pauses[0]["after"] == "step" and pauses[0]["before"].startswith("over")  # or "over lap"
+
+
+def test_an_um_run_into_a_sentence_is_counted_and_the_sentence_without_it_counts_none(
+    tmp_path: Path,
+) -> None:
+    card = parse_card(PROJECT_ROOT / "content" / f"{CARD}.md")
+    sentence = next(s for s in sentences(card) if not any(ch.isdigit() for ch in s))
+    words = sentence.split()
+    with_um = " ".join([*words[: len(words) // 2], "um,", *words[len(words) // 2 :]])
+    counted = []
+    for said in (with_um, sentence):
+        samples = decode_recording(
+            speak(said, voice="rms", folder=tmp_path).read_bytes(), max_seconds=180
+        ).samples
+        transcript = load(None).transcribe(samples, terms=card_terms(card))
+        delivery = measure(
+            transcript.words,
+            seconds=transcript.seconds,
+            terms=(),
+            target_seconds=card.timings.basics,
+            sounds=transcript.sounds,
+        )
+        counted.append(dict(delivery.fillers).get("um", 0))
+    assert counted == [1, 0]
