@@ -1,6 +1,7 @@
 """Word error rate of the speech model on flite clips of sentences from the deck, primed as shipped
-with the card's own terms against the same with no terms ("unprimed") in the same run (bench/speech_priming.py compares the priming
-choices per voice and card; bench/speech_fillers.py measures the fillers).
+with the card's own terms against the same with no terms ("unprimed") in the same run
+(bench/speech_priming.py compares the priming choices per voice and card; bench/speech_fillers.py
+measures the fillers).
 
     .venv/bin/python -m bench.speech_wer [--per-card 2] [--voices rms,slt,awb,kal] [--option NAME=VALUE ...]
 
