@@ -16,6 +16,7 @@ from app.speech.decode import decode_recording
 from app.speech.delivery import measure
 from app.speech.recogniser import card_terms, load
 from tests.speech.clips import WER_BOUND, encode, joined, sentences, speak, speak_espeak
+from tests.speech.evaluation import deck_by_card
 
 pytestmark = pytest.mark.engine_agnostic
 
@@ -101,3 +102,20 @@ def test_an_um_run_into_a_sentence_is_counted_and_the_sentence_without_it_counts
         )
         counted.append(dict(delivery.fillers).get("um", 0))
     assert counted == [1, 0]
+
+
+@pytest.mark.parametrize("voice", ["en-us", "en-gb"])
+def test_the_words_after_a_long_pause_are_kept(voice: str, tmp_path: Path) -> None:
+    """Across a 2.5 s silence the decoder, primed with fillers, used to stop at the sentence before it."""
+    card = parse_card(PROJECT_ROOT / "content" / "tf-function-retracing.md")
+    sentence = deck_by_card(1)[card.id][0][0]
+    words = sentence.split()
+    halves = [" ".join(words[: len(words) // 2]), " ".join(words[len(words) // 2 :])]
+    said = [speak_espeak(half, voice=voice, folder=tmp_path) for half in halves]
+    clip, _ = joined([0.5, said[0], 2.5, said[1], 0.5], folder=tmp_path)
+    samples = decode_recording(clip.read_bytes(), max_seconds=180).samples
+    transcript = load(None).transcribe(samples, terms=())
+
+    assert word_error_rate(halves[1], " ".join(transcript.text.split()[-len(halves[1].split()) :])) < 0.5, (
+        transcript.text
+    )
