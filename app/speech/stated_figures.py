@@ -50,7 +50,7 @@ class FillerFigures:
     inline_clean: int
 
 
-PAUSES = PauseFigures(found=58, clips=64, false=0)
+PAUSES = PauseFigures(found=62, clips=64, false=0)
 HEARING = HearingFigures(word_error_rate=0.286, clips=32)
 FILLERS = FillerFigures(
     found=22, clips=32, false=3, clean=32, inline_counted=19, inline_said=64, inline_false=2, inline_clean=32
