@@ -32,6 +32,9 @@ _SOUNDS = {
     "hmm": re.compile(r"h*m{2,}|h+m+"),
 }
 SOUND_FILLERS = tuple(_SOUNDS)
+# How far from a sound heard alone the decoder may stamp the filler it wrote for that same sound
+# (it put an "Um," heard at 4.19-4.51 s at 4.68 s): one filler, counted once.
+WRITTEN_NEAR_S = 0.5
 # Words per minute of ordinary conversational speech.
 PACE_BAND = (130, 175)
 LONG_PAUSE_SECONDS = 2.0
@@ -231,7 +234,10 @@ def _fillers(
             spent.update(range(index, index + len(name.split())))
     unclear = 0
     for sound, bares in heard:
-        written = any(sound.start <= tokens[index].start <= sound.end for index in spent)
+        written = any(
+            sound.start - WRITTEN_NEAR_S <= tokens[index].start <= sound.end + WRITTEN_NEAR_S
+            for index in spent
+        )
         if not bares:
             unclear += 1
         elif all(_sound(bare) for bare in bares) and not written:

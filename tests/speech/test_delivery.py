@@ -155,6 +155,12 @@ def test_a_filler_already_written_is_not_counted_again_from_its_sound() -> None:
     assert dict(result.fillers) == {"um": 1}
 
 
+def test_a_filler_written_just_after_its_sound_is_counted_once() -> None:
+    words = (*spoken("prefetch goes last", seconds_per_word=1.0), Word(" Um,", 4.68, 4.68))
+    result = measured(words, sounds=(Sound(4.19, 4.51, "Um."),))
+    assert dict(result.fillers) == {"um": 1}
+
+
 def test_an_um_written_where_a_word_was_heard_alone_is_that_word_not_a_filler() -> None:
     """Primed with fillers, the answer's decoding wrote "erm, erm" over "everything" said alone;
     heard alone, the sound was the word."""
