@@ -27,6 +27,7 @@ from app.coverage.routers import api as coverage_api
 from app.demos import filters as demo_filters
 from app.demos.routers import api as demos_api
 from app.demos.routers import pages as demos_pages
+from app.interview.routers import api as interview_api
 from app.interview.routers import pages as interview_pages
 from app.ops.routers import health, prometheus
 from app.practice import filters as practice_filters
@@ -68,6 +69,7 @@ ROUTERS = (
     docs,
     practice_page,
     interview_pages,
+    interview_api,
     progress_page,
     import_page,
     demos_pages,

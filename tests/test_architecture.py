@@ -64,7 +64,7 @@ ALLOWED: dict[str, frozenset[str]] = {
         ("coverage", "accounts content exceptions jobs schemas web"),
         ("speech", "accounts content exceptions jobs schemas settings storage web"),
         ("practice", "accounts content coverage exceptions jobs metrics schemas speech storage web"),
-        ("interview", "accounts content exceptions practice schemas storage web"),
+        ("interview", "accounts content coverage exceptions practice schemas speech storage web"),
         ("transfer", "accounts content exceptions interview practice schemas speech storage web"),
         ("demos", "accounts content exceptions jobs presets speech storage web"),
         ("worker", "app demos jobs logs practice settings speech storage"),

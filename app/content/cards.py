@@ -79,6 +79,11 @@ class Entry:
     title: Text
     body: Text
     line: int
+    # A follow-up's `Probes:` line: the answer points and pitfalls it tests, as indexes into the
+    # card's lists. A mock interview asks it when an answer missed one of those points or
+    # asserted one of those pitfalls.
+    points: tuple[int, ...] = ()
+    pitfalls: tuple[int, ...] = ()
 
     @property
     def key(self) -> str:

@@ -56,6 +56,9 @@ _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*))?$")
 _NUMBERED_ITEM = re.compile(r"^\d{1,9}[.)][ \t]+(.*)$")
 # An answer point's indented note for the coverage checker: "- Explanation: ..." or "- Said as: ...".
 _POINT_NOTE = re.compile(r"^[-*][ \t]+(Explanation|Said as):[ \t]*(.*)$")
+# A follow-up's first line may say what it tests: "Probes: 2, pitfall 1" (a bare number: a point).
+_PROBES = re.compile(r"^Probes:[ \t]*(.*)$")
+_PROBE = re.compile(r"^(?:(point|pitfall)[ \t]+)?(\d{1,3})$", re.IGNORECASE)
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -237,6 +240,10 @@ class _CardParser:
         code = self.code(sections.get("Code"))
         go_deeper = self.go_deeper(sections.get("Go deeper"))
         entries = {title: self.entries(sections.get(title)) for title in ENTRY_WORDS}
+        entries["Follow-ups"] = tuple(
+            self.probes(entry, points=len(points or ()), pitfalls=len(entries["Pitfalls"]))
+            for entry in entries["Follow-ups"]
+        )
         statements = entries["Pitfalls"] + entries["True statements"]
         self.unique_keys("quiz statement", [(entry.line, entry.title) for entry in statements])
         if self.problems:
@@ -403,6 +410,44 @@ class _CardParser:
                     self.plain_claim(entry)
                 entries.append(entry)
         return tuple(entries)
+
+    def probes(self, entry: Entry, *, points: int, pitfalls: int) -> Entry:
+        """The follow-up with its `Probes:` line read off its answer (kept as written when the
+        line has a problem, which is reported)."""
+        first, _, rest = entry.body.markdown.partition("\n")
+        match = _PROBES.match(first.strip())
+        if not match:
+            return entry
+        found: dict[str, list[int]] = {"point": [], "pitfall": []}
+        counts = {"point": points, "pitfall": pitfalls}
+        for token in (t.strip() for t in match.group(1).split(",")):
+            probe = _PROBE.match(token)
+            if not probe:
+                self.problem(
+                    entry.line + 1,
+                    f"'Probes:' names answer points and pitfalls by number ('Probes: 2, pitfall 1'), not '{token}'",
+                )
+                return entry
+            what, number = (probe.group(1) or "point").lower(), int(probe.group(2))
+            if not 1 <= number <= counts[what]:
+                self.problem(
+                    entry.line + 1, f"'Probes:' names {what} {number}, and the card has {counts[what]}"
+                )
+                return entry
+            found[what].append(number - 1)
+        if not rest.strip():
+            self.problem(
+                entry.line,
+                f"empty follow-up answer: write it below the 'Probes:' line of '### {entry.title.markdown}'",
+            )
+            return entry
+        return Entry(
+            entry.title,
+            Text(rest.strip()),
+            entry.line,
+            points=tuple(dict.fromkeys(found["point"])),
+            pitfalls=tuple(dict.fromkeys(found["pitfall"])),
+        )
 
     def plain_claim(self, entry: Entry) -> None:
         opener = entry.title.plain.split(maxsplit=1)[0].capitalize()

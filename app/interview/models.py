@@ -5,7 +5,7 @@ rated: being assessed; rated: done), so a reload comes back to the same step."""
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy import ForeignKey, Index, Integer, String, UniqueConstraint, true
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.practice.models import Attempt
@@ -24,6 +24,9 @@ class InterviewSession(Base):
     topic: Mapped[str | None] = mapped_column(String(120))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None]
+    # Typed on the page: each answer is rated before the next question. Spoken or through the API:
+    # the session moves straight on, and its answers are rated from the summary.
+    rate_each: Mapped[bool] = mapped_column(default=True, server_default=true())
     questions: Mapped[list["InterviewQuestion"]] = relationship(
         order_by="InterviewQuestion.position",
         cascade="all, delete-orphan",
@@ -33,7 +36,10 @@ class InterviewSession(Base):
 
 
 class InterviewQuestion(Base):
-    """A card's main question (`follow_up` None) or one of its follow-ups, asked after it."""
+    """A card's main question, or a follow-up asked after it: one of the card's (`follow_up`), or
+    a missed point or asserted pitfall asked in the interviewer's words (`follow_up` None, `why`
+    set). `why` says what the answer before it did (app/interview/choice.py); None for a main
+    question, and for a follow-up planned when the session began (sessions from before)."""
 
     __tablename__ = "interview_questions"
     # The index: deleting an attempt sets its question's link to NULL, found without a scan.
@@ -47,5 +53,8 @@ class InterviewQuestion(Base):
     position: Mapped[int] = mapped_column(Integer)
     card_id: Mapped[str] = mapped_column(String(120))
     follow_up: Mapped[int | None] = mapped_column(Integer)
+    why: Mapped[str | None] = mapped_column(String(140))
+    # "skipped" or "dont-know": passed over without an answer (OUTCOMES).
+    outcome: Mapped[str | None] = mapped_column(String(16))
     attempt_id: Mapped[int | None] = mapped_column(ForeignKey("attempts.id", ondelete="SET NULL"))
     attempt: Mapped[Attempt | None] = relationship(lazy="selectin")

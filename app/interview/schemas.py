@@ -1,16 +1,34 @@
 """What the set-up form of a mock interview must contain."""
 
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from app.content.tiers import Tier
+from app.coverage.schemas import CoverageOut
+from app.practice.schemas import MAX_SECONDS, AnswerText
 from app.schemas import Storable, WholeNumber
+from app.speech.schemas import RecordingId
 
 MAX_QUESTIONS = 10
 DEFAULT_QUESTIONS = 3
 Source = Literal["random", "topic", "due", "assigned", "cards"]
+# A question passed over without an answer: its button, and what the summary says of it.
+Outcome = Literal["skipped", "dont-know"]
+
+
+@dataclass(frozen=True)
+class Pass:
+    button: str
+    said: str
+
+
+OUTCOMES: dict[Outcome, Pass] = {
+    "skipped": Pass("Skip", "Skipped."),
+    "dont-know": Pass("I don't know", "Said “I don't know”."),
+}
 
 
 @dataclass(frozen=True)
@@ -57,3 +75,97 @@ class InterviewIn(BaseModel):
         elif self.cards:
             raise ValueError("'cards' belongs only to an interview on named cards")
         return self
+
+
+class PassIn(BaseModel):
+    """A question passed over: how, and the seconds its clock showed."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+    outcome: Outcome
+    seconds: float = Field(default=0, ge=0, le=MAX_SECONDS)
+
+
+class InterviewApiIn(BaseModel):
+    """`POST /api/interviews`: the cards, asked in this order, and the depth."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    cards: list[CardId] = Field(min_length=1, max_length=MAX_QUESTIONS)
+    tier: Tier = "middle"
+
+
+class AnswerApiIn(BaseModel):
+    """`POST /api/interviews/{id}/answers`: the answer typed (`text`, `seconds`), given aloud
+    (`recording_id`: its transcript, or `text` correcting it), or the question passed over
+    (`outcome`)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+    text: AnswerText | None = None
+    seconds: float = Field(default=0, ge=0, le=MAX_SECONDS)
+    recording_id: RecordingId | None = None
+    outcome: Outcome | None = None
+
+    @model_validator(mode="after")
+    def _one_way(self) -> "AnswerApiIn":
+        if self.outcome is not None and (self.text is not None or self.recording_id is not None):
+            raise ValueError("a question passed over ('outcome') sends no 'text' or 'recording_id'")
+        if self.outcome is None and self.text is None and self.recording_id is None:
+            raise ValueError("an answer sends 'text', a 'recording_id', or an 'outcome' (skipped, dont-know)")
+        return self
+
+
+class QuestionOut(BaseModel):
+    """A question as the interviewer asks it. `why`: the missed point or asserted pitfall a
+    follow-up probes, or "deeper"; None for a card's main question."""
+
+    card_id: str
+    kind: Literal["main", "follow-up"]
+    follow_up: int | None
+    text: str
+    why: str | None
+    probes: dict[str, str] | None = Field(
+        description='{"point": id} or {"pitfall": id}, as the card API names them'
+    )
+    target_seconds: int
+    audio_url: str | None = None
+    position: int
+
+
+class StartedOut(BaseModel):
+    id: int
+    question: QuestionOut
+
+
+class AnsweredOut(BaseModel):
+    """The answer's coverage of the card's points and pitfalls (as `POST /api/cards/{id}/coverage`
+    gives it; None for a card's follow-up, whose answer is read against its own, and for a
+    question passed over), and the next question (None: the session is over)."""
+
+    coverage: CoverageOut | None
+    next: QuestionOut | None
+
+
+class AskedOut(BaseModel):
+    """One question of a session and what became of it."""
+
+    question: QuestionOut
+    outcome: Outcome | None
+    answer: str | None
+    seconds: float | None
+    covered: list[str] | None = Field(
+        description="the card's point ids the checker suggested, for a main answer"
+    )
+    pitfalls: list[str] | None
+    rating: str | None
+    delivery: dict[str, Any] | None
+
+
+class SummaryOut(BaseModel):
+    id: int
+    tier: Tier
+    created_at: datetime
+    finished_at: datetime | None
+    questions: list[AskedOut]
+    next: QuestionOut | None

@@ -2,6 +2,7 @@
 assessing through the practice attempts (so the schedule, history and exports see every answer),
 the summary and the person's list of sessions."""
 
+import math
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -13,20 +14,36 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts.service import lock_person
-from app.content.cards import Card, Entry
+from app.content.cards import Card, Entry, Text, pitfall_id
 from app.content.tiers import TIERS, Tier, default_answer_kind, sees
+from app.coverage.service import coverage_document
 from app.exceptions import Conflict, DomainError, Invalid, NotFound, in_words
+from app.interview import choice
 from app.interview.models import InterviewQuestion, InterviewSession
-from app.interview.schemas import WAYS, InterviewIn
+from app.interview.schemas import (
+    WAYS,
+    AnswerApiIn,
+    AnsweredOut,
+    AskedOut,
+    InterviewIn,
+    Outcome,
+    QuestionOut,
+    SummaryOut,
+)
 from app.practice import attempts, scheduling, suggestions
 from app.practice.attempts import Recorded
 from app.practice.models import Attempt
 from app.practice.readings import Reader
 from app.practice.schemas import RATINGS, Assessment, AttemptIn
 from app.practice.suggestions import Suggestion
+from app.speech import service as speech
 
-# An interviewer asks one follow-up after each main answer, at the depths that see follow-ups.
-FOLLOW_UPS_PER_CARD = 1
+# Each card takes two places in a session: its main question, then the follow-up chosen from the
+# answer to it (app/interview/choice.py), at the depths that see follow-ups.
+PLACES_PER_CARD = 2
+# A follow-up's target: its model answer said at an interview's pace, in whole tens of seconds.
+WORDS_PER_SECOND = 2.5
+MIN_FOLLOW_UP_S = 20
 # How many of a person's sessions /interview lists, unfinished and finished each.
 LISTED = 20
 # How many of a finished session's cards its summary suggests practising again.
@@ -49,17 +66,27 @@ def _chosen(
             raise Invalid("card", f"no card with id '{unknown[0]}'")
         return data.cards
     if data.source == "topic":
-        under = [card.id for card in cards.values() if data.topic in card.topics]
+        under = [card for card in cards.values() if data.topic in card.topics]
         if not under:
             topics = tuple(sorted({topic for card in cards.values() for topic in card.topics}, key=str.lower))
             raise Invalid("topic", f"no cards under the topic '{data.topic}'; topics are {in_words(topics)}")
-        return random.sample(under, min(data.count, len(under)))
+        at_depth = [card.id for card in under if within(data.tier, card)]
+        if not at_depth:
+            raise Invalid("topic", f"the cards under '{data.topic}' are all above the {data.tier} depth")
+        return random.sample(at_depth, min(data.count, len(at_depth)))
     if data.source == "random":
-        return random.sample(list(cards), min(data.count, len(cards)))
+        drawn = [card.id for card in cards.values() if within(data.tier, card)]
+        return random.sample(drawn, min(data.count, len(drawn)))
     if data.source == "due":
         due = scheduling.due_queue(session, user_id=user_id, tier=data.tier, now=now, known=cards)
         return [item.card_id for item in due[: data.count]]
     return [card_id for card_id in assigned if card_id in cards][: data.count]
+
+
+def within(tier: Tier, card: Card) -> bool:
+    """A drawn card is at the session's depth or below it: a middle session draws no senior card.
+    Cards named one by one, assigned or due are asked whatever their level."""
+    return TIERS.index(card.level) <= TIERS.index(tier)
 
 
 def start(
@@ -70,9 +97,10 @@ def start(
     data: InterviewIn,
     assigned: Sequence[str],
     now: datetime,
+    rate_each: bool = True,
 ) -> InterviewSession:
-    """A new session on the cards the set-up chose, each followed by its follow-up where the
-    depth sees them; refused, storing nothing, when it chooses none."""
+    """A new session on the cards the set-up chose, their follow-ups chosen as their answers come;
+    refused, storing nothing, when it chooses none. `rate_each`: see `InterviewSession`."""
     chosen = _chosen(session, user_id=user_id, cards=cards, data=data, assigned=assigned, now=now)
     if not chosen:
         raise Invalid("source", WAYS[data.source].nothing)
@@ -82,16 +110,11 @@ def start(
         source=data.source,
         topic=data.topic if data.source == "topic" else None,
         created_at=now,
+        rate_each=rate_each,
     )
-    asked: list[tuple[str, int | None]] = []
-    for card_id in chosen:
-        asked.append((card_id, None))
-        if sees(data.tier, "follow_ups"):
-            follow_ups = range(min(FOLLOW_UPS_PER_CARD, len(cards[card_id].follow_ups)))
-            asked += [(card_id, index) for index in follow_ups]
     interview.questions = [
-        InterviewQuestion(position=position, card_id=card_id, follow_up=follow_up)
-        for position, (card_id, follow_up) in enumerate(asked)
+        InterviewQuestion(position=number * PLACES_PER_CARD, card_id=card_id, follow_up=None)
+        for number, card_id in enumerate(chosen)
     ]
     session.add(interview)
     session.commit()
@@ -107,7 +130,65 @@ def own_session(session: Session, *, user_id: int, session_id: int) -> Interview
 
 
 def answer_kind(interview: InterviewSession, question: InterviewQuestion) -> str:
+    """A follow-up of the card's is answered as one; a main question, and a point or pitfall
+    asked in the interviewer's words, as the card's own answer (read against its points)."""
     return "follow-up" if question.follow_up is not None else default_answer_kind(_tier(interview))
+
+
+def is_main(question: InterviewQuestion) -> bool:
+    return question.follow_up is None and question.why is None
+
+
+def _probed(card: Card, why: str | None) -> tuple[str, int, Text] | None:
+    """The point or pitfall `why` names, as ("point" | "pitfall", its number, its words); None for
+    "deeper", a main question, or one the card no longer has."""
+    kind, _, key = (why or "").partition(":")
+    entries: Sequence[Text] = (
+        card.points if kind == "point" else [e.title for e in card.pitfalls] if kind == "pitfall" else []
+    )
+    keys = [entry.key for entry in entries]
+    return (kind, keys.index(key) + 1, entries[keys.index(key)]) if key in keys else None
+
+
+def question_text(card: Card, question: InterviewQuestion) -> Text:
+    """What the interviewer asks: the card's title, its follow-up's question, or a missed point
+    or asserted pitfall put in the interviewer's words."""
+    entry = _follow_up(card, question.follow_up)
+    if entry is not None:
+        return entry.title
+    probed = _probed(card, question.why)
+    if probed is None:
+        return card.title
+    kind, _, words = probed
+    if kind == "pitfall":
+        return Text(
+            f"You said something close to this: “{words.markdown}”. Is that right? Say why.", inline=True
+        )
+    return Text(f"Your answer did not get to this: “{words.markdown}”. Can you explain it?", inline=True)
+
+
+def why_words(card: Card | None, question: InterviewQuestion) -> str | None:
+    """Why a follow-up was asked, in a sentence's words; None for a main question, or a follow-up
+    planned when the session began."""
+    if question.why is None:
+        return None
+    if question.why == choice.DEEPER:
+        return "deeper: the answer covered every point"
+    probed = _probed(card, question.why) if card else None
+    if probed is None:
+        return "it probed a point the card no longer has"
+    kind, number, words = probed
+    return f"{'missed point' if kind == 'point' else 'asserted pitfall'} {number}: {words.plain}"
+
+
+def target(interview: InterviewSession, *, card: Card, question: InterviewQuestion) -> int:
+    """The seconds a question is given: the card's timing for a main answer or a point asked
+    again, a follow-up's model answer said at an interview's pace."""
+    entry = _follow_up(card, question.follow_up)
+    if entry is None:
+        return card.time_budget(answer_kind(interview, question))
+    seconds = len(entry.body.plain.split()) / WORDS_PER_SECOND
+    return max(MIN_FOLLOW_UP_S, 10 * math.ceil(seconds / 10))
 
 
 def _tier(interview: InterviewSession) -> Tier:
@@ -130,20 +211,41 @@ class Step:
         index = self.question.follow_up
         return self.card.follow_ups[index] if index is not None else None
 
+    @property
+    def main(self) -> bool:
+        return is_main(self.question)
+
+    @property
+    def text(self) -> Text:
+        return question_text(self.card, self.question)
+
 
 def _follow_up(card: Card | None, index: int | None) -> Entry | None:
     """The card's follow-up at `index`, if the card (as served now) still has it."""
     return card.follow_ups[index] if card and index is not None and index < len(card.follow_ups) else None
 
 
-def _to_ask(question: InterviewQuestion, cards: Mapping[str, Card]) -> Card | None:
-    """The question's card while it is still to be rated and still served: a card gone, or a
-    follow-up removed from it since, is skipped."""
+def _in_order(interview: InterviewSession) -> list[InterviewQuestion]:
+    """The questions by position: a follow-up chosen in this request sits at the end of the list."""
+    return sorted(interview.questions, key=lambda question: question.position)
+
+
+def _done(interview: InterviewSession, question: InterviewQuestion) -> bool:
+    """Passed over, or answered and (where each answer is rated as it comes) rated."""
+    attempt = question.attempt
+    rated = attempt is not None and (attempt.rating is not None or not interview.rate_each)
+    return rated or question.outcome is not None
+
+
+def _to_ask(
+    interview: InterviewSession, *, question: InterviewQuestion, cards: Mapping[str, Card]
+) -> Card | None:
+    """The question's card while it is still to be answered or rated and still served: a card
+    gone, or a follow-up removed from it since, is skipped."""
     card = cards.get(question.card_id)
-    rated = question.attempt is not None and question.attempt.rating is not None
     if (
         card is None
-        or rated
+        or _done(interview, question)
         or (question.follow_up is not None and _follow_up(card, question.follow_up) is None)
     ):
         return None
@@ -151,11 +253,11 @@ def _to_ask(question: InterviewQuestion, cards: Mapping[str, Card]) -> Card | No
 
 
 def step(interview: InterviewSession, cards: Mapping[str, Card]) -> Step | None:
-    """The first question not yet rated, of a card still served; None once every one is: the
+    """The first question not yet done, of a card still served; None once every one is: the
     session is finished, wherever its last answer was rated."""
-    mains = [q for q in interview.questions if q.follow_up is None]
-    for question in interview.questions:
-        card = _to_ask(question, cards)
+    mains = [q for q in interview.questions if is_main(q)]
+    for question in _in_order(interview):
+        card = _to_ask(interview, question=question, cards=cards)
         if card is None:
             continue
         number = sum(1 for q in mains if q.position <= question.position)
@@ -228,10 +330,14 @@ class Answered:
     points: int | None
     of: int | None
     pitfalls: tuple[Entry, ...]
+    why: str | None = None
 
     @property
-    def title(self) -> Entry | None:
-        return _follow_up(self.card, self.question.follow_up)
+    def title(self) -> Text | None:
+        """What was asked, for a follow-up (a main question's is its card's title)."""
+        if self.card is None or is_main(self.question):
+            return None
+        return question_text(self.card, self.question)
 
     @property
     def weakness(self) -> tuple[int, float]:
@@ -249,18 +355,19 @@ class Summary:
 
 def summary(session: Session, *, interview: InterviewSession, cards: Mapping[str, Card]) -> Summary:
     rows: list[tuple[Answered, list[Answered]]] = []
-    for question in interview.questions:
+    for question in _in_order(interview):
         card, attempt = cards.get(question.card_id), question.attempt
         shown = suggestions.shown(session, card=card, attempt=attempt) if card and attempt else None
-        main = question.follow_up is None
+        main = is_main(question)
         answered = Answered(
             question=question,
             card=card,
             attempt=attempt,
-            target=card.time_budget(answer_kind(interview, question)) if card and main else None,
+            target=target(interview, card=card, question=question) if card else None,
             points=len(card.point_positions(attempt.points)) if card and attempt and main else None,
             of=len(card.points) if card and main else None,
             pitfalls=tuple(p.entry for p in shown.pitfalls) if shown else (),
+            why=why_words(card, question),
         )
         if main or not rows:
             rows.append((answered, []))
@@ -344,6 +451,8 @@ def answer(
 
         def link(attempt: Attempt) -> None:
             question.attempt = attempt
+            if is_main(question):
+                _follow(session, interview=interview, card=current.card, question=question, attempt=attempt)
 
         recorded = attempts.record(
             session,
@@ -355,6 +464,65 @@ def answer(
             reader=reader,
         )
     return page(session, interview=interview, cards=cards, now=now, answered=recorded)
+
+
+def _follow(
+    session: Session,
+    *,
+    interview: InterviewSession,
+    card: Card,
+    question: InterviewQuestion,
+    attempt: Attempt,
+) -> None:
+    """Put the follow-up chosen from the main answer just recorded in the place after it, at the
+    depths that see follow-ups. Part of the answer's unit of work."""
+    place = question.position + 1
+    if not sees(_tier(interview), "follow_ups") or any(q.position == place for q in interview.questions):
+        return  # the place is taken in a session from before, whose follow-ups were planned at its start
+    row = suggestions.stored(session, attempt)
+    asked = {q.follow_up for q in interview.questions if q.card_id == card.id and q.follow_up is not None}
+    picked = choice.choose(
+        card, points=row.points if row else [], pitfalls=row.pitfalls if row else [], asked=asked
+    )
+    if picked is not None:
+        interview.questions.append(
+            InterviewQuestion(position=place, card_id=card.id, follow_up=picked.follow_up, why=picked.why)
+        )
+
+
+def pass_over(
+    session: Session,
+    *,
+    interview: InterviewSession,
+    cards: Mapping[str, Card],
+    position: int,
+    outcome: Outcome,
+    seconds: float,
+    now: datetime,
+) -> Page:
+    """Skip the question at `position`, or say "I don't know" to it; either is kept as said, and
+    the interview moves on to the next card. "I don't know" to a main question also counts on the
+    card's schedule as a miss, as revealing its answer unanswered does on the card's page."""
+    with _refused_writes_nothing(session):
+        _fresh(session, interview)
+        current = _current(interview, cards=cards, position=position, assessing=False)
+        question = current.question
+        question.outcome = outcome
+        if outcome == "dont-know" and is_main(question):
+            kind = answer_kind(interview, question)
+            data = AttemptIn.model_validate(
+                {"tier": interview.tier, "kind": kind, "seconds": seconds, "revealed": True}
+            )
+
+            def link(attempt: Attempt) -> None:
+                question.attempt = attempt
+
+            attempts.record(
+                session, card=current.card, user_id=interview.user_id, data=data, now=now, beside=link
+            )
+        else:
+            session.commit()
+    return page(session, interview=interview, cards=cards, now=now)
 
 
 def assess(
@@ -374,7 +542,11 @@ def assess(
         attempt = current.question.attempt
         assert attempt is not None  # an assessing step has its answer
         attempts.check_against_card(current.card, data)
-        if not [q for q in interview.questions if q.position > position and _to_ask(q, cards)]:
+        if not [
+            q
+            for q in interview.questions
+            if q.position > position and _to_ask(interview, question=q, cards=cards)
+        ]:
             interview.finished_at = now
         attempts.assess(session, card=current.card, attempt=attempt, data=data)
     return page(session, interview=interview, cards=cards, now=now)
@@ -408,3 +580,122 @@ def listing(session: Session, *, user_id: int, cards: Mapping[str, Card]) -> Lis
         if len(kind) < LISTED:
             kind.append(interview)
     return Listing(unfinished, finished)
+
+
+def question_out(interview: InterviewSession, *, card: Card, question: InterviewQuestion) -> QuestionOut:
+    """A question as the API gives it."""
+    probed = _probed(card, question.why)
+    probes = None
+    if probed is not None:
+        kind, number, _ = probed
+        key = card.points[number - 1].key if kind == "point" else pitfall_id(card.pitfalls[number - 1].key)
+        probes = {kind: key}
+    return QuestionOut(
+        card_id=card.id,
+        kind="main" if is_main(question) else "follow-up",
+        follow_up=question.follow_up,
+        text=question_text(card, question).plain,
+        why=choice.DEEPER if question.why == choice.DEEPER else why_words(card, question),
+        probes=probes,
+        target_seconds=target(interview, card=card, question=question),
+        position=question.position,
+    )
+
+
+def next_out(interview: InterviewSession, cards: Mapping[str, Card]) -> QuestionOut | None:
+    current = step(interview, cards)
+    return question_out(interview, card=current.card, question=current.question) if current else None
+
+
+def answer_api(
+    session: Session,
+    *,
+    interview: InterviewSession,
+    cards: Mapping[str, Card],
+    data: AnswerApiIn,
+    now: datetime,
+    reader: Reader | None = None,
+) -> AnsweredOut:
+    """Answer, or pass over, the question the session is at, as the API does: no rating waits
+    between questions (a session the page rates as it goes is refused at a rating step)."""
+    current = step(interview, cards)
+    if current is None:
+        raise Conflict("this interview is finished")
+    if current.assessing:
+        raise Conflict("this interview waits for its last answer to be rated on its page")
+    position = current.question.position
+    if data.outcome is not None:
+        pass_over(
+            session,
+            interview=interview,
+            cards=cards,
+            position=position,
+            outcome=data.outcome,
+            seconds=data.seconds,
+            now=now,
+        )
+        return AnsweredOut(coverage=None, next=next_out(interview, cards))
+    text = data.text
+    if text is None:
+        recording = speech.own_recording(
+            session, user_id=interview.user_id, recording_id=str(data.recording_id)
+        )
+        text = (recording.transcript or "").strip()
+        if not text:
+            raise Invalid(
+                "recording_id", "this recording_id has no transcript yet: wait for it, or send 'text'"
+            )
+    kind = answer_kind(interview, current.question)
+    attempt = AttemptIn.model_validate(
+        {
+            "tier": interview.tier,
+            "kind": kind,
+            "text": text,
+            "seconds": data.seconds,
+            "follow_up": current.question.follow_up,
+            "recording_id": data.recording_id,
+        }
+    )
+    answer(session, interview=interview, cards=cards, position=position, data=attempt, now=now, reader=reader)
+    coverage = None if kind == "follow-up" else coverage_document(current.card, text)
+    return AnsweredOut(coverage=coverage, next=next_out(interview, cards))
+
+
+def summary_out(session: Session, *, interview: InterviewSession, cards: Mapping[str, Card]) -> SummaryOut:
+    """The session as `GET /api/interviews/{id}` gives it: every question asked so far, with what
+    became of it, and the one it is at."""
+    asked: list[AskedOut] = []
+    for question in _in_order(interview):
+        card, attempt = cards.get(question.card_id), question.attempt
+        if card is None:
+            continue
+        row = suggestions.stored(session, attempt) if attempt and attempt.kind != "follow-up" else None
+        recording = (
+            speech.own_recording(session, user_id=interview.user_id, recording_id=attempt.recording_id)
+            if attempt and attempt.recording_id
+            else None
+        )
+        asked.append(
+            AskedOut(
+                question=question_out(interview, card=card, question=question),
+                outcome=question.outcome,
+                answer=attempt.text if attempt else None,
+                seconds=attempt.seconds if attempt else None,
+                covered=[p["id"] for p in row.points if p.get("covered") and p.get("sure", True)]
+                if row
+                else None,
+                pitfalls=[pitfall_id(p["id"]) for p in row.pitfalls if p.get("sure", True)] if row else None,
+                rating=attempt.rating if attempt else None,
+                delivery=recording.delivery if recording else None,
+            )
+        )
+        if question.attempt is None and question.outcome is None:
+            break  # the question the session is at: nothing asked after it yet
+    return SummaryOut(
+        id=interview.id,
+        tier=_tier(interview),
+        created_at=interview.created_at,
+        finished_at=interview.finished_at,
+        questions=asked,
+        next=next_out(interview, cards),
+    )

@@ -27,7 +27,7 @@ from pydantic import (
 from app.content.cards import pitfall_id
 from app.content.tiers import Tier
 from app.exceptions import field_messages
-from app.interview.schemas import MAX_QUESTIONS, Source
+from app.interview.schemas import MAX_QUESTIONS, Outcome, Source
 from app.practice import scheduling
 from app.practice.preferences import PracticeSettings
 from app.practice.schemas import MAX_SECONDS, AttemptIn, Kind, Rating
@@ -215,7 +215,16 @@ class ReviewLogDoc(_Strict):
 
 class InterviewQuestionDoc(_Strict):
     card_id: CardId
-    follow_up: Count | None = Field(default=None, description="None: the card's main question")
+    follow_up: Count | None = Field(
+        default=None,
+        description="None: the card's main question, or a point or pitfall asked in the interviewer's words",
+    )
+    why: str | None = Field(
+        default=None,
+        max_length=140,
+        description='why a follow-up was asked: "point:<id>" missed, "pitfall:<id>" asserted, or "deeper"',
+    )
+    outcome: Outcome | None = Field(default=None, description="passed over without an answer")
     attempt_id: WholeNumber | None = Field(default=None, description="the `id` of an attempt in this file")
 
 
@@ -228,6 +237,9 @@ class InterviewDoc(_Strict):
     tier: Tier
     source: Source
     topic: str | None = Field(default=None, max_length=120)
+    rate_each: bool = Field(
+        default=True, description="each answer rated as given (typed), or from the summary"
+    )
     questions: list[InterviewQuestionDoc] = Field(max_length=MAX_QUESTIONS * 10)
 
 

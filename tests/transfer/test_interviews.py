@@ -29,7 +29,10 @@ def test_the_export_lists_each_interview_with_its_questions_and_their_attempts(c
     )
     assert waiting["source"] == "topic" and waiting["topic"] == "tf.data"
     main, follow_up = done["questions"]
-    assert (main["card_id"], main["follow_up"], follow_up["follow_up"]) == (OWNER_CARD, None, 0)
+    # The answer missed the card's first point, and the follow-up asked about it.
+    assert (main["card_id"], main["follow_up"], main["why"]) == (OWNER_CARD, None, None)
+    assert (follow_up["follow_up"], follow_up["why"]) == (None, f"point:{DECK[OWNER_CARD].points[0].key}")
+    assert done["rate_each"] is True
     assert by_id[main["attempt_id"]]["text"] == "The main answer."
     assert by_id[follow_up["attempt_id"]]["text"] == "The follow-up answer."
     assert len(DECK[OWNER_CARD].follow_ups) > 0

@@ -25,11 +25,13 @@ EXAMPLES = 40
 # refused with 422 (and must be): a demo's card must be served and its parameters must fit its
 # preset, its time budget and the memory limit; an import's review logs may only name attempts of
 # the same file; a recording's audio must be a sound file whose kind its first bytes tell, and fit
-# the card's follow-ups. Every other check still runs on them.
+# the card's follow-ups; an interview's answer sends its text, a recording or how it was passed
+# over, and one of them only. Every other check still runs on them.
 CROSS_FIELD_RULES = {
     ("POST", "/api/demos"),
     ("POST", "/api/import"),
     ("POST", "/api/cards/{card_id}/recordings"),
+    ("POST", "/api/interviews/{session_id}/answers"),
 }
 
 _data_dir = Path(tempfile.mkdtemp(prefix="tiercards-fuzz-"))

@@ -17,7 +17,7 @@ from app.content.dependencies import CatalogueDep
 from app.content.tiers import TIERS
 from app.exceptions import Conflict, Invalid
 from app.interview import service
-from app.interview.schemas import DEFAULT_QUESTIONS, MAX_QUESTIONS, OFFERED, InterviewIn
+from app.interview.schemas import DEFAULT_QUESTIONS, MAX_QUESTIONS, OFFERED, OUTCOMES, InterviewIn, PassIn
 from app.practice.dependencies import (
     ANSWER_UNREADABLE,
     RATING_CHOICES,
@@ -40,6 +40,9 @@ router = APIRouter(tags=["interview"])
 SETUP_LABELS = {"source": "Cards", "tier": "Depth", "count": "How many", "topic": "Topic", "cards": "Cards"}
 SETUP_UNREADABLE = "The interview's set-up could not be read; send it again"
 RATING_CHOICE = f"Choose how it went: {RATING_CHOICES}"
+PASS_UNREADABLE = (
+    f"Pass over a question with one of its buttons: {', '.join(p.button for p in OUTCOMES.values())}"
+)
 
 
 def _setup(
@@ -144,7 +147,12 @@ def _page(request: Request, page: service.Page, status_code: int = 200, **extra:
 
 def _context(page: service.Page) -> dict[str, Any]:
     """What the session's page shows now: the step it is at, or the summary once finished."""
-    context: dict[str, Any] = {"interview": page.interview, "step": page.step, "ratings": RATINGS}
+    context: dict[str, Any] = {
+        "interview": page.interview,
+        "step": page.step,
+        "ratings": RATINGS,
+        "outcomes": OUTCOMES,
+    }
     step = page.step
     if step is None:
         return context | {"summary": page.summary}
@@ -153,8 +161,7 @@ def _context(page: service.Page) -> dict[str, Any]:
         "card": step.card,
         "tier": page.interview.tier,
         "answer_kind": kind,
-        # A follow-up has no target time of its own: its clock counts up.
-        "limit": step.card.time_budget(kind) if step.question.follow_up is None else None,
+        "limit": service.target(page.interview, card=step.card, question=step.question),
         "attempt": step.question.attempt,
         "suggestion": page.suggestion,
         "delivery": page.delivery,
@@ -252,4 +259,39 @@ def assess_answer(
         # Their ticks, not the suggestion's.
         kept = [str(point) for point in form.getlist("points")]
         return _page(request, page, 422, errors=rating_messages(error, RATING_CHOICE), kept_ticks=kept)
+    return _page(request, page)
+
+
+@router.post("/interview/{session_id}/pass", response_class=HTMLResponse)
+def pass_question(
+    request: Request,
+    *,
+    form: FormDep,
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+    catalogue: CatalogueDep,
+    now: NowDep,
+    session_id: Id,
+) -> HTMLResponse:
+    """ "Skip" or "I don't know": the question is kept as passed over, and the next one asked."""
+    interview = service.own_session(session, user_id=user_id, session_id=session_id)
+    cards = catalogue.snapshot().cards
+    try:
+        position = _position(form)
+        data = PassIn.model_validate(
+            {"outcome": form.get("outcome"), "seconds": form.get("seconds") or 0}, strict=False
+        )
+        page = service.pass_over(
+            session,
+            interview=interview,
+            cards=cards,
+            position=position,
+            outcome=data.outcome,
+            seconds=data.seconds,
+            now=now,
+        )
+    except (Conflict, ValidationError, Invalid) as error:
+        page = service.page(session, interview=interview, cards=cards, now=now)
+        message = error.message if isinstance(error, (Conflict, Invalid)) else PASS_UNREADABLE
+        return _page(request, page, 422, errors=[sentence(message)])
     return _page(request, page)

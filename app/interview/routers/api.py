@@ -1,0 +1,92 @@
+"""The mock interview's JSON API: start a session on named cards, answer (or pass over) the
+question it is at and get the next one chosen from that answer, read the session back. A
+session started here moves straight on after each answer; its answers are rated from the
+summary's page."""
+
+from fastapi import APIRouter, status
+
+from app.accounts.dependencies import UserIdDep
+from app.content.dependencies import CatalogueDep
+from app.exceptions import NotFound
+from app.interview import service
+from app.interview.schemas import (
+    AnswerApiIn,
+    AnsweredOut,
+    InterviewApiIn,
+    InterviewIn,
+    StartedOut,
+    SummaryOut,
+)
+from app.practice.dependencies import NowDep, ReaderDep
+from app.schemas import Id
+from app.storage.dependencies import WriteSessionDep
+
+router = APIRouter(prefix="/api", tags=["api", "interview"])
+
+
+@router.post(
+    "/interviews",
+    status_code=status.HTTP_201_CREATED,
+    responses={404: {"description": "A named card is not served"}},
+)
+def start_interview(
+    *,
+    data: InterviewApiIn,
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+    catalogue: CatalogueDep,
+    now: NowDep,
+) -> StartedOut:
+    """A session on these cards, asked in this order at this depth; its first question."""
+    cards = catalogue.snapshot().cards
+    unknown = [card_id for card_id in data.cards if card_id not in cards]
+    if unknown:  # as GET /api/cards/{card_id} answers an unknown id
+        raise NotFound(f"no card with id '{unknown[0]}'")
+    interview = service.start(
+        session,
+        user_id=user_id,
+        cards=cards,
+        data=InterviewIn(source="cards", tier=data.tier, cards=data.cards),
+        assigned=[],
+        now=now,
+        rate_each=False,
+    )
+    question = service.next_out(interview, cards)
+    assert question is not None  # a new session asks its first card
+    return StartedOut(id=interview.id, question=question)
+
+
+@router.post(
+    "/interviews/{session_id}/answers",
+    responses={
+        409: {"description": "The session is over, or waits for its last answer to be rated on its page"}
+    },
+)
+def answer_question(
+    *,
+    session_id: Id,
+    data: AnswerApiIn,
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+    catalogue: CatalogueDep,
+    now: NowDep,
+    reader: ReaderDep,
+) -> AnsweredOut:
+    """The answer's coverage, and the next question: a follow-up chosen from what the answer
+    missed or asserted, or the next card; `next` is null when the session is over."""
+    interview = service.own_session(session, user_id=user_id, session_id=session_id)
+    return service.answer_api(
+        session, interview=interview, cards=catalogue.snapshot().cards, data=data, now=now, reader=reader
+    )
+
+
+@router.get("/interviews/{session_id}")
+def interview_summary(
+    *, session_id: Id, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep, now: NowDep
+) -> SummaryOut:
+    """Every question asked so far, why it was asked and what became of it; `next` is the one
+    the session is at (null once it is over)."""
+    interview = service.own_session(session, user_id=user_id, session_id=session_id)
+    cards = catalogue.snapshot().cards
+    service.settle(session, interview=interview, cards=cards, now=now)
+    return service.summary_out(session, interview=interview, cards=cards)
