@@ -4,7 +4,7 @@ the figures it reached, less 0.05; the figures the pages state beside every sugg
 (app/coverage/measured.py) must be the ones measured here; and its settings must be the ones the
 tuning part gives."""
 
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any
 
 import pytest
@@ -18,6 +18,13 @@ from tests.coverage.split import BLIND_CARDS, HELD_OUT_CARDS
 pytestmark = pytest.mark.engine_agnostic
 
 SLACK = 0.05
+# The entailment model runs on onnxruntime, whose kernels differ by CPU (AVX-512 or AVX2 alone): a
+# probability near a threshold can land on either side, so its figures may move by an answer or
+# two between machines (0.71 or 0.72 held-out recall). Stated figures hold within this much.
+MACHINE_SLACK = 0.02
+# And a threshold tuned on one CPU may be a near-tie's other side on another: the one stated must
+# score within this much of the one tuned here.
+NEAR_TIE = 0.01
 REPORTED = ("held-out", "blind")
 CARDS = {"held-out": len(HELD_OUT_CARDS), "blind": len(BLIND_CARDS)}
 
@@ -87,14 +94,50 @@ def test_the_entailment_model_keeps_its_figures_and_the_pages_state_them(
 ) -> None:
     for part, stated in _stated("claims").items():
         assert _keeps(claims_figures[part], stated) == [], part
-    assert claims_figures == _stated("claims")
+        measured = claims_figures[part]
+        drifted = [
+            name
+            for name in (
+                "precision",
+                "recall",
+                "pitfall_precision",
+                "pitfall_recall",
+                "salad",
+                "contradicted",
+            )
+            if abs(getattr(measured, name) - getattr(stated, name)) > MACHINE_SLACK
+        ]
+        assert (measured.answers, measured.cards, drifted) == (stated.answers, stated.cards, []), (
+            part,
+            measured,
+        )
 
 
 @pytest.mark.claims_model
 def test_the_models_thresholds_are_the_ones_tuned_on_the_tuning_part(claims: Any) -> None:
     from app.coverage.reading import TUNED as THRESHOLDS
 
-    assert bench.tune(claims) == THRESHOLDS
+    tuned = bench.tune(claims)
+    if tuned == THRESHOLDS:
+        return
+    tuning = PARTS["tuning"]()
+
+    def counts(thresholds: Any) -> Counts:
+        return evaluate(bench.method(claims.check(thresholds)), tuning)
+
+    def sure_precision(at: float, alone: float) -> float:
+        return counts(replace(THRESHOLDS, covered=at, alone=max(at, alone))).precision
+
+    stated, best = counts(THRESHOLDS), counts(tuned)
+    assert stated.f1 >= best.f1 - NEAR_TIE, (tuned, THRESHOLDS)
+    assert sure_precision(THRESHOLDS.sure, THRESHOLDS.alone) >= bench.SURE - NEAR_TIE, (tuned, THRESHOLDS)
+    pitfall_f1 = bench._f1(stated.pitfall_precision, stated.pitfall_recall)
+    assert pitfall_f1 >= bench._f1(best.pitfall_precision, best.pitfall_recall) - NEAR_TIE, (
+        tuned,
+        THRESHOLDS,
+    )
+    pitfall_sure = counts(replace(THRESHOLDS, asserted=THRESHOLDS.pitfall_sure)).pitfall_precision
+    assert pitfall_sure >= bench.SURE - NEAR_TIE, (tuned, THRESHOLDS)
 
 
 def test_the_lexical_settings_are_the_ones_tuned_on_the_tuning_cards() -> None:
