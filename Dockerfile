@@ -1,6 +1,6 @@
 # tiercards images from two targets (docs/operating.md, "Docker"; compose.yaml runs them together):
 #   web     the web app, without a demo worker and without TensorFlow installed at all
-#   worker  a demo and transcription worker: on the CPU (tensorflow-cpu, the `worker` extra), or
+#   worker  a demo, transcription and question-voice worker: on the CPU (tensorflow-cpu, the `worker` extra), or
 #           with --build-arg WORKER_EXTRA=gpu on NVIDIA GPUs (TensorFlow with its CUDA wheels,
 #           the `gpu` extra), the gpu-worker image. That argument is their only difference.
 # Each runs a start-up script from deploy/, the same scripts the tests run outside Docker.
@@ -61,6 +61,12 @@ FROM runtime AS worker
 # worker (tensorflow-cpu) or gpu (TensorFlow and its CUDA wheels): an extra of pyproject.toml,
 # which differ in their TensorFlow requirement alone.
 ARG WORKER_EXTRA=worker
+# flite, Debian's speech synthesiser: the mock interview's questions are said aloud by the workers
+# (app/speech/voice.py).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends flite \
+    && rm -rf /var/lib/apt/lists/* \
+    && flite -voice slt -t "ready" -o /dev/null
 # The speech wheels by hash first (requirements/speech.txt); the extra's install finds them there.
 COPY requirements/speech.txt /tmp/
 RUN pip install --quiet --require-hashes --no-deps -r /tmp/speech.txt

@@ -14,6 +14,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from app import DEFAULT_DATA_DIR, PROJECT_ROOT
 from app.auth_modes import AuthModeName
 from app.roles import ROLES
+from app.voices import VoiceName
 
 Environment = Literal["development", "production"]
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -108,6 +109,9 @@ class Settings(BaseSettings):
     # Off: a recording's audio is deleted as soon as it is transcribed. On: kept, playable only by
     # its owner, for RECORDING_RETENTION_DAYS.
     keep_recordings: bool = False
+    # The voice a mock interview reads its questions in, on a worker with flite (app/voices.py);
+    # "none": questions are shown, not read.
+    question_voice: VoiceName | Literal["none"] = "slt"
     recording_retention_days: float = Field(default=7.0, gt=0)
 
     @property

@@ -34,7 +34,7 @@ from app.practice.models import (
     UserSettings,
 )
 from app.settings import Settings
-from app.speech.models import Recording, RecordingAudio
+from app.speech.models import QuestionVoice, Recording, RecordingAudio
 from app.storage import migrations
 from app.transfer.models import ImportGuard
 from tests.helpers.accounts import fresh_client, running_team, sign_in
@@ -150,6 +150,7 @@ def app(settings: Settings) -> Iterator[FastAPI]:
             Attempt,
             RecordingAudio,
             Recording,
+            QuestionVoice,
         ):
             session.execute(delete(table))
         session.commit()

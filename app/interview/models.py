@@ -34,6 +34,11 @@ class InterviewSession(Base):
         lazy="selectin",
     )
 
+    @property
+    def card_count(self) -> int:
+        """The cards asked: main questions, not the follow-ups chosen after them."""
+        return sum(1 for q in self.questions if q.follow_up is None and q.why is None)
+
 
 class InterviewQuestion(Base):
     """A card's main question, or a follow-up asked after it: one of the card's (`follow_up`), or

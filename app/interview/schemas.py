@@ -63,6 +63,9 @@ class InterviewIn(BaseModel):
     count: WholeNumber = Field(default=DEFAULT_QUESTIONS, ge=1, le=MAX_QUESTIONS)
     topic: Annotated[str, StringConstraints(max_length=120), Storable] | None = None
     cards: list[CardId] = Field(default_factory=list, max_length=MAX_QUESTIONS * 4)
+    # Spoken: questions heard, answers given aloud hands-free, and rated from the summary rather
+    # than one by one as they come.
+    spoken: bool = False
 
     @model_validator(mode="after")
     def _fits_source(self) -> "InterviewIn":

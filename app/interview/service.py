@@ -37,6 +37,8 @@ from app.practice.readings import Reader
 from app.practice.schemas import RATINGS, Assessment, AttemptIn
 from app.practice.suggestions import Suggestion
 from app.speech import service as speech
+from app.speech import voicing
+from app.speech.voicing import Asker
 
 # Each card takes two places in a session: its main question, then the follow-up chosen from the
 # answer to it (app/interview/choice.py), at the depths that see follow-ups.
@@ -75,7 +77,7 @@ def _chosen(
             raise Invalid("topic", f"the cards under '{data.topic}' are all above the {data.tier} depth")
         return random.sample(at_depth, min(data.count, len(at_depth)))
     if data.source == "random":
-        drawn = [card.id for card in cards.values() if within(data.tier, card)]
+        drawn = _at_depth(list(cards.values()), data.tier)
         return random.sample(drawn, min(data.count, len(drawn)))
     if data.source == "due":
         due = scheduling.due_queue(session, user_id=user_id, tier=data.tier, now=now, known=cards)
@@ -89,6 +91,13 @@ def within(tier: Tier, card: Card) -> bool:
     return TIERS.index(card.level) <= TIERS.index(tier)
 
 
+def _at_depth(cards: list[Card], tier: Tier) -> list[str]:
+    """The cards a random draw takes from: those `within` the depth; where the deck has none that
+    low (no junior card), those of its lowest level, served at the session's depth."""
+    lowest = min((TIERS.index(card.level) for card in cards), default=0)
+    return [card.id for card in cards if within(tier, card) or TIERS.index(card.level) == lowest]
+
+
 def start(
     session: Session,
     *,
@@ -97,10 +106,10 @@ def start(
     data: InterviewIn,
     assigned: Sequence[str],
     now: datetime,
-    rate_each: bool = True,
 ) -> InterviewSession:
     """A new session on the cards the set-up chose, their follow-ups chosen as their answers come;
-    refused, storing nothing, when it chooses none. `rate_each`: see `InterviewSession`."""
+    refused, storing nothing, when it chooses none. A spoken one moves straight on after each
+    answer (`InterviewSession.rate_each`)."""
     chosen = _chosen(session, user_id=user_id, cards=cards, data=data, assigned=assigned, now=now)
     if not chosen:
         raise Invalid("source", WAYS[data.source].nothing)
@@ -110,7 +119,7 @@ def start(
         source=data.source,
         topic=data.topic if data.source == "topic" else None,
         created_at=now,
-        rate_each=rate_each,
+        rate_each=not data.spoken,
     )
     interview.questions = [
         InterviewQuestion(position=number * PLACES_PER_CARD, card_id=card_id, follow_up=None)
@@ -331,6 +340,11 @@ class Answered:
     of: int | None
     pitfalls: tuple[Entry, ...]
     why: str | None = None
+    # The checker's reading of a main answer: the card's points it found, and those it did not.
+    covered: tuple[str, ...] = ()
+    missed: tuple[str, ...] = ()
+    # How an answer given aloud was said (its recording's delivery).
+    delivery: dict[str, Any] | None = None
 
     @property
     def title(self) -> Text | None:
@@ -347,6 +361,21 @@ class Answered:
         return rank, (self.points or 0) / (self.of or 1)
 
 
+def _delivery(
+    session: Session, *, interview: InterviewSession, attempt: Attempt | None
+) -> dict[str, Any] | None:
+    """How an answer given aloud was said; None for a typed one, or once its recording is gone."""
+    if attempt is None or attempt.recording_id is None:
+        return None
+    try:
+        recording = speech.own_recording(
+            session, user_id=interview.user_id, recording_id=attempt.recording_id
+        )
+    except NotFound:
+        return None
+    return recording.delivery
+
+
 @dataclass(frozen=True)
 class Summary:
     cards: list[tuple[Answered, list[Answered]]]  # each main answer with its follow-ups
@@ -359,6 +388,7 @@ def summary(session: Session, *, interview: InterviewSession, cards: Mapping[str
         card, attempt = cards.get(question.card_id), question.attempt
         shown = suggestions.shown(session, card=card, attempt=attempt) if card and attempt else None
         main = is_main(question)
+        read = shown.points if shown and not shown.follow_up else ()
         answered = Answered(
             question=question,
             card=card,
@@ -368,6 +398,9 @@ def summary(session: Session, *, interview: InterviewSession, cards: Mapping[str
             of=len(card.points) if card and main else None,
             pitfalls=tuple(p.entry for p in shown.pitfalls) if shown else (),
             why=why_words(card, question),
+            covered=tuple(point.html for point in read if point.covered),
+            missed=tuple(point.html for point in read if not point.covered),
+            delivery=_delivery(session, interview=interview, attempt=attempt),
         )
         if main or not rows:
             rows.append((answered, []))
@@ -388,6 +421,19 @@ class Page:
     summary: Summary | None = None
     # How the answer just given aloud was said (`Recorded.delivery`), shown beside it.
     delivery: dict[str, Any] | None = None
+    # The question being asked, said aloud (`GET /api/voice/{key}`); None: shown, not read.
+    audio_url: str | None = None
+
+
+def audio_url(
+    session: Session, *, card: Card, question: InterviewQuestion, asker: Asker | None
+) -> str | None:
+    """Where the question is heard, said by a worker in the deployment's voice; None when it is
+    not read aloud (see app/speech/voicing.py)."""
+    if asker is None:
+        return None
+    wanted = voicing.ask(session, text=question_text(card, question).markdown, asker=asker)
+    return f"/api/voice/{wanted}" if wanted else None
 
 
 def page(
@@ -397,20 +443,21 @@ def page(
     cards: Mapping[str, Card],
     now: datetime,
     answered: Recorded | None = None,
+    asker: Asker | None = None,
 ) -> Page:
     """The session's page as it now stands (settled: see `settle`). `answered`, the answer just
-    recorded, brings its suggestion along; an older answer's is read."""
+    recorded, brings its suggestion along; an older answer's is read. With `asker`, a question
+    being asked comes with its sound."""
     current = settle(session, interview=interview, cards=cards, now=now)
     if current is None:
         return Page(interview, None, summary=summary(session, interview=interview, cards=cards))
     attempt = current.question.attempt
     if answered is not None and answered.attempt is attempt:
         return Page(interview, current, answered.suggestion, delivery=answered.delivery)
-    return Page(
-        interview,
-        current,
-        suggestions.shown(session, card=current.card, attempt=attempt) if attempt else None,
-    )
+    if attempt is None:
+        heard = audio_url(session, card=current.card, question=current.question, asker=asker)
+        return Page(interview, current, audio_url=heard)
+    return Page(interview, current, suggestions.shown(session, card=current.card, attempt=attempt))
 
 
 class Asked(NamedTuple):
@@ -438,10 +485,11 @@ def answer(
     data: AttemptIn,
     now: datetime,
     reader: Reader | None = None,
+    asker: Asker | None = None,
 ) -> Page:
     """Record the answer to the question at `position` as a practice attempt, linked to it, its
     model reading asked of `reader`; the page then shows it to assess, beside the suggestion
-    recorded with it."""
+    recorded with it (or, in a session that moves straight on, the next question, said by `asker`)."""
     with _refused_writes_nothing(session):
         _fresh(session, interview)
         current = _current(interview, cards=cards, position=position, assessing=False)
@@ -463,7 +511,7 @@ def answer(
             beside=link,
             reader=reader,
         )
-    return page(session, interview=interview, cards=cards, now=now, answered=recorded)
+    return page(session, interview=interview, cards=cards, now=now, answered=recorded, asker=asker)
 
 
 def _follow(
@@ -499,6 +547,7 @@ def pass_over(
     outcome: Outcome,
     seconds: float,
     now: datetime,
+    asker: Asker | None = None,
 ) -> Page:
     """Skip the question at `position`, or say "I don't know" to it; either is kept as said, and
     the interview moves on to the next card. "I don't know" to a main question also counts on the
@@ -522,7 +571,7 @@ def pass_over(
             )
         else:
             session.commit()
-    return page(session, interview=interview, cards=cards, now=now)
+    return page(session, interview=interview, cards=cards, now=now, asker=asker)
 
 
 def assess(
@@ -533,6 +582,7 @@ def assess(
     position: int,
     data: Assessment,
     now: datetime,
+    asker: Asker | None = None,
 ) -> Page:
     """Rate the answer to the question at `position`; rating the last one finishes the session.
     The page then shows the next step, or the summary."""
@@ -549,7 +599,7 @@ def assess(
         ]:
             interview.finished_at = now
         attempts.assess(session, card=current.card, attempt=attempt, data=data)
-    return page(session, interview=interview, cards=cards, now=now)
+    return page(session, interview=interview, cards=cards, now=now, asker=asker)
 
 
 @dataclass(frozen=True)
@@ -582,8 +632,10 @@ def listing(session: Session, *, user_id: int, cards: Mapping[str, Card]) -> Lis
     return Listing(unfinished, finished)
 
 
-def question_out(interview: InterviewSession, *, card: Card, question: InterviewQuestion) -> QuestionOut:
-    """A question as the API gives it."""
+def question_out(
+    interview: InterviewSession, *, card: Card, question: InterviewQuestion, heard: str | None = None
+) -> QuestionOut:
+    """A question as the API gives it; `heard`, its `audio_url`."""
     probed = _probed(card, question.why)
     probes = None
     if probed is not None:
@@ -598,13 +650,20 @@ def question_out(interview: InterviewSession, *, card: Card, question: Interview
         why=choice.DEEPER if question.why == choice.DEEPER else why_words(card, question),
         probes=probes,
         target_seconds=target(interview, card=card, question=question),
+        audio_url=heard,
         position=question.position,
     )
 
 
-def next_out(interview: InterviewSession, cards: Mapping[str, Card]) -> QuestionOut | None:
+def next_out(
+    session: Session, *, interview: InterviewSession, cards: Mapping[str, Card], asker: Asker | None
+) -> QuestionOut | None:
+    """The question the session is at, with its sound; None once it is over."""
     current = step(interview, cards)
-    return question_out(interview, card=current.card, question=current.question) if current else None
+    if current is None:
+        return None
+    heard = audio_url(session, card=current.card, question=current.question, asker=asker)
+    return question_out(interview, card=current.card, question=current.question, heard=heard)
 
 
 def answer_api(
@@ -615,6 +674,7 @@ def answer_api(
     data: AnswerApiIn,
     now: datetime,
     reader: Reader | None = None,
+    asker: Asker | None = None,
 ) -> AnsweredOut:
     """Answer, or pass over, the question the session is at, as the API does: no rating waits
     between questions (a session the page rates as it goes is refused at a rating step)."""
@@ -634,7 +694,9 @@ def answer_api(
             seconds=data.seconds,
             now=now,
         )
-        return AnsweredOut(coverage=None, next=next_out(interview, cards))
+        return AnsweredOut(
+            coverage=None, next=next_out(session, interview=interview, cards=cards, asker=asker)
+        )
     text = data.text
     if text is None:
         recording = speech.own_recording(
@@ -658,10 +720,14 @@ def answer_api(
     )
     answer(session, interview=interview, cards=cards, position=position, data=attempt, now=now, reader=reader)
     coverage = None if kind == "follow-up" else coverage_document(current.card, text)
-    return AnsweredOut(coverage=coverage, next=next_out(interview, cards))
+    return AnsweredOut(
+        coverage=coverage, next=next_out(session, interview=interview, cards=cards, asker=asker)
+    )
 
 
-def summary_out(session: Session, *, interview: InterviewSession, cards: Mapping[str, Card]) -> SummaryOut:
+def summary_out(
+    session: Session, *, interview: InterviewSession, cards: Mapping[str, Card], asker: Asker | None = None
+) -> SummaryOut:
     """The session as `GET /api/interviews/{id}` gives it: every question asked so far, with what
     became of it, and the one it is at."""
     asked: list[AskedOut] = []
@@ -670,11 +736,6 @@ def summary_out(session: Session, *, interview: InterviewSession, cards: Mapping
         if card is None:
             continue
         row = suggestions.stored(session, attempt) if attempt and attempt.kind != "follow-up" else None
-        recording = (
-            speech.own_recording(session, user_id=interview.user_id, recording_id=attempt.recording_id)
-            if attempt and attempt.recording_id
-            else None
-        )
         asked.append(
             AskedOut(
                 question=question_out(interview, card=card, question=question),
@@ -686,7 +747,7 @@ def summary_out(session: Session, *, interview: InterviewSession, cards: Mapping
                 else None,
                 pitfalls=[pitfall_id(p["id"]) for p in row.pitfalls if p.get("sure", True)] if row else None,
                 rating=attempt.rating if attempt else None,
-                delivery=recording.delivery if recording else None,
+                delivery=_delivery(session, interview=interview, attempt=attempt),
             )
         )
         if question.attempt is None and question.outcome is None:
@@ -697,5 +758,5 @@ def summary_out(session: Session, *, interview: InterviewSession, cards: Mapping
         created_at=interview.created_at,
         finished_at=interview.finished_at,
         questions=asked,
-        next=next_out(interview, cards),
+        next=next_out(session, interview=interview, cards=cards, asker=asker),
     )

@@ -46,8 +46,8 @@ class Lane:
     # Only workers with a GPU read it; its jobs are the presets that need one, or the recordings
     # queued while a GPU worker was alive.
     needs_gpu: bool
-    # What its jobs are: demo runs (app/demos), transcriptions (app/speech) or model readings of
-    # answers (app/practice/readings.py).
+    # What its jobs are: demo runs (app/demos), transcriptions (app/speech), model readings of
+    # answers (app/practice/readings.py) or questions said aloud (app/speech/voicing.py).
     kind: JobKind = "demo"
 
 
@@ -55,6 +55,8 @@ class Lane:
 # person is waiting on the page), then GPU jobs, because only GPU workers can take them while any
 # worker takes the rest.
 LANES: tuple[Lane, ...] = (
+    # A question said aloud takes a fraction of a second, and a person waits to hear it.
+    Lane("voice", "tiercards-voice", needs_gpu=False, kind="voice"),
     Lane("speech-gpu", "tiercards-speech-gpu", needs_gpu=True, kind="speech"),
     Lane("speech", "tiercards-speech", needs_gpu=False, kind="speech"),
     Lane("claims", "tiercards-claims", needs_gpu=False, kind="claims"),
@@ -91,6 +93,11 @@ def speech_lanes_for(gpu: bool) -> tuple[str, ...]:
 def claims_lanes_for(gpu: bool) -> tuple[str, ...]:
     """The claims lanes a worker whose entailment model loaded reads, in order, like `lanes_for`."""
     return _lanes("claims", gpu=gpu)
+
+
+def voice_lanes_for(gpu: bool) -> tuple[str, ...]:
+    """The voice lane a worker with flite reads."""
+    return _lanes("voice", gpu=gpu)
 
 
 def speech_lane(gpu_worker_alive: bool) -> str:

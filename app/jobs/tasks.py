@@ -1,5 +1,6 @@
 """The queue's tasks, one per kind of lane: `run_demo(run_id)` on the demo lanes,
-`transcribe(recording_id)` on the speech lanes and `read_claims(attempt_id)` on the claims lanes.
+`transcribe(recording_id)` on the speech lanes, `read_claims(attempt_id)` on the claims lanes and
+`say_question(key)` on the voice lane.
 
 The web enqueues them (through app.jobs.queue.JobQueue); only a `tiercards worker` process executes
 them, through the executor it binds here for each kind (the worker owns the child processes, the
@@ -12,8 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal
 
-JobKind = Literal["demo", "speech", "claims"]
-TASK_NAMES: dict[JobKind, str] = {"demo": "run_demo", "speech": "transcribe", "claims": "read_claims"}
+JobKind = Literal["demo", "speech", "claims", "voice"]
+TASK_NAMES: dict[JobKind, str] = {
+    "demo": "run_demo",
+    "speech": "transcribe",
+    "claims": "read_claims",
+    "voice": "say_question",
+}
 
 # An executor's `execute(job_id, lane)` (app/jobs/executors.py).
 Execute = Callable[[str, str], None]

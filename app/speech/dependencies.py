@@ -15,6 +15,7 @@ from app.settings import Settings
 from app.speech import service
 from app.speech.models import Recording
 from app.speech.service import Upload
+from app.speech.voicing import Asker
 from app.storage.dependencies import WriteSessionDep
 from app.web.dependencies import SettingsDep, read_form
 
@@ -67,3 +68,13 @@ def get_recorder(
 
 # Declared after UploadDep in a route, so the body is read before the session is taken.
 RecorderDep = Annotated[Recorder, Depends(get_recorder)]
+
+
+def get_asker(settings: SettingsDep, queue: QueueDep) -> Asker:
+    """Where a question's sound is asked for: the app's queue, how recently a worker must have
+    beat to say it (its heartbeat timeout), and the deployment's voice."""
+    return Asker(queue, settings.demo_heartbeat_timeout_seconds, settings.question_voice)
+
+
+AskerDep = Annotated[Asker, Depends(get_asker)]
+VoiceKey = Annotated[str, Path(pattern=r"^[0-9a-f]{64}$")]

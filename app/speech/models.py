@@ -75,3 +75,22 @@ class RecordingAudio(Base):
     # The type the browser named; the worker trusts only what decoding finds.
     content_type: Mapped[str] = mapped_column(String(64))
     data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class QuestionVoice(Base):
+    """A question said aloud by the interviewer's voice, once per text and voice: asked by the web
+    (`queued`), said by a worker (`done`, with the sound) or not (`failed`). In the database, so
+    every web replica serves what any worker said. Its id is the hash of what it says."""
+
+    __tablename__ = "question_voices"
+    __table_args__ = (CheckConstraint("status IN ('queued', 'done', 'failed')", name="status_known"),)
+
+    # sha256 hex of the voice and the words (app/speech/voicing.py `key`).
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    voice: Mapped[str] = mapped_column(String(32))
+    text: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default="queued")
+    audio: Mapped[bytes | None] = mapped_column(LargeBinary)
+    error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None]

@@ -22,7 +22,7 @@ from app.jobs.queue import JobQueue
 from app.jobs.tasks import JobKind
 from app.practice import readings
 from app.settings import Settings
-from app.speech import recordings
+from app.speech import recordings, voicing
 from app.storage.database import Database
 from app.worker.capabilities import decide, mismatch
 from app.worker.heartbeat import Heartbeat
@@ -220,6 +220,7 @@ class Worker:
         recordings.enqueue_all(self.queue, retried)
         with self.db.read_sessions() as session:
             reread = readings.requeue_left_behind(session, queue=self.queue)
+            resaid = voicing.requeue_left_behind(session, queue=self.queue)
         # A recording failed here, or by a worker that died before it could, left its sound in
         # SQLite's log.
         self.db.erase_deleted()
@@ -229,6 +230,8 @@ class Worker:
             log.info("queued again %d recording(s) left behind by dead workers", len(retried))
         if reread:
             log.info("queued again %d answer reading(s) left behind by dead workers", reread)
+        if resaid:
+            log.info("queued again %d question(s) to say left behind by dead workers", resaid)
 
     def _upkeep(self) -> None:
         done = claims.upkeep(

@@ -3,6 +3,9 @@
 // Send. The form's own answer clock (clock.js) runs while recording. The sent recording comes back
 // as a fragment that polls itself until transcribed; its transcript then fills the form's answer
 // box to be checked, and the form sends the recording's id with it.
+// Hands-free (a checked [data-hands-free] box in the same [data-interview] section, with its
+// data-silence-seconds): a recording stops itself after that long without speech once speech was
+// heard, is sent without Send, and its transcript is submitted without Submit.
 (function () {
   "use strict";
 
@@ -82,6 +85,12 @@
     if (why) this.refuse(why);
   }
 
+  Recorder.prototype.handsFree = function () {
+    var section = this.el.closest("[data-interview]");
+    var box = section && section.querySelector("[data-hands-free]");
+    return box && box.checked ? parseFloat(box.dataset.silenceSeconds) || 3 : 0;
+  };
+
   Recorder.prototype.say = function (text) {
     var status = this.status;
     status.classList.remove("visually-hidden");
@@ -146,6 +155,10 @@
       // A timer fires late on a busy page; the take is cut at the limit all the same.
       var seconds = Math.min((performance.now() - self.began) / 1000, self.maxSeconds);
       self.take = { blob: new Blob(chunks, { type: type }), seconds: seconds };
+      if (self.handsFree()) {
+        self.send();
+        return;
+      }
       self.show(["send", "redo"], "send");
       self.say((self.reason || "Recorded " + clockKit.length(self.take.seconds)) + ". Send it to be transcribed, or Redo.");
     });
@@ -179,7 +192,7 @@
     var samples = new Float32Array(analyser.fftSize);
     // The words say the loudest sound since they last changed, and first after one full
     // stretch: one sample taken as the microphone opens would say "none" over speech.
-    var heard = performance.now(), said = heard, loudest = 0, warned = false;
+    var heard = performance.now(), said = heard, loudest = 0, warned = false, spoke = false;
     level.hidden = false;
     words.textContent = "sound: listening";
     this.metering = setInterval(function () {
@@ -197,6 +210,12 @@
       if (rms >= QUIET) {
         heard = now;
         warned = false;
+        spoke = true;
+      }
+      var silence = self.handsFree();
+      if (silence && spoke && now - heard >= silence * 1000) {
+        self.stop("Stopped after " + silence + " s of silence");
+        return;
       }
       loudest = Math.max(loudest, rms);
       if (now - said < WORDS_EVERY_MS) return;
@@ -299,6 +318,15 @@
     this.part("recording-id").value = section.dataset.recording;
     // As typing would: the answer's draft keeps the transcript and its recording.
     this.box.dispatchEvent(new Event("input", { bubbles: true }));
+    if (this.handsFree()) {
+      // Hands-free: the transcript is the answer; the next question follows.
+      var submit = this.form.querySelector('[data-shortcut="submit"]');
+      if (submit) {
+        this.say("Transcript ready: sending your answer");
+        submit.click();
+        return;
+      }
+    }
     this.box.focus();
     this.say("Transcript ready: check it, then submit");
     // Announced, but not shown twice: the transcribed recording below says it on the page.

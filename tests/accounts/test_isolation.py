@@ -69,6 +69,7 @@ def alices(team_app: FastAPI) -> Iterator[dict[str, Any]]:
         "assignment_id": 1,
         "note_key": "00000000",
         "recording_id": recording["id"],
+        "key": "0" * 64,
         "client": alice,
     }
     alice.close()

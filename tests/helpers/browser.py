@@ -355,6 +355,7 @@ def _interview_summed_up(page: Page) -> None:
     page.get_by_role("button", name="Submit answer").click()
     page.locator(".rating button[value=hard]").click()
     expect(page.locator(".interview-summary")).to_be_visible()
+    page.locator(".answered-text summary").first.click()  # the answer unfolded, as a reader would
 
 
 SITE_PAGES = [

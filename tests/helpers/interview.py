@@ -7,6 +7,12 @@ from bs4 import BeautifulSoup
 
 from tests.helpers.html import one, soup_of
 
+# Covers the owner's points 1 to 4 and misses the fifth, which its first follow-up probes.
+MISSES_THE_FIFTH = (
+    "It overlaps producing with consuming, so step time becomes max(input, compute). It goes last so "
+    "the buffer holds batches. It is one background thread, not a pool of workers."
+)
+
 
 def start(client: httpx.Client, **fields: Any) -> str:
     """Start an interview with these set-up fields; the URL of its page."""

@@ -86,6 +86,12 @@ ROUTES: dict[tuple[str, str], str] = {
     ("GET", "/interview/{session_id}"): "own",
     ("POST", "/interview/{session_id}/answer"): "own",
     ("POST", "/interview/{session_id}/assessment"): "own",
+    ("POST", "/interview/{session_id}/pass"): "own",
+    ("POST", "/api/interviews"): "own",
+    ("POST", "/api/interviews/{session_id}/answers"): "own",
+    ("GET", "/api/interviews/{session_id}"): "own",
+    # A question said aloud: a card's words, named by their hash, the same for everyone.
+    ("GET", "/api/voice/{key}"): "shared",
     ("GET", "/account/privacy"): "own",
     ("POST", "/account/privacy"): "own",
     ("GET", "/team"): "lead",

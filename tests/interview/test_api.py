@@ -13,8 +13,8 @@ from app.content.cards import pitfall_id
 from app.interview.models import InterviewQuestion, InterviewSession
 from app.practice.models import Attempt
 from tests.factories import DECK, OWNER_CARD
+from tests.helpers.interview import MISSES_THE_FIFTH
 from tests.helpers.speech import audio_file, finish, recording_form
-from tests.interview.test_pages import MISSES_THE_FIFTH
 
 CARD = DECK[OWNER_CARD]
 OTHER = next(card_id for card_id in DECK if card_id != OWNER_CARD and DECK[card_id].level == "middle")

@@ -21,7 +21,7 @@ from app.practice.models import Attempt, ReviewLog
 from app.storage.base import utcnow
 from tests.factories import DECK, OWNER_CARD, write_card
 from tests.helpers.html import HTMX, one, soup_of, text_of
-from tests.helpers.interview import answer, position, rate, start, step
+from tests.helpers.interview import MISSES_THE_FIFTH, answer, position, rate, start, step
 from tests.helpers.practice import review, state
 from tests.helpers.speech import audio_file, finish, recording_form
 
@@ -165,6 +165,10 @@ def test_cards_are_drawn_by_topic_at_random_by_what_is_due_and_by_what_is_assign
     # A draw keeps to the depth: a middle session draws no senior card.
     drawn = asked(start(client, source="random", count="10", tier="middle"))
     assert len(set(drawn)) == 10 and {DECK[c].level for c in drawn} == {"middle"}
+    # The deck has no junior card: a junior draw takes its lowest level, served at the junior depth.
+    assert {DECK[c].level for c in asked(start(client, source="random", count="5", tier="junior"))} == {
+        "middle"
+    }
     review(app, "good", utcnow() - timedelta(days=30), card_id=THREE[2])
     assert asked(start(client, source="due", tier="middle")) == [THREE[2]]
     app.state.assigned_cards = lambda **_: [THREE[1], "no-such-card", THREE[0]]
@@ -290,13 +294,6 @@ def test_an_answer_given_aloud_is_saved_from_its_recording(app: FastAPI, client:
     rate(client, url, "good")
     follow_up = one(step(client, url), "#interview-step [data-recorder]")
     assert follow_up["data-kind"] == "solid" and not follow_up.has_attr("data-follow-up")
-
-
-# Covers points 1 to 4 and misses the fifth, which the owner's first follow-up probes.
-MISSES_THE_FIFTH = (
-    "It overlaps producing with consuming, so step time becomes max(input, compute). It goes last so "
-    "the buffer holds batches. It is one background thread, not a pool of workers."
-)
 
 
 def test_the_follow_up_that_probes_the_missed_point_is_asked_against_its_own_target(

@@ -26,12 +26,19 @@ REFUSED = (404, 422)
 
 
 def _examples(root: TestClient) -> dict[tuple[str, str], list[Any]]:
-    """JSON bodies each route accepts, to spoil one integer of at a time."""
+    """JSON bodies each route accepts, to spoil one integer of at a time (a route naming a session
+    is sent to root's own, SESSION)."""
     follow_up = attempt_payload(kind="follow-up", follow_up=0, tier="senior", points=[], rating=None)
     for body in (attempt_payload(), follow_up):
         assert root.post(f"/api/cards/{OWNER_CARD}/attempts", json=body).status_code == 201, body
     export = root.get("/api/export.json").json()
+    interview = {"cards": [OWNER_CARD, "tf-data-shuffle-buffer"], "tier": "junior"}
+    started = root.post("/api/interviews", json=interview)
+    assert started.status_code == 201, started.text
+    SESSION["session_id"] = str(started.json()["id"])
     return {
+        ("POST", "/api/interviews"): [interview],
+        ("POST", "/api/interviews/{session_id}/answers"): [{"text": "no idea", "seconds": 5}],
         ("POST", "/api/cards/{card_id}/attempts"): [attempt_payload(), follow_up],
         ("PUT", "/api/settings"): [{"target_tier": "principal", "desired_retention": 0.9, "new_per_day": 7}],
         ("POST", "/api/import"): [export],
@@ -82,8 +89,12 @@ def _integer_parameters(app: FastAPI) -> list[tuple[str, str, str, str, str]]:
     return found
 
 
+# Root's own interview, started by `_examples`.
+SESSION: dict[str, str] = {}
+
+
 def _url(path: str, integer: str | None = None, value: str = "") -> str:
-    values = {**PATH_VALUES, **({integer: value} if integer else {})}
+    values = {**PATH_VALUES, **SESSION, **({integer: value} if integer else {})}
     return path.format(**values)
 
 

@@ -98,6 +98,7 @@ def test_no_page_a_signed_in_person_reads_may_be_kept_by_a_shared_cache(
         "token": "no-such-invite",
         "note_key": "00000000",
         "recording_id": recording["id"],
+        "key": "0" * 64,
     }
     checked = []
     for method, path in route_table(team_app):

@@ -19,6 +19,7 @@ from app.interview.schemas import (
 )
 from app.practice.dependencies import NowDep, ReaderDep
 from app.schemas import Id
+from app.speech.dependencies import AskerDep
 from app.storage.dependencies import WriteSessionDep
 
 router = APIRouter(prefix="/api", tags=["api", "interview"])
@@ -36,6 +37,7 @@ def start_interview(
     user_id: UserIdDep,
     catalogue: CatalogueDep,
     now: NowDep,
+    asker: AskerDep,
 ) -> StartedOut:
     """A session on these cards, asked in this order at this depth; its first question."""
     cards = catalogue.snapshot().cards
@@ -46,12 +48,11 @@ def start_interview(
         session,
         user_id=user_id,
         cards=cards,
-        data=InterviewIn(source="cards", tier=data.tier, cards=data.cards),
+        data=InterviewIn(source="cards", tier=data.tier, cards=data.cards, spoken=True),
         assigned=[],
         now=now,
-        rate_each=False,
     )
-    question = service.next_out(interview, cards)
+    question = service.next_out(session, interview=interview, cards=cards, asker=asker)
     assert question is not None  # a new session asks its first card
     return StartedOut(id=interview.id, question=question)
 
@@ -71,22 +72,35 @@ def answer_question(
     catalogue: CatalogueDep,
     now: NowDep,
     reader: ReaderDep,
+    asker: AskerDep,
 ) -> AnsweredOut:
     """The answer's coverage, and the next question: a follow-up chosen from what the answer
     missed or asserted, or the next card; `next` is null when the session is over."""
     interview = service.own_session(session, user_id=user_id, session_id=session_id)
     return service.answer_api(
-        session, interview=interview, cards=catalogue.snapshot().cards, data=data, now=now, reader=reader
+        session,
+        interview=interview,
+        cards=catalogue.snapshot().cards,
+        data=data,
+        now=now,
+        reader=reader,
+        asker=asker,
     )
 
 
 @router.get("/interviews/{session_id}")
 def interview_summary(
-    *, session_id: Id, session: WriteSessionDep, user_id: UserIdDep, catalogue: CatalogueDep, now: NowDep
+    *,
+    session_id: Id,
+    session: WriteSessionDep,
+    user_id: UserIdDep,
+    catalogue: CatalogueDep,
+    now: NowDep,
+    asker: AskerDep,
 ) -> SummaryOut:
     """Every question asked so far, why it was asked and what became of it; `next` is the one
     the session is at (null once it is over)."""
     interview = service.own_session(session, user_id=user_id, session_id=session_id)
     cards = catalogue.snapshot().cards
     service.settle(session, interview=interview, cards=cards, now=now)
-    return service.summary_out(session, interview=interview, cards=cards)
+    return service.summary_out(session, interview=interview, cards=cards, asker=asker)

@@ -29,6 +29,7 @@ from app.practice.dependencies import (
 )
 from app.practice.schemas import RATINGS, Assessment
 from app.schemas import Id
+from app.speech.dependencies import AskerDep
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep
 from app.web.messages import form_messages, sentence
@@ -40,6 +41,9 @@ router = APIRouter(tags=["interview"])
 SETUP_LABELS = {"source": "Cards", "tier": "Depth", "count": "How many", "topic": "Topic", "cards": "Cards"}
 SETUP_UNREADABLE = "The interview's set-up could not be read; send it again"
 RATING_CHOICE = f"Choose how it went: {RATING_CHOICES}"
+# Hands-free, a recording stops after this long without speech (static/js/recorder.js reads it
+# from the page).
+SILENCE_SECONDS = 3
 PASS_UNREADABLE = (
     f"Pass over a question with one of its buttons: {', '.join(p.button for p in OUTCOMES.values())}"
 )
@@ -90,6 +94,8 @@ def _interview_in(form: FormData) -> InterviewIn:
     }
     if form.getlist("card"):
         fields["cards"] = form.getlist("card")
+    if form.get("spoken"):
+        fields["spoken"] = form.get("spoken") == "on"
     return InterviewIn.model_validate(fields, strict=False)
 
 
@@ -128,7 +134,7 @@ def start_interview(
             session, user_id=user_id, cards=snapshot.cards, data=data, assigned=chosen, now=now
         )
     except (ValidationError, Invalid) as error:
-        kept = {key: str(form.get(key) or "") for key in ("source", "tier", "count", "topic")}
+        kept = {key: str(form.get(key) or "") for key in ("source", "tier", "count", "topic", "spoken")}
         context = _setup(session, user_id=user_id, snapshot=snapshot, extras=extras, now=now, form=kept)
         return render(request, "interview.html", status_code=422, **context, errors=_setup_messages(error))
     return RedirectResponse(f"/interview/{interview.id}", status_code=303)
@@ -165,6 +171,8 @@ def _context(page: service.Page) -> dict[str, Any]:
         "attempt": step.question.attempt,
         "suggestion": page.suggestion,
         "delivery": page.delivery,
+        "audio_url": page.audio_url,
+        "silence_seconds": SILENCE_SECONDS,
     }
 
 
@@ -177,11 +185,11 @@ def interview_session(
     catalogue: CatalogueDep,
     now: NowDep,
     session_id: Id,
+    asker: AskerDep,
 ) -> HTMLResponse:
     interview = service.own_session(session, user_id=user_id, session_id=session_id)
-    return _page(
-        request, service.page(session, interview=interview, cards=catalogue.snapshot().cards, now=now)
-    )
+    cards = catalogue.snapshot().cards
+    return _page(request, service.page(session, interview=interview, cards=cards, now=now, asker=asker))
 
 
 def _position(form: FormData) -> int:
@@ -202,6 +210,7 @@ def answer_question(
     now: NowDep,
     session_id: Id,
     reader: ReaderDep,
+    asker: AskerDep,
 ) -> HTMLResponse:
     interview = service.own_session(session, user_id=user_id, session_id=session_id)
     cards = catalogue.snapshot().cards
@@ -210,7 +219,14 @@ def answer_question(
         asked = service.asked(interview, cards)
         data = answer.attempt(tier=interview.tier, kind=asked.kind, follow_up=asked.follow_up)
         page = service.answer(
-            session, interview=interview, cards=cards, position=position, data=data, now=now, reader=reader
+            session,
+            interview=interview,
+            cards=cards,
+            position=position,
+            data=data,
+            now=now,
+            reader=reader,
+            asker=asker,
         )
     except (Conflict, ValidationError, Invalid) as error:
         page = service.page(session, interview=interview, cards=cards, now=now)
@@ -241,6 +257,7 @@ def assess_answer(
     catalogue: CatalogueDep,
     now: NowDep,
     session_id: Id,
+    asker: AskerDep,
 ) -> HTMLResponse:
     interview = service.own_session(session, user_id=user_id, session_id=session_id)
     cards = catalogue.snapshot().cards
@@ -250,7 +267,7 @@ def assess_answer(
             {"points": form.getlist("points"), "rating": form.get("rating")}, strict=False
         )
         page = service.assess(
-            session, interview=interview, cards=cards, position=position, data=data, now=now
+            session, interview=interview, cards=cards, position=position, data=data, now=now, asker=asker
         )
     except (Conflict, ValidationError, Invalid) as error:
         page = service.page(session, interview=interview, cards=cards, now=now)
@@ -272,8 +289,9 @@ def pass_question(
     catalogue: CatalogueDep,
     now: NowDep,
     session_id: Id,
+    asker: AskerDep,
 ) -> HTMLResponse:
-    """ "Skip" or "I don't know": the question is kept as passed over, and the next one asked."""
+    """Skip, or "I don't know": the question is kept as passed over, and the next one asked."""
     interview = service.own_session(session, user_id=user_id, session_id=session_id)
     cards = catalogue.snapshot().cards
     try:
@@ -289,6 +307,7 @@ def pass_question(
             outcome=data.outcome,
             seconds=data.seconds,
             now=now,
+            asker=asker,
         )
     except (Conflict, ValidationError, Invalid) as error:
         page = service.page(session, interview=interview, cards=cards, now=now)

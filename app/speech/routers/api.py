@@ -9,10 +9,10 @@ from starlette.responses import Response
 
 from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CardDep
-from app.speech import service
-from app.speech.dependencies import AUDIO_FIELD, RecorderDep, RecordingPath, UploadDep
+from app.speech import service, voicing
+from app.speech.dependencies import AUDIO_FIELD, RecorderDep, RecordingPath, UploadDep, VoiceKey
 from app.speech.schemas import RecordingAccepted, RecordingIn, RecordingOut
-from app.storage.dependencies import SessionDep
+from app.storage.dependencies import DatabaseDep, SessionDep
 
 router = APIRouter(prefix="/api", tags=["speech"])
 
@@ -91,3 +91,19 @@ def recording_audio(*, recording_id: RecordingPath, session: SessionDep, user_id
             "Content-Security-Policy": "sandbox",
         },
     )
+
+
+@router.get(
+    "/voice/{key}",
+    response_class=Response,
+    responses={
+        200: {"content": {"audio/wav": {}}},
+        404: {"description": "No question is said with that key, or saying it failed"},
+        503: {"description": "No worker has said it within a few seconds; ask again"},
+    },
+)
+def question_voice(*, key: VoiceKey, db: DatabaseDep, user_id: UserIdDep) -> Response:
+    """A mock interview's question said aloud (its `audio_url`), waiting a few seconds for a worker
+    to say it the first time."""
+    audio = voicing.sound(db, wanted=key)
+    return Response(audio, media_type="audio/wav", headers={"Content-Security-Policy": "sandbox"})
