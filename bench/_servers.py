@@ -3,14 +3,18 @@
 import csv
 import os
 import re
+import shutil
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 
@@ -19,6 +23,9 @@ from app.cli import SERVER_LOOP
 from app.demos.models import WorkerBeat
 from app.settings import Settings
 from app.storage.database import Database
+
+if TYPE_CHECKING:
+    from fastapi.testclient import TestClient
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -231,3 +238,36 @@ def start_worker(
     finally:
         db.dispose()
     raise SystemExit("worker not ready within 180 s")
+
+
+@contextmanager
+def client_with_worker(prefix: str, *, lane: str) -> Iterator["TestClient"]:
+    """The app in-process on a data folder of its own, signed in as the local person and sending
+    its CSRF token, with a `tiercards worker` beside it that reads `lane`; both gone afterwards."""
+    from fastapi.testclient import TestClient
+
+    from app.factory import create_app
+    from app.storage import migrations
+    from app.web.security import CSRF_COOKIE
+
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    settings = Settings(
+        data_dir=folder,
+        secret_key="bench-secret-key-that-is-long-enough-xx",
+        allowed_hosts=["testserver"],  # the in-process client's own host name
+    )
+    migrations.upgrade(settings)
+    worker = start_worker(
+        settings, folder / "worker.log", ready=lambda beat: lane in (beat.capabilities or [])
+    )
+    app = create_app(settings)
+    try:
+        with TestClient(app) as client:
+            client.get("/healthz")
+            client.headers["X-CSRF-Token"] = client.cookies[CSRF_COOKIE]
+            yield client
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        worker.wait(timeout=30)
+        app.state.db.dispose()
+        shutil.rmtree(folder, ignore_errors=True)

@@ -14,23 +14,15 @@ status 1 if it misses.
 from __future__ import annotations
 
 import argparse
-import shutil
-import signal
 import statistics
-import tempfile
 import time
-from pathlib import Path
 
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
 from app.coverage import reading
-from app.factory import create_app
 from app.jobs.queue import claims_lanes_for
-from app.settings import Settings
-from app.storage import migrations
-from app.web.security import CSRF_COOKIE
-from bench._servers import start_worker
+from bench._servers import client_with_worker
 from bench._verdict import run, verdict
 from tests.factories import DECK, OWNER_CARD
 
@@ -86,29 +78,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
     args = parser.parse_args()
-    folder = Path(tempfile.mkdtemp(prefix="tiercards-bench-claims-"))
-    settings = Settings(
-        data_dir=folder,
-        secret_key="bench-secret-key-that-is-long-enough-xx",
-        allowed_hosts=["testserver"],  # the in-process client's own host name
-    )
-    migrations.upgrade(settings)
-    lane = claims_lanes_for(False)[0]
-    worker = start_worker(
-        settings, folder / "worker.log", ready=lambda beat: lane in (beat.capabilities or [])
-    )
-    app = create_app(settings)
-    try:
-        with TestClient(app) as client:
-            client.get("/healthz")
-            client.headers["X-CSRF-Token"] = client.cookies[CSRF_COOKIE]
-            _one(client)  # settle: the first reading warms the worker's catalogue
-            results = [_one(client) for _ in range(args.runs)]
-    finally:
-        worker.send_signal(signal.SIGTERM)
-        worker.wait(timeout=30)
-        app.state.db.dispose()
-        shutil.rmtree(folder, ignore_errors=True)
+    with client_with_worker("tiercards-bench-claims-", lane=claims_lanes_for(False)[0]) as client:
+        _one(client)  # settle: the first reading warms the worker's catalogue
+        results = [_one(client) for _ in range(args.runs)]
     baseline = statistics.median(_direct(args.runs))
     median = statistics.median(results)
     print(f"the model's reading of a {len(ANSWER.split())}-word answer, warm worker, {args.runs} answers")

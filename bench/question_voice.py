@@ -23,8 +23,6 @@ answer (medians). Exit status 1 if either misses.
 from __future__ import annotations
 
 import argparse
-import shutil
-import signal
 import statistics
 import subprocess
 import tempfile
@@ -33,17 +31,13 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from app.factory import create_app
 from app.jobs.queue import voice_lanes_for
-from app.settings import Settings
 from app.speech.accuracy import word_error_rate
 from app.speech.decode import decode_recording
 from app.speech.recogniser import card_terms, load
 from app.speech.voice import Job, said, speak
-from app.storage import migrations
 from app.voices import VOICES
-from app.web.security import CSRF_COOKIE
-from bench._servers import start_worker
+from bench._servers import client_with_worker
 from bench._verdict import run, verdict
 from tests.factories import DECK
 
@@ -149,35 +143,15 @@ def main() -> None:
         _voices(args.every)
     cards = [card for card in DECK.values() if card.level == "middle" and card.follow_ups][: args.runs]
     owner = "tf-data-prefetch-last"
-    folder = Path(tempfile.mkdtemp(prefix="tiercards-bench-voice-"))
-    settings = Settings(
-        data_dir=folder,
-        secret_key="bench-secret-key-that-is-long-enough-xx",
-        allowed_hosts=["testserver"],  # the in-process client's own host name
-    )
-    migrations.upgrade(settings)
-    lane = voice_lanes_for(False)[0]
-    worker = start_worker(
-        settings, folder / "worker.log", ready=lambda beat: lane in (beat.capabilities or [])
-    )
-    app = create_app(settings)
-    try:
-        with TestClient(app) as client:
-            client.get("/healthz")
-            client.headers["X-CSRF-Token"] = client.cookies[CSRF_COOKIE]
-            # Warm: the worker reads its lanes once every child it runs has started.
-            response = client.post("/api/interviews", json={"cards": [owner], "tier": "junior"})
-            _heard(client, response.json()["question"]["audio_url"], patience_s=WARM_UP_S)
-            first, nexts = [], []
-            for card in cards:
-                seconds, session_id = _first_sound(client, card.id)
-                first.append(seconds)
-                nexts.append(_next_question(client, session_id))
-    finally:
-        worker.send_signal(signal.SIGTERM)
-        worker.wait(timeout=30)
-        app.state.db.dispose()
-        shutil.rmtree(folder, ignore_errors=True)
+    with client_with_worker("tiercards-bench-voice-", lane=voice_lanes_for(False)[0]) as client:
+        # Warm: the worker reads its lanes once every child it runs has started.
+        response = client.post("/api/interviews", json={"cards": [owner], "tier": "junior"})
+        _heard(client, response.json()["question"]["audio_url"], patience_s=WARM_UP_S)
+        first, nexts = [], []
+        for card in cards:
+            seconds, session_id = _first_sound(client, card.id)
+            first.append(seconds)
+            nexts.append(_next_question(client, session_id))
     baseline = statistics.median(_flite_alone([card.title.markdown for card in cards]))
     print(
         f"a mock interview's questions heard, warm worker, {len(first)} new questions, {len(nexts)} answers"

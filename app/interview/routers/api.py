@@ -9,6 +9,7 @@ from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CatalogueDep
 from app.exceptions import NotFound
 from app.interview import service
+from app.interview.dependencies import SittingDep
 from app.interview.schemas import (
     AnswerApiIn,
     AnsweredOut,
@@ -18,7 +19,6 @@ from app.interview.schemas import (
     SummaryOut,
 )
 from app.practice.dependencies import NowDep, ReaderDep
-from app.schemas import Id
 from app.speech.dependencies import AskerDep
 from app.storage.dependencies import WriteSessionDep
 
@@ -63,44 +63,24 @@ def start_interview(
         409: {"description": "The session is over, or waits for its last answer to be rated on its page"}
     },
 )
-def answer_question(
-    *,
-    session_id: Id,
-    data: AnswerApiIn,
-    session: WriteSessionDep,
-    user_id: UserIdDep,
-    catalogue: CatalogueDep,
-    now: NowDep,
-    reader: ReaderDep,
-    asker: AskerDep,
-) -> AnsweredOut:
+def answer_question(*, data: AnswerApiIn, sitting: SittingDep, reader: ReaderDep) -> AnsweredOut:
     """The answer's coverage, and the next question: a follow-up chosen from what the answer
     missed or asserted, or the next card; `next` is null when the session is over."""
-    interview = service.own_session(session, user_id=user_id, session_id=session_id)
     return service.answer_api(
-        session,
-        interview=interview,
-        cards=catalogue.snapshot().cards,
+        sitting.session,
+        interview=sitting.interview,
+        cards=sitting.cards,
         data=data,
-        now=now,
+        now=sitting.now,
         reader=reader,
-        asker=asker,
+        asker=sitting.asker,
     )
 
 
 @router.get("/interviews/{session_id}")
-def interview_summary(
-    *,
-    session_id: Id,
-    session: WriteSessionDep,
-    user_id: UserIdDep,
-    catalogue: CatalogueDep,
-    now: NowDep,
-    asker: AskerDep,
-) -> SummaryOut:
+def interview_summary(*, sitting: SittingDep) -> SummaryOut:
     """Every question asked so far, why it was asked and what became of it; `next` is the one
     the session is at (null once it is over)."""
-    interview = service.own_session(session, user_id=user_id, session_id=session_id)
-    cards = catalogue.snapshot().cards
-    service.settle(session, interview=interview, cards=cards, now=now)
-    return service.summary_out(session, interview=interview, cards=cards, asker=asker)
+    session, interview, cards = sitting.session, sitting.interview, sitting.cards
+    service.settle(session, interview=interview, cards=cards, now=sitting.now)
+    return service.summary_out(session, interview=interview, cards=cards, asker=sitting.asker)

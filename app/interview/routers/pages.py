@@ -17,6 +17,7 @@ from app.content.dependencies import CatalogueDep
 from app.content.tiers import TIERS
 from app.exceptions import Conflict, Invalid
 from app.interview import service
+from app.interview.dependencies import Sitting, SittingDep
 from app.interview.schemas import DEFAULT_QUESTIONS, MAX_QUESTIONS, OFFERED, OUTCOMES, InterviewIn, PassIn
 from app.practice.dependencies import (
     ANSWER_UNREADABLE,
@@ -28,8 +29,6 @@ from app.practice.dependencies import (
     rating_messages,
 )
 from app.practice.schemas import RATINGS, Assessment
-from app.schemas import Id
-from app.speech.dependencies import AskerDep
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep
 from app.web.messages import form_messages, sentence
@@ -177,19 +176,19 @@ def _context(page: service.Page) -> dict[str, Any]:
 
 
 @router.get("/interview/{session_id}", response_class=HTMLResponse)
-def interview_session(
-    request: Request,
-    *,
-    session: WriteSessionDep,  # the session may be found finished here, and that is recorded
-    user_id: UserIdDep,
-    catalogue: CatalogueDep,
-    now: NowDep,
-    session_id: Id,
-    asker: AskerDep,
-) -> HTMLResponse:
-    interview = service.own_session(session, user_id=user_id, session_id=session_id)
-    cards = catalogue.snapshot().cards
-    return _page(request, service.page(session, interview=interview, cards=cards, now=now, asker=asker))
+def interview_session(request: Request, *, sitting: SittingDep) -> HTMLResponse:
+    # A write session: the session may be found finished here, and that is recorded.
+    return _page(request, _as_it_stands(sitting))
+
+
+def _as_it_stands(sitting: Sitting) -> service.Page:
+    return service.page(
+        sitting.session,
+        interview=sitting.interview,
+        cards=sitting.cards,
+        now=sitting.now,
+        asker=sitting.asker,
+    )
 
 
 def _position(form: FormData) -> int:
@@ -201,35 +200,25 @@ def _position(form: FormData) -> int:
 
 @router.post("/interview/{session_id}/answer", response_class=HTMLResponse)
 def answer_question(
-    request: Request,
-    *,
-    answer: AnswerFormDep,
-    session: WriteSessionDep,
-    user_id: UserIdDep,
-    catalogue: CatalogueDep,
-    now: NowDep,
-    session_id: Id,
-    reader: ReaderDep,
-    asker: AskerDep,
+    request: Request, *, answer: AnswerFormDep, sitting: SittingDep, reader: ReaderDep
 ) -> HTMLResponse:
-    interview = service.own_session(session, user_id=user_id, session_id=session_id)
-    cards = catalogue.snapshot().cards
+    interview, cards = sitting.interview, sitting.cards
     position = _position(answer.form)
     try:
         asked = service.asked(interview, cards)
         data = answer.attempt(tier=interview.tier, kind=asked.kind, follow_up=asked.follow_up)
         page = service.answer(
-            session,
+            sitting.session,
             interview=interview,
             cards=cards,
             position=position,
             data=data,
-            now=now,
+            now=sitting.now,
             reader=reader,
-            asker=asker,
+            asker=sitting.asker,
         )
     except (Conflict, ValidationError, Invalid) as error:
-        page = service.page(session, interview=interview, cards=cards, now=now)
+        page = _as_it_stands(sitting)
         if isinstance(error, Conflict):
             return _stale(request, page=page, error=error)
         return answer.refused(
@@ -248,29 +237,23 @@ def _stale(request: Request, *, page: service.Page, error: Conflict) -> HTMLResp
 
 
 @router.post("/interview/{session_id}/assessment", response_class=HTMLResponse)
-def assess_answer(
-    request: Request,
-    *,
-    form: FormDep,
-    session: WriteSessionDep,
-    user_id: UserIdDep,
-    catalogue: CatalogueDep,
-    now: NowDep,
-    session_id: Id,
-    asker: AskerDep,
-) -> HTMLResponse:
-    interview = service.own_session(session, user_id=user_id, session_id=session_id)
-    cards = catalogue.snapshot().cards
-    position = _position(form)
+def assess_answer(request: Request, *, form: FormDep, sitting: SittingDep) -> HTMLResponse:
     try:
+        position = _position(form)
         data = Assessment.model_validate(
             {"points": form.getlist("points"), "rating": form.get("rating")}, strict=False
         )
         page = service.assess(
-            session, interview=interview, cards=cards, position=position, data=data, now=now, asker=asker
+            sitting.session,
+            interview=sitting.interview,
+            cards=sitting.cards,
+            position=position,
+            data=data,
+            now=sitting.now,
+            asker=sitting.asker,
         )
     except (Conflict, ValidationError, Invalid) as error:
-        page = service.page(session, interview=interview, cards=cards, now=now)
+        page = _as_it_stands(sitting)
         if isinstance(error, Conflict):
             return _stale(request, page=page, error=error)
         # Their ticks, not the suggestion's.
@@ -280,37 +263,31 @@ def assess_answer(
 
 
 @router.post("/interview/{session_id}/pass", response_class=HTMLResponse)
-def pass_question(
-    request: Request,
-    *,
-    form: FormDep,
-    session: WriteSessionDep,
-    user_id: UserIdDep,
-    catalogue: CatalogueDep,
-    now: NowDep,
-    session_id: Id,
-    asker: AskerDep,
-) -> HTMLResponse:
+def pass_question(request: Request, *, form: FormDep, sitting: SittingDep) -> HTMLResponse:
     """Skip, or "I don't know": the question is kept as passed over, and the next one asked."""
-    interview = service.own_session(session, user_id=user_id, session_id=session_id)
-    cards = catalogue.snapshot().cards
     try:
         position = _position(form)
         data = PassIn.model_validate(
             {"outcome": form.get("outcome"), "seconds": form.get("seconds") or 0}, strict=False
         )
         page = service.pass_over(
-            session,
-            interview=interview,
-            cards=cards,
+            sitting.session,
+            interview=sitting.interview,
+            cards=sitting.cards,
             position=position,
             outcome=data.outcome,
             seconds=data.seconds,
-            now=now,
-            asker=asker,
+            now=sitting.now,
+            asker=sitting.asker,
         )
     except (Conflict, ValidationError, Invalid) as error:
-        page = service.page(session, interview=interview, cards=cards, now=now)
-        message = error.message if isinstance(error, (Conflict, Invalid)) else PASS_UNREADABLE
-        return _page(request, page, 422, errors=[sentence(message)])
+        page = _as_it_stands(sitting)
+        if isinstance(error, Conflict):
+            return _stale(request, page=page, error=error)
+        return _page(
+            request,
+            page,
+            422,
+            errors=[sentence(error.message if isinstance(error, Invalid) else PASS_UNREADABLE)],
+        )
     return _page(request, page)
