@@ -81,3 +81,23 @@ def test_a_member_never_sees_the_links_of_a_lead_or_an_admin_who_asked_first(
 def test_one_person_on_their_own_machine_sees_neither(client: TestClient) -> None:
     links = site_links(client, "/")
     assert "Team" not in links and "Admin" not in links and "Library" in links
+
+
+def test_the_audit_log_is_in_the_admins_navigation_and_marked_current_there(
+    signed_in: Callable[[str], TestClient],
+) -> None:
+    root = signed_in("root")
+    assert site_links(root, "/")["Audit log"] == "/admin/audit"
+    current = soup_of(root.get("/admin/audit")).select("header.site nav a[aria-current='page']")
+    assert [a.get_text(strip=True) for a in current] == ["Audit log"]
+    assert "Audit log" not in site_links(signed_in("bob"), "/")
+
+
+def test_a_signed_out_page_offers_sign_in_and_a_signed_in_one_the_account(
+    team_app: FastAPI, signed_in: Callable[[str], TestClient]
+) -> None:
+    with TestClient(team_app) as stranger:
+        links = site_links(stranger, "/login")
+    assert links.get("Sign in") == "/login" and "Account" not in links
+    links = site_links(signed_in("bob"), "/")
+    assert links.get("Account") == "/account" and "Sign in" not in links
