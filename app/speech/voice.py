@@ -3,8 +3,9 @@ that says them with flite (Debian's `flite` package), one question at a time, on
 
 Chosen over espeak-ng, the other synthesiser Debian packages, by how well it is understood: the
 app's own recogniser hears the deck's questions said by flite's slt voice with a word error of
-0.17, by espeak-ng's en-us 0.30 (`bench/question_voice.py --voices`, 23 questions). espeak-ng is
-faster (0.03 s against 0.13 to 0.35 s a question), and both are far inside a second. Nothing
+0.16 (rms 0.17, awb 0.17), by espeak-ng's en-us 0.36 (`bench/question_voice.py --voices`, 23
+questions). espeak-ng is faster (0.08 s against 0.3 s a question), and both are far inside a
+second. Nothing
 leaves the deployment: the audio is made on a worker and kept in the database, once per text and
 voice (app/speech/voicing.py).
 """
