@@ -131,9 +131,9 @@ class WorkerProcess:
         raise RuntimeError(f"worker not ready within {timeout} s:\n{self.log_tail()}")
 
     def runner_child_pids(self) -> list[int]:
-        """The runner's TensorFlow child (multiprocessing's resource tracker, the speech child, the
-        one with CTranslate2 loaded, and the claims child, the one with onnxruntime, left out)."""
-        return [pid for pid in self._children() if not self._loaded(pid, "ctranslate2", "onnxruntime")]
+        """The runner's child: the one with TensorFlow loaded (the speech, claims and voice children
+        load none of it)."""
+        return [pid for pid in self._children() if self._loaded(pid, "tensorflow")]
 
     def claims_child_pids(self) -> list[int]:
         """The claims child: the one with onnxruntime loaded."""
