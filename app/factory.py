@@ -116,6 +116,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.catalogue = Catalogue(settings.content_dir, settings.content_poll_seconds)
     app.state.panels = Panels(PANELS)
     app.state.assigned_cards = team_assignments.assigned_card_ids
+    app.state.assigned_interviews = team_assignments.assigned_interview_ids
     for register in FILTERS:
         register(templates.env)
     # The last added runs first: the request's id, access line and metrics around everything,

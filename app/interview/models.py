@@ -27,6 +27,13 @@ class InterviewSession(Base):
     # Typed on the page: each answer is rated before the next question. Spoken or through the API:
     # the session moves straight on, and its answers are rated from the summary.
     rate_each: Mapped[bool] = mapped_column(default=True, server_default=true())
+    # Timed as a whole: its length, and when it ran out (which ends it, however many cards are left).
+    minutes: Mapped[int | None]
+    ran_out_at: Mapped[datetime | None]
+    # Started from a mock interview a lead assigned: that lead sees its figures (app/team).
+    assignment_id: Mapped[int | None] = mapped_column(
+        ForeignKey("assignments.id", ondelete="SET NULL"), index=True
+    )
     questions: Mapped[list["InterviewQuestion"]] = relationship(
         order_by="InterviewQuestion.position",
         cascade="all, delete-orphan",

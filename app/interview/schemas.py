@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, WithJsonSchema, model_validator
 
 from app.content.tiers import Tier
 from app.coverage.schemas import CoverageOut
@@ -14,6 +14,16 @@ from app.speech.schemas import RecordingId
 
 MAX_QUESTIONS = 10
 DEFAULT_QUESTIONS = 3
+# A session timed as a whole: the lengths the set-up form offers, and the longest any may be.
+OFFERED_MINUTES = (10, 20, 30, 45)
+MAX_MINUTES = 120
+# Its JSON schema said outright: pydantic names WholeNumber's bounds inside `| None` "ge" and "le",
+# which no JSON Schema reader knows.
+Minutes = Annotated[
+    WholeNumber,
+    Field(ge=1, le=MAX_MINUTES),
+    WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_MINUTES}),
+]
 Source = Literal["random", "topic", "due", "assigned", "cards"]
 # A question passed over without an answer: its button, and what the summary says of it.
 Outcome = Literal["skipped", "dont-know"]
@@ -66,6 +76,10 @@ class InterviewIn(BaseModel):
     # Spoken: questions heard, answers given aloud hands-free, and rated from the summary rather
     # than one by one as they come.
     spoken: bool = False
+    # Timed as a whole: when this many minutes have passed, the answer being given is the last.
+    minutes: Minutes | None = None
+    # The mock interview a lead assigned that this session takes (its box on /interview).
+    assignment: WholeNumber | None = None
 
     @model_validator(mode="after")
     def _fits_source(self) -> "InterviewIn":
@@ -96,6 +110,7 @@ class InterviewApiIn(BaseModel):
 
     cards: list[CardId] = Field(min_length=1, max_length=MAX_QUESTIONS)
     tier: Tier = "middle"
+    minutes: Minutes | None = None
 
 
 class AnswerApiIn(BaseModel):
@@ -165,10 +180,35 @@ class AskedOut(BaseModel):
     delivery: dict[str, Any] | None
 
 
+class ComparedOut(BaseModel):
+    """A card asked in this session and in the person's last session on it: the card's points
+    the checker found each time (of `points`), the time, and the rating."""
+
+    card_id: str
+    points: int
+    covered_then: int | None
+    covered_now: int | None
+    seconds_then: float | None
+    seconds_now: float | None
+    rating_then: str | None
+    rating_now: str | None
+
+
+class PreviousOut(BaseModel):
+    """The person's last finished session that asked some of the same cards."""
+
+    id: int
+    created_at: datetime
+    cards: list[ComparedOut]
+
+
 class SummaryOut(BaseModel):
     id: int
     tier: Tier
     created_at: datetime
     finished_at: datetime | None
+    minutes: int | None = Field(description="the session's length when timed as a whole")
+    ran_out: bool = Field(description="its time ran out before every card was asked")
     questions: list[AskedOut]
     next: QuestionOut | None
+    previous: PreviousOut | None

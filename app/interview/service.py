@@ -4,10 +4,10 @@ the summary and the person's list of sessions."""
 
 import math
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 from sqlalchemy import select
@@ -25,8 +25,10 @@ from app.interview.schemas import (
     AnswerApiIn,
     AnsweredOut,
     AskedOut,
+    ComparedOut,
     InterviewIn,
     Outcome,
+    PreviousOut,
     QuestionOut,
     SummaryOut,
 )
@@ -106,10 +108,14 @@ def start(
     data: InterviewIn,
     assigned: Sequence[str],
     now: datetime,
+    assignments: Collection[int] = (),
 ) -> InterviewSession:
     """A new session on the cards the set-up chose, their follow-ups chosen as their answers come;
     refused, storing nothing, when it chooses none. A spoken one moves straight on after each
-    answer (`InterviewSession.rate_each`)."""
+    answer (`InterviewSession.rate_each`). `assignments`: the mock interviews assigned to the
+    person and still to do, of which the set-up may name the one it takes."""
+    if data.assignment is not None and data.assignment not in assignments:
+        raise Invalid("assignment", "that mock interview is not one assigned to you and still to do")
     chosen = _chosen(session, user_id=user_id, cards=cards, data=data, assigned=assigned, now=now)
     if not chosen:
         raise Invalid("source", WAYS[data.source].nothing)
@@ -120,6 +126,8 @@ def start(
         topic=data.topic if data.source == "topic" else None,
         created_at=now,
         rate_each=not data.spoken,
+        minutes=data.minutes,
+        assignment_id=data.assignment,
     )
     interview.questions = [
         InterviewQuestion(position=number * PLACES_PER_CARD, card_id=card_id, follow_up=None)
@@ -200,6 +208,13 @@ def target(interview: InterviewSession, *, card: Card, question: InterviewQuesti
     return max(MIN_FOLLOW_UP_S, 10 * math.ceil(seconds / 10))
 
 
+def deadline(interview: InterviewSession) -> datetime | None:
+    """When a session timed as a whole runs out; None when it is not timed."""
+    if interview.minutes is None:
+        return None
+    return interview.created_at + timedelta(minutes=interview.minutes)
+
+
 def _tier(interview: InterviewSession) -> Tier:
     return next(tier for tier in TIERS if tier == interview.tier)
 
@@ -263,12 +278,15 @@ def _to_ask(
 
 def step(interview: InterviewSession, cards: Mapping[str, Card]) -> Step | None:
     """The first question not yet done, of a card still served; None once every one is: the
-    session is finished, wherever its last answer was rated."""
+    session is finished, wherever its last answer was rated. Once its time ran out, only an
+    answer given before then waits (to be rated)."""
     mains = [q for q in interview.questions if is_main(q)]
     for question in _in_order(interview):
         card = _to_ask(interview, question=question, cards=cards)
         if card is None:
             continue
+        if interview.ran_out_at is not None and question.attempt is None:
+            return None
         number = sum(1 for q in mains if q.position <= question.position)
         return Step(question, card, question.attempt is not None, number, len(mains))
     return None
@@ -279,8 +297,13 @@ def settle(
 ) -> Step | None:
     """The step the session is at, with `finished_at` kept in step: set when it is first found
     finished (its last answer may be rated on the card's page), cleared when a rating taken back
-    opens it again."""
+    opens it again. A session timed as a whole runs out here: past its time, the question it is
+    at is not asked (an answer sent before this was still taken)."""
     current = step(interview, cards)
+    end = deadline(interview)
+    if current is not None and not current.assessing and end is not None and now >= end:
+        interview.ran_out_at = now
+        current = None
     if (current is None) != (interview.finished_at is not None):
         interview.finished_at = now if current is None else None
         session.commit()
@@ -345,6 +368,8 @@ class Answered:
     missed: tuple[str, ...] = ()
     # How an answer given aloud was said (its recording's delivery).
     delivery: dict[str, Any] | None = None
+    # What was answered, typed or heard; None where the reader may not see it (app/team).
+    text: str | None = None
 
     @property
     def title(self) -> Text | None:
@@ -377,15 +402,40 @@ def _delivery(
 
 
 @dataclass(frozen=True)
+class Compared:
+    """A card asked in both sessions: its main answer then and now."""
+
+    card: Card
+    then: Answered
+    now: Answered
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The person's last finished session that asked some of the same cards."""
+
+    interview: InterviewSession
+    cards: list[Compared]
+
+
+@dataclass(frozen=True)
 class Summary:
     cards: list[tuple[Answered, list[Answered]]]  # each main answer with its follow-ups
     weakest: list[Answered]
+    previous: Comparison | None = None
+    # How many of its cards were asked (fewer than it has when its time ran out).
+    asked: int = 0
 
 
-def summary(session: Session, *, interview: InterviewSession, cards: Mapping[str, Card]) -> Summary:
+def _answered(
+    session: Session, *, interview: InterviewSession, cards: Mapping[str, Card]
+) -> list[tuple[Answered, list[Answered]]]:
+    """Each main question of the session as the summary shows it, with its follow-ups."""
     rows: list[tuple[Answered, list[Answered]]] = []
     for question in _in_order(interview):
         card, attempt = cards.get(question.card_id), question.attempt
+        if interview.ran_out_at is not None and attempt is None and question.outcome is None:
+            continue  # not asked before the time ran out
         shown = suggestions.shown(session, card=card, attempt=attempt) if card and attempt else None
         main = is_main(question)
         read = shown.points if shown and not shown.follow_up else ()
@@ -401,13 +451,57 @@ def summary(session: Session, *, interview: InterviewSession, cards: Mapping[str
             covered=tuple(point.html for point in read if point.covered),
             missed=tuple(point.html for point in read if not point.covered),
             delivery=_delivery(session, interview=interview, attempt=attempt),
+            text=attempt.text if attempt else None,
         )
         if main or not rows:
             rows.append((answered, []))
         else:
             rows[-1][1].append(answered)
+    return rows
+
+
+def _previous(
+    session: Session,
+    *,
+    interview: InterviewSession,
+    cards: Mapping[str, Card],
+    rows: list[tuple[Answered, list[Answered]]],
+) -> Comparison | None:
+    """The person's last finished session before this one that asked some of its cards, each
+    shared card's answer then beside now's; looked for among the LISTED sessions before it."""
+    now = {main.question.card_id: main for main, _ in rows if main.card is not None}
+    earlier = session.scalars(
+        select(InterviewSession)
+        .where(
+            InterviewSession.user_id == interview.user_id,
+            InterviewSession.created_at < interview.created_at,
+            InterviewSession.finished_at.is_not(None),
+        )
+        .order_by(InterviewSession.created_at.desc(), InterviewSession.id.desc())
+        .limit(LISTED)
+    )
+    for other in earlier:
+        if not {q.card_id for q in other.questions if is_main(q)} & now.keys():
+            continue
+        then = {main.question.card_id: main for main, _ in _answered(session, interview=other, cards=cards)}
+        shared = [
+            Compared(card, then[card_id], answered)
+            for card_id, answered in now.items()
+            if card_id in then and (card := answered.card) is not None
+        ]
+        return Comparison(other, shared)
+    return None
+
+
+def summary(session: Session, *, interview: InterviewSession, cards: Mapping[str, Card]) -> Summary:
+    rows = _answered(session, interview=interview, cards=cards)
     rated = [main for main, _ in rows if main.card and main.attempt and main.attempt.rating]
-    return Summary(rows, sorted(rated, key=lambda a: a.weakness)[:WEAKEST])
+    return Summary(
+        rows,
+        sorted(rated, key=lambda a: a.weakness)[:WEAKEST],
+        previous=_previous(session, interview=interview, cards=cards, rows=rows),
+        asked=len(rows),
+    )
 
 
 @dataclass(frozen=True)
@@ -423,6 +517,8 @@ class Page:
     delivery: dict[str, Any] | None = None
     # The question being asked, said aloud (`GET /api/voice/{key}`); None: shown, not read.
     audio_url: str | None = None
+    # A session timed as a whole: the seconds it has left.
+    seconds_left: float | None = None
 
 
 def audio_url(
@@ -452,12 +548,15 @@ def page(
     if current is None:
         return Page(interview, None, summary=summary(session, interview=interview, cards=cards))
     attempt = current.question.attempt
+    end = deadline(interview)
+    left = max(0.0, (end - now).total_seconds()) if end else None
     if answered is not None and answered.attempt is attempt:
-        return Page(interview, current, answered.suggestion, delivery=answered.delivery)
+        return Page(interview, current, answered.suggestion, delivery=answered.delivery, seconds_left=left)
     if attempt is None:
         heard = audio_url(session, card=current.card, question=current.question, asker=asker)
-        return Page(interview, current, audio_url=heard)
-    return Page(interview, current, suggestions.shown(session, card=current.card, attempt=attempt))
+        return Page(interview, current, audio_url=heard, seconds_left=left)
+    shown = suggestions.shown(session, card=current.card, attempt=attempt)
+    return Page(interview, current, shown, seconds_left=left)
 
 
 class Asked(NamedTuple):
@@ -757,6 +856,39 @@ def summary_out(
         tier=_tier(interview),
         created_at=interview.created_at,
         finished_at=interview.finished_at,
+        minutes=interview.minutes,
+        ran_out=interview.ran_out_at is not None,
         questions=asked,
         next=next_out(session, interview=interview, cards=cards, asker=asker),
+        previous=_previous_out(session, interview=interview, cards=cards),
+    )
+
+
+def _previous_out(
+    session: Session, *, interview: InterviewSession, cards: Mapping[str, Card]
+) -> PreviousOut | None:
+    rows = _answered(session, interview=interview, cards=cards)
+    previous = _previous(session, interview=interview, cards=cards, rows=rows)
+    if previous is None:
+        return None
+
+    def covered(answered: Answered) -> int | None:
+        return len(answered.covered) if answered.text else None
+
+    return PreviousOut(
+        id=previous.interview.id,
+        created_at=previous.interview.created_at,
+        cards=[
+            ComparedOut(
+                card_id=shared.card.id,
+                points=len(shared.card.points),
+                covered_then=covered(shared.then),
+                covered_now=covered(shared.now),
+                seconds_then=shared.then.attempt.seconds if shared.then.attempt else None,
+                seconds_now=shared.now.attempt.seconds if shared.now.attempt else None,
+                rating_then=shared.then.attempt.rating if shared.then.attempt else None,
+                rating_now=shared.now.attempt.rating if shared.now.attempt else None,
+            )
+            for shared in previous.cards
+        ],
     )

@@ -256,3 +256,12 @@ def assigned_card_ids(session: Session, *, user_id: int, snapshot: Snapshot, now
     for assignment in open_for(session, user_id=user_id, snapshot=snapshot, now=now, kind="review"):
         seen.update(dict.fromkeys(card_id for card_id, _title in assignment.remaining))
     return list(seen)
+
+
+def assigned_interview_ids(session: Session, *, user_id: int, snapshot: Snapshot, now: datetime) -> list[int]:
+    """The mock interviews assigned to the person and still to do: one of them is what a session
+    started from its box on /interview takes (app/factory.py hands this to the interview area)."""
+    return [
+        assignment.id
+        for assignment in open_for(session, user_id=user_id, snapshot=snapshot, now=now, kind="interview")
+    ]

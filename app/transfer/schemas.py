@@ -27,7 +27,7 @@ from pydantic import (
 from app.content.cards import pitfall_id
 from app.content.tiers import Tier
 from app.exceptions import field_messages
-from app.interview.schemas import MAX_QUESTIONS, Outcome, Source
+from app.interview.schemas import MAX_QUESTIONS, Minutes, Outcome, Source
 from app.practice import scheduling
 from app.practice.preferences import PracticeSettings
 from app.practice.schemas import MAX_SECONDS, AttemptIn, Kind, Rating
@@ -240,6 +240,8 @@ class InterviewDoc(_Strict):
     rate_each: bool = Field(
         default=True, description="each answer rated as given (typed), or from the summary"
     )
+    minutes: Minutes | None = Field(default=None, description="timed as a whole: its length")
+    ran_out_at: Moment | None = Field(default=None, description="when its time ran out, ending it")
     questions: list[InterviewQuestionDoc] = Field(max_length=MAX_QUESTIONS * 10)
 
 

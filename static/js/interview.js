@@ -6,6 +6,9 @@
 // Hands-free (a box the person ticks, remembered in this browser): each question plays as it
 // appears, recording starts when it ends (at once where there is no sound), and recorder.js stops,
 // sends and submits by itself.
+//
+// A session timed as a whole counts its time down in the heading; at zero it says the answer being
+// given is the last (the server ends the session when that answer comes).
 (function () {
   "use strict";
 
@@ -94,12 +97,47 @@
     }
   }
 
+  // As templates/_interview_heading.html writes it: 42 s, 1:15.
+  function clock(seconds) {
+    if (seconds < 60) return seconds + " s";
+    var rest = seconds % 60;
+    return Math.floor(seconds / 60) + ":" + (rest < 10 ? "0" : "") + rest;
+  }
+
+  var ticking = null;
+
+  function countDown(section) {
+    if (ticking) window.clearInterval(ticking);
+    ticking = null;
+    var shown = section.querySelector("[data-session-clock]");
+    if (!shown) return;
+    var ends = Date.now() + Number(shown.dataset.left) * 1000;
+    var of = shown.textContent.replace(/^.* left /, " left ");
+    function tick() {
+      var left = Math.max(0, Math.round((ends - Date.now()) / 1000));
+      if (left > 0) {
+        shown.textContent = clock(left) + of;
+        return;
+      }
+      shown.textContent = "Time is up: this answer is the last";
+      shown.classList.add("over");
+      window.clearInterval(ticking);
+    }
+    tick();
+    ticking = window.setInterval(tick, 1000);
+  }
+
+  function arrived(section) {
+    ask(section);
+    countDown(section);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     var section = step();
-    if (section) ask(section);
+    if (section) arrived(section);
     document.body.addEventListener("htmx:load", function (event) {
       var elt = event.detail.elt;
-      if (elt && elt.id === "interview-step") ask(elt);
+      if (elt && elt.id === "interview-step") arrived(elt);
     });
   });
 

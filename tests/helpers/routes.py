@@ -96,6 +96,7 @@ ROUTES: dict[tuple[str, str], str] = {
     ("POST", "/account/privacy"): "own",
     ("GET", "/team"): "lead",
     ("GET", "/team/members/{name}"): "lead",
+    ("GET", "/team/members/{name}/interviews/{session_id}"): "lead",
     ("POST", "/team/assignments"): "lead",
     ("POST", "/team/assignments/{assignment_id}/delete"): "lead",
     ("GET", "/admin/audit"): "admin",

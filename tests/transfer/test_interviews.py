@@ -12,7 +12,7 @@ from tests.helpers.interview import answer, rate, start
 
 
 def test_the_export_lists_each_interview_with_its_questions_and_their_attempts(client: TestClient) -> None:
-    url = start(client, source="cards", card=[OWNER_CARD], tier="middle")
+    url = start(client, source="cards", card=[OWNER_CARD], tier="middle", minutes="30")
     answer(client, url, "The main answer.")
     rate(client, url, "good")
     answer(client, url, "The follow-up answer.")
@@ -32,7 +32,8 @@ def test_the_export_lists_each_interview_with_its_questions_and_their_attempts(c
     # The answer missed the card's first point, and the follow-up asked about it.
     assert (main["card_id"], main["follow_up"], main["why"]) == (OWNER_CARD, None, None)
     assert (follow_up["follow_up"], follow_up["why"]) == (None, f"point:{DECK[OWNER_CARD].points[0].key}")
-    assert done["rate_each"] is True
+    assert (done["rate_each"], done["minutes"], done["ran_out_at"]) == (True, 30, None)
+    assert waiting["minutes"] is None
     assert by_id[main["attempt_id"]]["text"] == "The main answer."
     assert by_id[follow_up["attempt_id"]]["text"] == "The follow-up answer."
     assert len(DECK[OWNER_CARD].follow_ups) > 0

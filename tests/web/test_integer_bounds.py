@@ -31,10 +31,10 @@ def _examples(root: TestClient) -> dict[tuple[str, str], list[Any]]:
     follow_up = attempt_payload(kind="follow-up", follow_up=0, tier="senior", points=[], rating=None)
     for body in (attempt_payload(), follow_up):
         assert root.post(f"/api/cards/{OWNER_CARD}/attempts", json=body).status_code == 201, body
-    export = root.get("/api/export.json").json()
-    interview = {"cards": [OWNER_CARD, "tf-data-shuffle-buffer"], "tier": "junior"}
+    interview = {"cards": [OWNER_CARD, "tf-data-shuffle-buffer"], "tier": "junior", "minutes": 30}
     started = root.post("/api/interviews", json=interview)
     assert started.status_code == 201, started.text
+    export = root.get("/api/export.json").json()
     SESSION["session_id"] = str(started.json()["id"])
     return {
         ("POST", "/api/interviews"): [interview],

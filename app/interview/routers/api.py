@@ -48,7 +48,7 @@ def start_interview(
         session,
         user_id=user_id,
         cards=cards,
-        data=InterviewIn(source="cards", tier=data.tier, cards=data.cards, spoken=True),
+        data=InterviewIn(source="cards", tier=data.tier, cards=data.cards, spoken=True, minutes=data.minutes),
         assigned=[],
         now=now,
     )

@@ -17,8 +17,16 @@ from app.content.dependencies import CatalogueDep
 from app.content.tiers import TIERS
 from app.exceptions import Conflict, Invalid
 from app.interview import service
-from app.interview.dependencies import Sitting, SittingDep
-from app.interview.schemas import DEFAULT_QUESTIONS, MAX_QUESTIONS, OFFERED, OUTCOMES, InterviewIn, PassIn
+from app.interview.dependencies import AssignedInterviewsDep, Sitting, SittingDep
+from app.interview.schemas import (
+    DEFAULT_QUESTIONS,
+    MAX_QUESTIONS,
+    OFFERED,
+    OFFERED_MINUTES,
+    OUTCOMES,
+    InterviewIn,
+    PassIn,
+)
 from app.practice.dependencies import (
     ANSWER_UNREADABLE,
     RATING_CHOICES,
@@ -37,7 +45,16 @@ from app.web.templating import render
 
 router = APIRouter(tags=["interview"])
 
-SETUP_LABELS = {"source": "Cards", "tier": "Depth", "count": "How many", "topic": "Topic", "cards": "Cards"}
+SETUP_LABELS = {
+    "source": "Cards",
+    "tier": "Depth",
+    "count": "How many",
+    "topic": "Topic",
+    "cards": "Cards",
+    "minutes": "Time for the whole interview",
+    "assignment": "Assigned interview",
+}
+SETUP_FIELDS = ("source", "tier", "count", "topic", "minutes", "assignment")
 SETUP_UNREADABLE = "The interview's set-up could not be read; send it again"
 RATING_CHOICE = f"Choose how it went: {RATING_CHOICES}"
 # Hands-free, a recording stops after this long without speech (static/js/recorder.js reads it
@@ -64,6 +81,7 @@ def _setup(
         "sources": OFFERED,
         "tiers": TIERS,
         "max_questions": MAX_QUESTIONS,
+        "minutes": OFFERED_MINUTES,
         "topics": snapshot.library.topics,
         "listing": service.listing(session, user_id=user_id, cards=snapshot.cards),
         "panels": extras.fill("interview", session=session, user_id=user_id, snapshot=snapshot, now=now),
@@ -80,7 +98,7 @@ def interview_page(
     now: NowDep,
     extras: PanelsDep,
 ) -> HTMLResponse:
-    form = {"source": "random", "tier": "middle", "count": DEFAULT_QUESTIONS, "topic": ""}
+    form = {"source": "random", "tier": "middle", "count": DEFAULT_QUESTIONS, "topic": "", "minutes": ""}
     context = _setup(
         session, user_id=user_id, snapshot=catalogue.snapshot(), extras=extras, now=now, form=form
     )
@@ -88,9 +106,7 @@ def interview_page(
 
 
 def _interview_in(form: FormData) -> InterviewIn:
-    fields: dict[str, Any] = {
-        key: form.get(key) for key in ("source", "tier", "count", "topic") if form.get(key)
-    }
+    fields: dict[str, Any] = {key: form.get(key) for key in SETUP_FIELDS if form.get(key)}
     if form.getlist("card"):
         fields["cards"] = form.getlist("card")
     if form.get("spoken"):
@@ -120,20 +136,23 @@ def start_interview(
     now: NowDep,
     extras: PanelsDep,
     assigned: AssignedCardsDep,
+    assigned_interviews: AssignedInterviewsDep,
 ) -> Response:
     snapshot = catalogue.snapshot()
+    asking = {"session": session, "user_id": user_id, "snapshot": snapshot, "now": now}
     try:
         data = _interview_in(form)
-        chosen = (
-            assigned(session=session, user_id=user_id, snapshot=snapshot, now=now)
-            if data.source == "assigned"
-            else []
-        )
         interview = service.start(
-            session, user_id=user_id, cards=snapshot.cards, data=data, assigned=chosen, now=now
+            session,
+            user_id=user_id,
+            cards=snapshot.cards,
+            data=data,
+            assigned=assigned(**asking) if data.source == "assigned" else [],
+            now=now,
+            assignments=assigned_interviews(**asking) if data.assignment is not None else [],
         )
     except (ValidationError, Invalid) as error:
-        kept = {key: str(form.get(key) or "") for key in ("source", "tier", "count", "topic", "spoken")}
+        kept = {key: str(form.get(key) or "") for key in (*SETUP_FIELDS, "spoken")}
         context = _setup(session, user_id=user_id, snapshot=snapshot, extras=extras, now=now, form=kept)
         return render(request, "interview.html", status_code=422, **context, errors=_setup_messages(error))
     return RedirectResponse(f"/interview/{interview.id}", status_code=303)
@@ -172,6 +191,7 @@ def _context(page: service.Page) -> dict[str, Any]:
         "delivery": page.delivery,
         "audio_url": page.audio_url,
         "silence_seconds": SILENCE_SECONDS,
+        "seconds_left": page.seconds_left,
     }
 
 

@@ -17,10 +17,11 @@ from app.content.catalogue import Catalogue, Snapshot
 from app.content.dependencies import CatalogueDep
 from app.content.tiers import TIERS
 from app.exceptions import DomainError
+from app.interview.schemas import OUTCOMES
 from app.schemas import Id, Searchable
 from app.storage.base import utcnow
 from app.storage.dependencies import SessionDep, WriteSessionDep
-from app.team import assignments, audit_log, members, service
+from app.team import assignments, audit_log, interviews, members, service
 from app.team.schemas import KINDS, MEMBER_SORTS, AssignmentIn, MemberSort, MemberView
 from app.web.dependencies import FormDep
 from app.web.errors import error_messages
@@ -134,6 +135,7 @@ def _member_page(
         "team_member.html",
         member=members.numbers(session, members=[member], snapshot=snapshot, now=utcnow())[0],
         attempts=members.seen_attempts(session, member=member, snapshot=snapshot),
+        interviews=interviews.taken(session, member=member),
         own=own,
         **extra,
     )
@@ -145,6 +147,32 @@ def member_page(
 ) -> HTMLResponse:
     return _member_page(
         request, session, catalogue=catalogue, member=account_named(session, name=name), own=False
+    )
+
+
+@router.get("/team/members/{name}/interviews/{session_id}", response_class=HTMLResponse)
+def member_interview(
+    request: Request,
+    name: str,
+    session_id: Id,
+    session: SessionDep,
+    catalogue: CatalogueDep,
+    _lead: LeadDep,
+) -> HTMLResponse:
+    """An assigned mock interview the member took: its summary's figures, and its answers where
+    the member lets leads read them."""
+    member = account_named(session, name=name)
+    interview, summary = interviews.seen_summary(
+        session, member=member, session_id=session_id, cards=catalogue.snapshot().cards
+    )
+    return render(
+        request,
+        "team_interview.html",
+        member=member,
+        interview=interview,
+        summary=summary,
+        outcomes=OUTCOMES,
+        lead=True,
     )
 
 
