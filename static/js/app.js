@@ -152,14 +152,36 @@
     target.focus();
   });
 
+  // A table's cue that it scrolls sideways: a line above it, until it has been scrolled to its end.
+  function cue(box, scrolls) {
+    var line = box.previousElementSibling;
+    if (!line || !line.classList.contains("scroll-cue")) {
+      if (!scrolls) return;
+      line = document.createElement("p");
+      line.className = "scroll-cue";
+      line.setAttribute("aria-hidden", "true");
+      line.textContent = "More columns: scroll the table sideways →";
+      box.parentNode.insertBefore(line, box);
+      box.addEventListener("scroll", function () {
+        line.hidden = box.scrollLeft + box.clientWidth >= box.scrollWidth - 2;
+      });
+    }
+    line.hidden = !scrolls;
+  }
+
   // A box that scrolls sideways (a wide table or code on a phone) can be scrolled from the
-  // keyboard: it joins the tab order while it scrolls.
+  // keyboard: it joins the tab order while it scrolls. A table's box shows that it scrolls.
   function scrollables(root) {
     root.querySelectorAll(".table-wrap, pre, .timeline-scroll").forEach(function (box) {
-      if (box.scrollWidth > box.clientWidth + 1) {
+      var scrolls = box.scrollWidth > box.clientWidth + 1;
+      if (scrolls) {
         if (!box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
       } else if (box.getAttribute("tabindex") === "0") {
         box.removeAttribute("tabindex");
+      }
+      if (box.classList.contains("table-wrap")) {
+        box.classList.toggle("scrolls", scrolls);
+        cue(box, scrolls);
       }
     });
   }

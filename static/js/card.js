@@ -239,10 +239,14 @@
     return box.width > 0 && box.bottom > 0 && box.top < window.innerHeight;
   }
 
-  // The rating in view (a follow-up's, once scrolled to it), else the answer's, as on /practice.
+  // The rating in view (a follow-up's, once scrolled to it), else the answer's, as on /practice;
+  // after a reload, the answer brought back to be rated in the history.
   function ratingButton(digit) {
     var bars = Array.prototype.filter.call(document.querySelectorAll(".assessment .rating"), onScreen);
-    var bar = bars[0] || document.querySelector("#answer-panel .assessment .rating");
+    var bar =
+      bars[0] ||
+      document.querySelector("#answer-panel .assessment .rating") ||
+      document.querySelector("#history .unrated .assessment .rating");
     return bar ? bar.querySelectorAll('button[name="rating"]')[digit - 1] : null;
   }
 

@@ -57,6 +57,10 @@ def test_run_a_small_demo_from_the_card_and_see_timelines_and_table(
     expect(rows.first).to_contain_text("No prefetch")
     expect(rows.first.locator(".verdict")).not_to_be_empty()
     expect(page.locator(".reading")).to_contain_text("Without prefetch a step took")
+    # The verdict comes first: on a phone it is read before the tables are scrolled past.
+    verdict = page.locator(".reading").evaluate("el => el.getBoundingClientRect().bottom")
+    table = page.locator("table.comparison").first.evaluate("el => el.getBoundingClientRect().top")
+    assert verdict < table, (verdict, table)
     expect(page.locator("dl.environment")).to_contain_text("TensorFlow")
     expect(page.locator("#demo-history .demo-history-row")).to_have_count(1)
     expect(page.locator("#demo-history .demo-history-row")).to_contain_text("Done")

@@ -13,7 +13,7 @@ from app.web.openapi import route_table
 from tests.factories import OWNER_CARD
 from tests.helpers.browser import SITE_PAGES, Site, SitePage, open_page, site_page
 from tests.helpers.clients import csrf_client
-from tests.helpers.payloads import demo_run_payload
+from tests.helpers.payloads import attempt_payload, demo_run_payload
 
 # GET routes that answer JSON or text for programs, not pages for people.
 NOT_PAGES = ("/healthz", "/readyz", "/metrics")
@@ -90,3 +90,25 @@ def test_a_demo_page_with_history_scrolls_its_table_in_its_own_box(
                 client.post(f"/api/demos/{run.json()['run_id']}/cancel")
     assert scrolls[0] > scrolls[1] and scrolls[2] <= viewport["width"], f"the table's box: {scrolls}"
     assert measured["scroll"] <= measured["window"], f"the demo page is wider than the phone: {measured}"
+
+
+@pytest.mark.parametrize("viewport", [390], indirect=True, ids=lambda w: f"{w}px")
+def test_a_table_wider_than_the_phone_says_it_scrolls_until_scrolled_to_its_end(
+    browser: Browser, base_url: str, viewport: ViewportSize
+) -> None:
+    """A card's attempts: its Result column is past the edge of a phone, and a line above the
+    table says so (with a shade on the side that has more) until the table is scrolled to its end."""
+    client = csrf_client(base_url, page="/")
+    answered = client.post(f"/api/cards/{OWNER_CARD}/attempts", json=attempt_payload(rating="good"))
+    assert answered.status_code == 201, answered.text
+    with open_page(browser, viewport) as page:
+        page.goto(f"{base_url}/cards/{OWNER_CARD}/history")
+        box = page.locator(".table-wrap").first
+        cue = page.locator(".scroll-cue").first
+        assert "scrolls" in (box.get_attribute("class") or "")
+        assert cue.is_visible() and "scroll the table sideways" in cue.inner_text()
+        result = box.locator("th", has_text="Result")
+        assert result.evaluate("el => el.getBoundingClientRect().right") > viewport["width"]
+        box.evaluate("el => { el.scrollLeft = el.scrollWidth; }")
+        page.wait_for_function("() => document.querySelector('.scroll-cue').hidden")
+        assert result.evaluate("el => el.getBoundingClientRect().right") <= viewport["width"]

@@ -33,3 +33,19 @@ def test_an_answer_reloaded_before_rating_is_rated_from_the_history(page: Page, 
     assert (latest["text"], latest["rating"]) == (ANSWER, None)
     page.locator("#history .unrated .rating button[value=hard]").first.click()
     expect(page.locator("#history .saved")).to_contain_text("rated hard")
+
+
+def test_a_digit_rates_an_answer_brought_back_after_a_reload(page: Page, base_url: str) -> None:
+    card = "tf-data-cache-shuffle-order"
+    page.goto(f"{base_url}/cards/{card}?tier=middle")
+    page.fill("#answer-text", "Cache before shuffle, so each epoch reshuffles; digit test.")
+    page.click("text=Submit answer")
+    expect(page.locator("#answer-panel form.assessment .rating button")).to_have_count(4)
+    page.reload()
+    expect(page.locator("#history .unrated .your-answer, #history .unrated .suggestions")).not_to_have_count(
+        0
+    )
+    page.keyboard.press("3")  # the waiting answer is below the fold: the key still finds it
+    expect(page.locator("#history .saved")).to_contain_text("rated good")
+    latest = httpx.get(f"{base_url}/api/attempts", params={"card_id": card}).json()[0]
+    assert latest["rating"] == "good"

@@ -10,6 +10,7 @@ from fastapi.routing import APIRoute
 # and admins) or admin.
 ROUTES: dict[tuple[str, str], str] = {
     ("GET", "/"): "shared",
+    ("GET", "/library/marks"): "own",
     ("GET", "/healthz"): "public",
     ("GET", "/readyz"): "public",
     # No sign-in (Prometheus cannot); METRICS_ALLOWED decides who reads it (tests/web/test_operations.py).
