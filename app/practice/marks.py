@@ -33,15 +33,12 @@ class Marks:
 def marks(session: Session, *, user_id: int, card_ids: Iterable[str], now: datetime) -> Marks:
     """Each served card's mark at the person's target depth."""
     tier = preferences.load(session, user_id).target_tier
-    due = dict(
-        session.execute(
-            select(ReviewState.card_id, ReviewState.due).where(
-                ReviewState.user_id == user_id, ReviewState.tier == tier
-            )
+    rows = session.execute(
+        select(ReviewState.card_id, ReviewState.due).where(
+            ReviewState.user_id == user_id, ReviewState.tier == tier
         )
-        .tuples()
-        .all()
     )
+    due = {card_id: moment for card_id, moment in rows}
 
     def mark(card_id: str) -> Mark:
         if card_id not in due:
