@@ -3,19 +3,38 @@ each question is said by the worker's voice and plays; hands-free, recording sta
 chromium's fake microphone answers (a clip said by flite), the recording stops itself after the
 silence, is transcribed and sent; the follow-up asked after the answer that missed a point is the
 one that probes it; "I don't know" ends it; the summary shows why each follow-up was asked, what
-was covered and missed, how it was said and the transcript. At 1280 px, then the summary at 390.
+was covered and missed, how it was said and the transcript. The first card at 1280 px, its
+follow-up and the second card at 390, the summary at both; axe finds no serious problem in any
+hands-free state (the question waiting to play, recording, the summary).
 
 The fake microphone plays its file once per browser, so each answer is said by a browser of its
-own, opened on the session's page, which comes back to the question the session is at."""
+own, opened on the session's page, which comes back to the question the session is at.
 
+With TIERCARDS_SITE_URL set (a running `make run`, one person, no sign-in), the same walk-through
+runs against that deployment instead, its screenshots in the screenshot folder:
+
+    TIERCARDS_SITE_URL=http://127.0.0.1:8000 .venv/bin/python -m pytest tests/browser/test_spoken_interview.py
+"""
+
+import os
 import re
 from pathlib import Path
 
-from playwright.sync_api import Page, Playwright, expect
+import pytest
+from playwright.sync_api import Page, Playwright, ViewportSize, expect
 
 from app.speech.accuracy import word_error_rate
 from tests.factories import DECK, OWNER_CARD
-from tests.helpers.browser import Site, fake_microphone_args, launch_chromium, open_page, save_screenshot
+from tests.helpers.browser import (
+    BLOCKING,
+    Site,
+    axe_violations,
+    described,
+    fake_microphone_args,
+    launch_chromium,
+    open_page,
+    save_screenshot,
+)
 from tests.helpers.clients import csrf_client
 from tests.helpers.interview import MISSES_THE_FIFTH
 from tests.speech.clips import joined, speak
@@ -33,8 +52,9 @@ SHUFFLE_ANSWER = (
 )
 # Transcribing, with the worker's model loading for the first one.
 HEARD_WITHIN_MS = 150_000
-LAPTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
+LAPTOP: ViewportSize = {"width": 1280, "height": 800}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+PERSON = "ada"
 # Every question that ends playing is noted, so the test can tell it was heard.
 NOTE_PLAYED = """
 window.__played = [];
@@ -48,25 +68,53 @@ def clip(text: str, folder: Path) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def spoken_site(request: pytest.FixtureRequest) -> Site:
+    """The deployment TIERCARDS_SITE_URL names (one person, signed in as nobody), else the site
+    the browser tests start."""
+    url = os.environ.get("TIERCARDS_SITE_URL")
+    if url:
+        return Site(url=url.rstrip("/"), params={}, cookies={PERSON: {}})
+    site: Site = request.getfixturevalue("site")
+    return site
+
+
 def heading(page: Page) -> str:
     return page.locator("#interview-step h2").inner_text().strip()
 
 
-def answer_aloud(playwright: Playwright, site: Site, url: str, said: Path, folder: Path, name: str) -> str:
+def accessible(page: Page, state: str) -> None:
+    blocking = [v for v in axe_violations(page) if v["impact"] in BLOCKING]
+    assert blocking == [], f"{state}:\n{described(blocking)}"
+
+
+def answer_aloud(
+    playwright: Playwright,
+    site: Site,
+    url: str,
+    said: Path,
+    folder: Path,
+    name: str,
+    viewport: ViewportSize = LAPTOP,
+) -> str:
     """Open the session at the question it asks, hear it, and let hands-free answer it with `said`;
     the heading of what comes next."""
     browser = launch_chromium(playwright, *fake_microphone_args(said))
     try:
-        with open_page(browser, LAPTOP, site.cookies["ada"], site.url) as page:
+        with open_page(browser, viewport, site.cookies[PERSON], site.url) as page:
             page.add_init_script(NOTE_PLAYED)
             page.goto(url)
             asked = heading(page)
             expect(page.locator("[data-hands-free]")).to_be_checked()  # a spoken session: on at first
             audio = page.locator("#interview-step audio[data-question-audio]")
             assert re.fullmatch(r"/api/voice/[0-9a-f]{64}", audio.get_attribute("src") or "")
-            save_screenshot(page, folder, f"interview-spoken-{name}-1280")
+            save_screenshot(page, folder, f"interview-spoken-{name}-{viewport['width']}")
+            accessible(page, f"{name}: the question, waiting to play")
             # Reopened, the page has not been used yet, so the browser waits for one press to play.
             page.get_by_role("button", name=re.compile("Hear the question")).click()
+            stop = page.locator("#interview-step [data-recorder-stop]")
+            expect(stop).to_be_visible(timeout=HEARD_WITHIN_MS)  # hands-free: recording once it ends
+            accessible(page, f"{name}: recording")
             expect(page.locator("#interview-step h2")).not_to_have_text(asked, timeout=HEARD_WITHIN_MS)
             assert page.evaluate("window.__played.length") >= 1, "the question never played to its end"
             return heading(page)
@@ -75,10 +123,11 @@ def answer_aloud(playwright: Playwright, site: Site, url: str, said: Path, folde
 
 
 def test_a_two_card_interview_held_out_loud_follows_up_on_the_missed_point(
-    playwright: Playwright, site: Site, tmp_path: Path, screenshot_dir: Path
+    playwright: Playwright, spoken_site: Site, tmp_path: Path, screenshot_dir: Path
 ) -> None:
+    site = spoken_site
     owner, shuffle = DECK[OWNER_CARD], DECK[SECOND]
-    client = csrf_client(site.url, page="/interview", cookies=site.cookies["ada"])
+    client = csrf_client(site.url, page="/interview", cookies=site.cookies[PERSON])
     try:
         started = client.post("/api/interviews", json={"cards": [OWNER_CARD, SECOND], "tier": "middle"})
     finally:
@@ -90,14 +139,16 @@ def test_a_two_card_interview_held_out_loud_follows_up_on_the_missed_point(
     after = answer_aloud(playwright, site, url, clip(MISSES_THE_FIFTH, tmp_path), screenshot_dir, "question")
     assert after == owner.follow_ups[0].title.plain
     # 2. The follow-up answered: the next card.
-    after = answer_aloud(playwright, site, url, clip(FOLLOW_UP_ANSWER, tmp_path), screenshot_dir, "follow-up")
+    said = clip(FOLLOW_UP_ANSWER, tmp_path)
+    after = answer_aloud(playwright, site, url, said, screenshot_dir, "follow-up", PHONE)
     assert after == shuffle.title.plain
     # 3. The second card answered well: a follow-up goes deeper or after a point it missed.
-    after = answer_aloud(playwright, site, url, clip(SHUFFLE_ANSWER, tmp_path), screenshot_dir, "second")
+    said = clip(SHUFFLE_ANSWER, tmp_path)
+    after = answer_aloud(playwright, site, url, said, screenshot_dir, "second", PHONE)
     assert after != shuffle.title.plain and after != "Summary"
     browser = launch_chromium(playwright)
     try:
-        with open_page(browser, LAPTOP, site.cookies["ada"], site.url) as page:
+        with open_page(browser, LAPTOP, site.cookies[PERSON], site.url) as page:
             page.goto(url)
             # Typing and the buttons stay at every step: "I don't know" ends it.
             page.get_by_role("button", name="I don't know").click()
@@ -117,6 +168,7 @@ def test_a_two_card_interview_held_out_loud_follows_up_on_the_missed_point(
             heard = first.locator("> .answered .answered-text p").inner_text()
             assert word_error_rate(MISSES_THE_FIFTH, heard) <= 0.35, heard
             save_screenshot(page, screenshot_dir, "interview-spoken-summary-1280")
+            accessible(page, "the summary")
             page.set_viewport_size(PHONE)
             wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
             assert wide <= 0, f"the summary is {wide} px wider than the phone"

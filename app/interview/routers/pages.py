@@ -1,7 +1,7 @@
 """/interview: setting up a mock interview, answering and assessing its questions one step at a
 time, and its summary."""
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -256,6 +256,25 @@ def _stale(request: Request, *, page: service.Page, error: Conflict) -> HTMLResp
     return _page(request, page, 422, errors=[sentence(error.message)])
 
 
+def _refused(
+    request: Request,
+    sitting: Sitting,
+    error: Conflict | ValidationError | Invalid,
+    errors: Callable[[ValidationError | Invalid], list[str]],
+    **extra: Any,
+) -> HTMLResponse:
+    """A refused rating or pass: the step as it now stands, saying it is stale, or what `errors`
+    makes of the refusal."""
+    page = _as_it_stands(sitting)
+    if isinstance(error, Conflict):
+        return _stale(request, page=page, error=error)
+    return _page(request, page, 422, errors=errors(error), **extra)
+
+
+def _pass_messages(error: ValidationError | Invalid) -> list[str]:
+    return [sentence(error.message if isinstance(error, Invalid) else PASS_UNREADABLE)]
+
+
 @router.post("/interview/{session_id}/assessment", response_class=HTMLResponse)
 def assess_answer(request: Request, *, form: FormDep, sitting: SittingDep) -> HTMLResponse:
     try:
@@ -273,12 +292,11 @@ def assess_answer(request: Request, *, form: FormDep, sitting: SittingDep) -> HT
             asker=sitting.asker,
         )
     except (Conflict, ValidationError, Invalid) as error:
-        page = _as_it_stands(sitting)
-        if isinstance(error, Conflict):
-            return _stale(request, page=page, error=error)
         # Their ticks, not the suggestion's.
         kept = [str(point) for point in form.getlist("points")]
-        return _page(request, page, 422, errors=rating_messages(error, RATING_CHOICE), kept_ticks=kept)
+        return _refused(
+            request, sitting, error, lambda failed: rating_messages(failed, RATING_CHOICE), kept_ticks=kept
+        )
     return _page(request, page)
 
 
@@ -301,13 +319,5 @@ def pass_question(request: Request, *, form: FormDep, sitting: SittingDep) -> HT
             asker=sitting.asker,
         )
     except (Conflict, ValidationError, Invalid) as error:
-        page = _as_it_stands(sitting)
-        if isinstance(error, Conflict):
-            return _stale(request, page=page, error=error)
-        return _page(
-            request,
-            page,
-            422,
-            errors=[sentence(error.message if isinstance(error, Invalid) else PASS_UNREADABLE)],
-        )
+        return _refused(request, sitting, error, _pass_messages)
     return _page(request, page)
