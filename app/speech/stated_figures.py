@@ -1,6 +1,6 @@
 """The figures the page states beside a transcript and what was heard in it, as the benchmarks
 measured them on voices the model and the rules were not tuned on (tests/speech/evaluation.py
-computes them; tests/speech/test_stated_figures.py recomputes them and fails when they drift)."""
+computes them; tests/speech/test_stated_*.py recompute them and fail when they drift)."""
 
 from dataclasses import dataclass
 

@@ -1,6 +1,6 @@
 """How well the speech model hears, computed once for the benchmarks (bench/speech_pauses.py,
-bench/speech_wer.py) and the test that holds the page's figures to them
-(tests/speech/test_stated_figures.py).
+bench/speech_wer.py) and the tests that hold the page's figures to them
+(tests/speech/test_stated_*.py).
 
 Sentences: `per_card` of every card's basics and solid answers but the owner's card's (whose
 sentences the term rules were looked at on), with that card's terms.
