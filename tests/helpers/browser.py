@@ -3,6 +3,7 @@ finished demo run, people with answers), with `SITE_PAGES` listing every page of
 that look at every page at phone and desktop widths."""
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -175,6 +176,28 @@ def _attempt(client: httpx.Client, **fields: object) -> str:
     return str(post_attempt(client, OWNER_CARD, text="prefetch overlaps input with compute", **fields)["id"])
 
 
+def _assigned_interview(lead: httpx.Client, member: httpx.Client, due: str) -> str:
+    """A mock interview the lead assigns the member, who starts it from its box on /interview and
+    answers its first question; the session's id."""
+    token = {"csrf_token": lead.headers["X-CSRF-Token"]}
+    assigned = lead.post(
+        "/team/assignments",
+        data=token
+        | {"card_ids": OWNER_CARD, "tier": "middle", "member": "max", "due": due, "kind": "interview"},
+    )
+    assert assigned.status_code == 303, assigned.text
+    box = re.search(r'name="assignment" value="(\d+)"', member.get("/interview").text)
+    assert box is not None, "the assigned interview's box is missing"
+    form = {"csrf_token": member.headers["X-CSRF-Token"], "source": "cards", "card": OWNER_CARD}
+    started = member.post("/interview", data=form | {"tier": "middle", "assignment": box.group(1)})
+    assert started.status_code == 303, started.text
+    session = started.headers["location"].rsplit("/", 1)[-1]
+    answer = {"csrf_token": member.headers["X-CSRF-Token"], "position": "0", "seconds": "35"}
+    answered = member.post(f"/interview/{session}/answer", data=answer | {"text": "Prefetch overlaps input."})
+    assert answered.status_code == 200, answered.text
+    return session
+
+
 def _wait_done(client: httpx.Client, path: str, *, within_s: float) -> None:
     """Until the job `path` reads is done, on the site's worker; failed or too slow fails the test."""
     deadline = time.monotonic() + within_s
@@ -210,7 +233,8 @@ def _transcribed_recording(client: httpx.Client, folder: Path) -> str:
 @contextmanager
 def running_site(data_dir: Path) -> Iterator[Site]:
     """`tiercards serve` in accounts mode WITH its worker: ada (an admin) and max (a member) have
-    answered, ada has a finished demo run and assigned max a card, and an invite is open."""
+    answered, ada has a finished demo run and assigned max a card and a mock interview (which max
+    has begun), and an invite is open."""
     env = {**os.environ, **data_env(data_dir), **ACCOUNTS}
     for name, (role, password) in PEOPLE.items():
         _tiercards(env, "users", "add", name, "--role", role, "--password-stdin", stdin=f"{password}\n")
@@ -230,6 +254,7 @@ def running_site(data_dir: Path) -> Iterator[Site]:
             | {"member": "max", "due": due},
         )
         assert assigned.status_code == 303, assigned.text
+        interview = _assigned_interview(ada, max_, due)
         cookies = {name: dict(client.cookies.items()) for name, client in (("ada", ada), ("max", max_))}
         params = {
             "card_id": OWNER_CARD,
@@ -239,6 +264,7 @@ def running_site(data_dir: Path) -> Iterator[Site]:
             "name": "max",
             "token": invite,
             "note_key": SERIAL_NOTE,
+            "assigned_interview": interview,
         }
         yield Site(url, params, cookies)
     finally:
@@ -390,6 +416,7 @@ SITE_PAGES = [
     SitePage("demo-status", "/demos/{run_id}/status"),
     SitePage("recording", "/recordings/{recording_id}", screenshot=True),
     SitePage("answer-suggestion", "/attempts/{attempt_id}/suggestion"),
+    SitePage("library-marks", "/library/marks"),
     SitePage("practice", "/practice", screenshot=True),
     SitePage("practice-revealed", "/practice", act=_practice_reveal),
     SitePage("interview", "/interview", screenshot=True),
@@ -407,6 +434,11 @@ SITE_PAGES = [
     SitePage("progress", "/progress", screenshot=True),
     SitePage("team", "/team", screenshot=True),
     SitePage("team-member", "/team/members/{name}", screenshot=True),
+    SitePage(
+        "team-member-interview",
+        "/team/members/{name}/interviews/{session_id}",
+        "/team/members/{name}/interviews/{assigned_interview}",
+    ),
     SitePage("admin-users", "/admin/users", screenshot=True),
     SitePage("audit", "/admin/audit"),
     SitePage("account", "/account", screenshot=True),
