@@ -834,6 +834,8 @@ def summary_out(
         card, attempt = cards.get(question.card_id), question.attempt
         if card is None:
             continue
+        if interview.ran_out_at is not None and attempt is None and question.outcome is None:
+            break  # the time ran out before it was asked
         row = suggestions.stored(session, attempt) if attempt and attempt.kind != "follow-up" else None
         asked.append(
             AskedOut(

@@ -79,6 +79,8 @@ def test_a_page_left_open_past_the_time_ends_at_the_question_it_was_at(
     at(app, T0 + timedelta(minutes=11))
     body = client.get(url).json()
     assert (body["minutes"], body["ran_out"], body["next"]) == (10, True, None)
+    # The follow-up chosen from that answer was never asked, so it is not listed.
+    assert [q["question"]["kind"] for q in body["questions"]] == ["main"]
     assert body["finished_at"] is not None
     late = client.post(f"{url}/answers", json={"text": "too late", "seconds": 5})
     assert late.status_code == 409
