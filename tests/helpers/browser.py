@@ -438,6 +438,7 @@ SITE_PAGES = [
         "team-member-interview",
         "/team/members/{name}/interviews/{session_id}",
         "/team/members/{name}/interviews/{assigned_interview}",
+        screenshot=True,
     ),
     SitePage("admin-users", "/admin/users", screenshot=True),
     SitePage("audit", "/admin/audit"),

@@ -86,6 +86,8 @@ def test_a_session_not_assigned_or_not_the_members_is_not_found(
     assign(lena, card_ids=[OWNER_CARD], kind="interview", member="alice")
     assigned = start_assigned(team_app, alice, "alice").rsplit("/", 1)[-1]
     assert lena.get(f"/team/members/bob/interviews/{assigned}").status_code == 404
+    begun = soup_of(lena.get(f"/team/members/alice/interviews/{assigned}"))
+    assert text_of(begun, "#interview-step-heading + p").startswith("Not finished yet")
     assert alice.get(f"/team/members/alice/interviews/{assigned}").status_code == 403
 
 
