@@ -122,6 +122,9 @@ def test_deficit_fidelity() -> None:
     assert doc["environment"]["tf_data_options"]["threading.private_threadpool_size"] == 4
 
 
+TRIES = 3
+
+
 def test_tensorflow_defaults_would_hide_the_no_prefetch_baseline() -> None:
     """Why the demo sets options: with TF's defaults a pipeline without prefetch still overlaps.
 
@@ -140,13 +143,24 @@ def test_tensorflow_defaults_would_hide_the_no_prefetch_baseline() -> None:
         return statistics.median(steps[2:]) * 1000
 
     options, _ = pipelines._options(PRESETS["placement"], params)
-    honest = median_step(
-        pipelines.build_variant("placement", variant="no-prefetch", params=params).dataset.with_options(
-            options
+
+    def paired() -> tuple[float, float]:
+        built = pipelines.build_variant("placement", variant="no-prefetch", params=params)
+        honest = median_step(built.dataset.with_options(options))
+        default = median_step(
+            pipelines.build_variant("placement", variant="no-prefetch", params=params).dataset
         )
-    )
-    default = median_step(pipelines.build_variant("placement", variant="no-prefetch", params=params).dataset)
-    assert default <= 0.8 * honest, (default, honest)
+        return default, honest
+
+    # What is checked is that the defaults can overlap: one pair shows it. On a machine busy that
+    # minute the background thread starts late and a pair can miss; were the defaults changed, every
+    # pair would (the default as slow as the honest one).
+    pairs = []
+    for _ in range(TRIES):
+        pairs.append(paired())
+        if pairs[-1][0] <= 0.8 * pairs[-1][1]:
+            return
+    pytest.fail(f"no pair overlapped with TensorFlow's defaults (default ms, honest ms): {pairs}")
 
 
 def test_memory_counts_what_the_buffer_holds() -> None:

@@ -12,7 +12,7 @@ from app.interview.models import InterviewSession
 from tests.factories import OWNER_CARD
 from tests.helpers.html import one, soup_of, text_of
 from tests.helpers.interview import MISSES_THE_FIFTH, answer, rate
-from tests.team.test_assignments import CACHE, assign, interview_panel
+from tests.helpers.team import CACHE, assign, interview_panel
 
 SAID = "It overlaps producing with consuming"
 

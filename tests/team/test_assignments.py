@@ -15,22 +15,11 @@ from app.storage.base import utcnow
 from app.team import assignments
 from app.team.models import Assignment
 from app.team.schemas import KINDS
-from app.web.templating import templates
 from tests.factories import OWNER_CARD
 from tests.helpers.accounts import user_id
 from tests.helpers.html import text_of
 from tests.helpers.practice import add, post_attempt
-
-CACHE = "tf-data-cache-shuffle-order"
-
-
-def in_days(days: int) -> str:
-    return (utcnow().date() + timedelta(days=days)).isoformat()
-
-
-def assign(lead: TestClient, **form: object) -> None:
-    response = lead.post("/team/assignments", data={"tier": "middle", "due": in_days(3)} | form)
-    assert response.status_code == 303, response.text
+from tests.helpers.team import CACHE, assign, in_days, interview_panel
 
 
 def dashboard_rows(lead: TestClient) -> dict[str, Tag]:
@@ -44,20 +33,6 @@ def done(row: Tag) -> str:
 
 def names(row: Tag, side: str) -> list[str]:
     return [name.get_text(strip=True) for name in row.select(f'[data-names="{side}"] .name')]
-
-
-def interview_panel(app: FastAPI, name: str) -> BeautifulSoup | None:
-    """The box /interview shows `name` of the mock interviews assigned to them, as rendered there."""
-    with app.state.db.read_sessions() as session:
-        snapshot = app.state.catalogue.snapshot()
-        panels = app.state.panels.fill(
-            "interview", session=session, user_id=user_id(app, name), snapshot=snapshot, now=utcnow()
-        )
-    if not panels:
-        return None
-    (panel,) = panels
-    html = templates.env.get_template(panel.template).render(p=panel.context, csrf_token="the-token")
-    return BeautifulSoup(html, "html.parser")
 
 
 def open_on_practice(client: TestClient) -> list[str]:
