@@ -427,7 +427,7 @@ class Summary:
     asked: int = 0
 
 
-def _answered(
+def answered(
     session: Session, *, interview: InterviewSession, cards: Mapping[str, Card]
 ) -> list[tuple[Answered, list[Answered]]]:
     """Each main question of the session as the summary shows it, with its follow-ups."""
@@ -483,18 +483,18 @@ def _previous(
     for other in earlier:
         if not {q.card_id for q in other.questions if is_main(q)} & now.keys():
             continue
-        then = {main.question.card_id: main for main, _ in _answered(session, interview=other, cards=cards)}
+        then = {main.question.card_id: main for main, _ in answered(session, interview=other, cards=cards)}
         shared = [
-            Compared(card, then[card_id], answered)
-            for card_id, answered in now.items()
-            if card_id in then and (card := answered.card) is not None
+            Compared(card, then[card_id], asked_now)
+            for card_id, asked_now in now.items()
+            if card_id in then and (card := asked_now.card) is not None
         ]
         return Comparison(other, shared)
     return None
 
 
 def summary(session: Session, *, interview: InterviewSession, cards: Mapping[str, Card]) -> Summary:
-    rows = _answered(session, interview=interview, cards=cards)
+    rows = answered(session, interview=interview, cards=cards)
     rated = [main for main, _ in rows if main.card and main.attempt and main.attempt.rating]
     return Summary(
         rows,
@@ -869,7 +869,7 @@ def summary_out(
 def _previous_out(
     session: Session, *, interview: InterviewSession, cards: Mapping[str, Card]
 ) -> PreviousOut | None:
-    rows = _answered(session, interview=interview, cards=cards)
+    rows = answered(session, interview=interview, cards=cards)
     previous = _previous(session, interview=interview, cards=cards, rows=rows)
     if previous is None:
         return None

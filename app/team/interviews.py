@@ -47,15 +47,17 @@ def seen_summary(
     interview = session.get(InterviewSession, session_id)
     if interview is None or interview.user_id != member.id or interview.assignment_id is None:
         raise NotFound(f"no assigned interview with id {session_id} for {member.name}")
-    full = interviews.summary(session, interview=interview, cards=cards)
+    # The rows alone: the member's comparison with their last session, and the cards to practise
+    # next, are theirs, not the lead's.
+    full = interviews.answered(session, interview=interview, cards=cards)
 
     def seen(answered: interviews.Answered) -> interviews.Answered:
         if not member.hide_answers:
             return answered
         return replace(answered, text=None, delivery=_figures(answered.delivery))
 
-    rows = [(seen(main), [seen(f) for f in follow_ups]) for main, follow_ups in full.cards]
-    return interview, interviews.Summary(rows, weakest=[], asked=full.asked)
+    rows = [(seen(main), [seen(f) for f in follow_ups]) for main, follow_ups in full]
+    return interview, interviews.Summary(rows, weakest=[], asked=len(rows))
 
 
 def _figures(delivery: dict[str, Any] | None) -> dict[str, Any] | None:
