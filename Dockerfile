@@ -46,6 +46,10 @@ COPY deploy/*.sh deploy/
 VOLUME ["/data"]
 
 FROM runtime AS web
+# Cards saved or accepted in the browser are committed where the content folder is a repository.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends git \
+    && rm -rf /var/lib/apt/lists/*
 COPY --from=builder /requirements/web.txt /tmp/requirements.txt
 RUN pip install --quiet -r /tmp/requirements.txt
 COPY --from=builder /wheels /tmp/wheels

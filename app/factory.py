@@ -19,6 +19,7 @@ from app.accounts.routers import account, admin, oidc, sign_in
 from app.accounts.routers import api as accounts_api
 from app.authoring.routers import api as authoring_api
 from app.authoring.routers import pages as authoring_pages
+from app.authoring.routers import reviews as authoring_reviews
 from app.content import filters as content_filters
 from app.content.catalogue import Catalogue
 from app.content.routers import api as content_api
@@ -46,7 +47,7 @@ from app.web.errors import install_error_pages
 from app.web.guards import RequestGuard
 from app.web.openapi import document_api
 from app.web.page_cache import PageCache
-from app.web.panels import Panels
+from app.web.panels import PanelHook, Panels
 from app.web.request_log import RequestLog
 from app.web.routers import docs
 from app.web.security import SecurityMiddleware, require_csrf
@@ -77,6 +78,7 @@ ROUTERS = (
     team_pages,
     authoring_pages,
     authoring_api,
+    authoring_reviews,
     speech_pages,
     speech_api,
 )
@@ -89,7 +91,11 @@ FILTERS = (
 )
 # Which area's boxes stand on which page: /practice shows the person's open assignments on top,
 # /interview the mock interviews assigned to them.
-PANELS = {"practice": (team_pages.assigned_panel,), "interview": (team_pages.assigned_interviews_panel,)}
+PANELS: dict[str, tuple[PanelHook, ...]] = {
+    "practice": (team_pages.assigned_panel,),
+    "interview": (team_pages.assigned_interviews_panel,),
+    "account": (authoring_reviews.suggested_edits_panel,),
+}
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

@@ -14,6 +14,8 @@ class Role:
     description: str
     manages_users: bool = False
     sees_team: bool = False
+    # Saves cards into the content folder and accepts or declines suggested edits. Everyone
+    # signed in may suggest an edit; only these may change a card.
     authors: bool = False
 
 
@@ -29,8 +31,17 @@ ROLES: dict[str, Role] = {
             True,
         ),
         Role("lead", "Lead", "The team dashboard and assignments, besides practising.", sees_team=True),
-        Role("author", "Author", "The author preview for writing cards, besides practising.", authors=True),
-        Role("member", "Member", "Practises: answers, quizzes, reviews, demos, their own progress."),
+        Role(
+            "author",
+            "Author",
+            "Writes and edits cards in the browser and reviews suggested edits, besides practising.",
+            authors=True,
+        ),
+        Role(
+            "member",
+            "Member",
+            "Practises: answers, quizzes, reviews, demos, their own progress; suggests edits to cards.",
+        ),
     )
 }
 DEFAULT_ROLE: RoleName = "member"

@@ -96,6 +96,8 @@ class Settings(BaseSettings):
     # Author checks (POST /api/author/check) one person may make in a minute: each parses and
     # renders a whole card.
     author_checks_per_minute: int = Field(default=30, ge=1)
+    # Suggested edits one person may make in an hour: each is a card-sized text a reviewer reads.
+    proposals_per_hour: int = Field(default=10, ge=1)
     # Finished demo runs (and their step data) are deleted after this many days.
     demo_retention_days: float = Field(default=30.0, gt=0)
     # Audit log rows are deleted after this many days (the failed sign-ins the throttle still

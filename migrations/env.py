@@ -3,6 +3,7 @@ from sqlalchemy import Connection, Engine
 
 # Each domain's models module registers its tables on the shared metadata.
 from app.accounts import models as _accounts  # noqa: F401
+from app.authoring import models as _authoring  # noqa: F401
 from app.demos import models as _demos  # noqa: F401
 from app.interview import models as _interview  # noqa: F401
 from app.practice import models as _practice  # noqa: F401

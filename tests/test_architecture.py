@@ -80,7 +80,8 @@ ALLOWED: dict[str, frozenset[str]] = {
         ("main", "factory"),
         (
             "cli",
-            "accounts content coverage demos exceptions jobs logs practice presets roles settings speech storage team worker",
+            "accounts authoring content coverage demos exceptions jobs logs practice presets roles settings speech storage"
+            " team worker",
         ),
     )
 }

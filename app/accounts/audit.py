@@ -28,6 +28,12 @@ KINDS = (
     "export",
     "history_adopted",
     "author_check",
+    "card_created",
+    "card_saved",
+    "proposal_made",
+    "proposal_commented",
+    "proposal_accepted",
+    "proposal_declined",
 )
 # Kinds recorded to count someone's requests against a limit, listed only when asked for by name.
 COUNTING_KINDS = ("author_check",)

@@ -25,3 +25,10 @@ async def get_checks_per_minute(settings: SettingsDep) -> int:
 
 
 ChecksPerMinuteDep = Annotated[int, Depends(get_checks_per_minute)]
+
+
+async def get_proposals_per_hour(settings: SettingsDep) -> int:
+    return settings.proposals_per_hour
+
+
+ProposalsPerHourDep = Annotated[int, Depends(get_proposals_per_hour)]

@@ -19,8 +19,8 @@ from app.accounts import audit
 from app.accounts.models import User
 from app.accounts.service import lock_person
 from app.content.cards import Card, Point, Problem
-from app.content.parser import ID_PATTERN, CardParseError, parse_source
-from app.content.placeholders import placeholders, without_placeholder_answer
+from app.content.parser import ID_PATTERN, CardParseError
+from app.content.placeholders import parse_checked, placeholders, without_placeholder_answer
 from app.content.scaffold import new_card
 from app.content.serializers import card_for_tier, card_summary
 from app.content.tiers import TIERS, Tier, go_deeper_tiers, sees
@@ -121,7 +121,7 @@ def preview(text: str, served: Mapping[str, Card]) -> Preview:
     """The problems `tiercards content check` finds in `text`, or, when there are none, the card
     at each depth. `served` is the catalogue's cards, to say when the id is taken."""
     try:
-        card = parse_source(text, PREVIEW_PATH)
+        card = parse_checked(text, PREVIEW_PATH)
     except CardParseError as error:
         return Preview(tuple(error.problems), None, (), None)
     known = served.get(card.id)

@@ -16,10 +16,11 @@ def content_check(
         Path | None, typer.Argument(help="A card file or a folder (default: CONTENT_DIR).")
     ] = None,
 ) -> None:
-    """Validate cards; exit 1 with one `path:line: message` per problem. Edits since git's HEAD that
-    would orphan recorded answers, text still as `content new` wrote it, and answer points a card's
-    own model answer (without that text) does not cover as the coverage checker reads them, are
-    warned about the same way, without failing."""
+    """Validate cards, drafts (`draft: true`) too; exit 1 with one `path:line: message` per problem
+    (text still as `content new` wrote it is one, in a card that is not a draft). Edits since git's
+    HEAD that would orphan recorded answers, that text in a draft, and answer points a card's own
+    model answer (without that text) does not cover as the coverage checker reads them, are warned
+    about the same way, without failing."""
     from app.content.catalogue import load
     from app.content.history_check import orphaning_edits
     from app.content.placeholders import placeholders, without_placeholder_answer
@@ -27,15 +28,17 @@ def content_check(
     from app.coverage.checker import uncovered_by_model_answer
 
     snapshot = load(path or get_settings().content_dir)
-    warnings = orphaning_edits(snapshot.cards.values())
+    written = [*snapshot.cards.values(), *snapshot.drafts.values()]
+    warnings = orphaning_edits(written)
+    # In a card that is not a draft, that text made the file broken: it is among the problems.
     unwritten = [
         problem
-        for card in snapshot.cards.values()
+        for card in snapshot.drafts.values()
         for problem in placeholders(card, card.path.read_text(encoding="utf-8"))
     ]
     uncovered = [
         uncovered_point(card, position)
-        for card in snapshot.cards.values()
+        for card in written
         for position in uncovered_by_model_answer(without_placeholder_answer(card))
     ]
     for line in [*snapshot.problems, *warnings, *unwritten, *uncovered]:
@@ -47,7 +50,8 @@ def content_check(
         )
     if unwritten:
         typer.echo(
-            f"{len(unwritten)} placeholder warning(s): text `tiercards content new` wrote for you to replace",
+            f"{len(unwritten)} placeholder warning(s): text `tiercards content new` wrote for you to "
+            "replace before the card leaves draft",
             err=True,
         )
     if uncovered:
@@ -60,7 +64,8 @@ def content_check(
         files = len(snapshot.broken)
         typer.echo(f"{len(snapshot.problems)} problem(s) in {files} file(s)", err=True)
         raise typer.Exit(code=1)
-    typer.echo(f"{len(snapshot.cards)} card(s) OK", err=True)
+    drafts = f", {len(snapshot.drafts)} draft(s) not served" if snapshot.drafts else ""
+    typer.echo(f"{len(snapshot.cards)} card(s) OK{drafts}", err=True)
 
 
 @content_cli.command("new")
@@ -82,4 +87,35 @@ def content_new(
         typer.echo(str(error), err=True)
         raise typer.Exit(code=1) from error
     target.write_text(text, encoding="utf-8")
-    typer.echo(f"wrote {target}; fill it in, then run: tiercards content check {target}")
+    typer.echo(
+        f"wrote {target} as a draft; fill it in, delete its `draft: true` line, then run: "
+        f"tiercards content check {target}"
+    )
+
+
+@content_cli.command("proposals")
+def content_proposals(
+    status: Annotated[
+        str, typer.Option(help="open, accepted, declined or all (the newest 50 of them).")
+    ] = "open",
+) -> None:
+    """The suggested edits, newest first: id, card, state, proposer, reason, one a line (tab
+    separated). They are reviewed at /author/reviews."""
+    from app.authoring import proposals
+    from app.cli.db import upgrade
+    from app.storage.database import Database
+
+    chosen = next((state for state in proposals.STATUSES if state == status), None)
+    if status != "all" and chosen is None:
+        typer.echo(f"error: --status must be {', '.join(proposals.STATUSES)} or all", err=True)
+        raise typer.Exit(code=2)
+    settings = get_settings()
+    upgrade(settings)
+    database = Database(settings)
+    with database.read_sessions() as session:
+        rows = proposals.listed(session, status=chosen)
+        names = proposals.names(session, [row.proposer_id for row in rows])
+        for row in rows:
+            who = names.get(row.proposer_id, "-")
+            typer.echo(f"{row.id}\t{row.card_id}\t{row.status}\t{who}\t{' '.join(row.reason.split())}")
+    database.dispose()

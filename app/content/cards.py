@@ -185,6 +185,8 @@ class Card:
     truths: tuple[Entry, ...]
     path: Path = field(compare=False)
     notes: tuple[VersionNote, ...] = ()
+    # `draft: true`: still being written, so the catalogue keeps it out of what it serves.
+    draft: bool = False
 
     @cached_property
     def point_ids(self) -> tuple[str, ...]:

@@ -1,4 +1,5 @@
-"""The in-memory card catalogue: every valid card, every broken file, reloaded when files change."""
+"""The in-memory card catalogue: every valid card, every draft, every broken file, reloaded when
+files change."""
 
 import threading
 import time
@@ -8,14 +9,18 @@ from pathlib import Path
 
 from app.content.cards import Card, Problem
 from app.content.library import Library
-from app.content.parser import CardParseError, parse_card
+from app.content.parser import CardParseError
+from app.content.placeholders import parse_checked
 
 AUTHORING_GUIDE = "README.md"
 
 
 @dataclass(frozen=True)
 class Snapshot:
+    # The cards served: the library, practice, interviews and the API read these alone.
     cards: dict[str, Card] = field(default_factory=dict)
+    # Cards marked `draft: true`: valid, but served to no one until the mark is removed.
+    drafts: dict[str, Card] = field(default_factory=dict)
     # Files that could not be served, with what is wrong in each.
     broken: dict[Path, list[Problem]] = field(default_factory=dict)
 
@@ -37,26 +42,40 @@ def card_files(path: Path) -> list[Path]:
 
 def load(path: Path) -> Snapshot:
     """Parse every card under `path` (a folder or one file); a bad file never hides the good ones."""
-    cards: dict[str, Card] = {}
-    broken: dict[Path, list[Problem]] = {}
     if not path.exists():
         return Snapshot(broken={path: [Problem(path, 0, "no such file or folder")]})
+    cards: dict[str, Card] = {}  # drafts too, so that an id is taken once across both
+    broken: dict[Path, list[Problem]] = {}
     for file in card_files(path):
-        try:
-            card = parse_card(file)
-        except CardParseError as error:
-            broken[file] = error.problems
-            continue
-        except (OSError, UnicodeDecodeError) as error:
-            broken[file] = [Problem(file, 1, f"cannot read the file: {error}")]
+        card = _parsed(file)
+        if isinstance(card, list):
+            broken[file] = card
             continue
         if card.id in cards:
-            first = cards[card.id].path
+            # The file name alone: the message is shown in the app, and the server's folders are its own.
+            first = cards[card.id].path.name
             broken[file] = [Problem(file, _id_line(file), f"duplicate id '{card.id}' (also in {first})")]
             continue
         cards[card.id] = card
-    ordered = dict(sorted(cards.items(), key=lambda item: item[1].title.markdown.lower()))
-    return Snapshot(cards=ordered, broken=broken)
+    ordered = sorted(cards.items(), key=lambda item: item[1].title.markdown.lower())
+    return Snapshot(
+        cards={card_id: card for card_id, card in ordered if not card.draft},
+        drafts={card_id: card for card_id, card in ordered if card.draft},
+        broken=broken,
+    )
+
+
+def _parsed(file: Path) -> Card | list[Problem]:
+    """The card in `file`, or what is wrong with it."""
+    try:
+        return parse_checked(file.read_text(encoding="utf-8"), file)
+    except CardParseError as error:
+        return error.problems
+    except OSError as error:
+        # Its reason alone: str(error) names the file by its full path.
+        return [Problem(file, 1, f"cannot read the file: {error.strerror or type(error).__name__}")]
+    except UnicodeDecodeError as error:
+        return [Problem(file, 1, f"cannot read the file: {error}")]
 
 
 def _id_line(path: Path) -> int:
@@ -93,18 +112,28 @@ class Catalogue:
             self._reload_if_changed()
         return self._snapshot
 
+    def reload(self) -> None:
+        """Rescan now, waiting for a rescan under way: a card saved through the app is served by
+        this process at once, even when the save kept the file's size and time stamp."""
+        with self._lock:
+            self._rescan(force=True)
+
     def _reload_if_changed(self) -> None:
         # One request rescans; the others keep serving the current snapshot meanwhile.
         if not self._lock.acquire(blocking=False):
             return
         try:
-            signature = _signature(self.content_dir)
-            if signature != self._signature:
-                self._snapshot = load(self.content_dir)
-                self._signature = signature
-            self._checked_at = time.monotonic()
+            self._rescan(force=False)
         finally:
             self._lock.release()
+
+    def _rescan(self, *, force: bool) -> None:
+        """Load the folder again if it changed since the last load (or `force`); the lock is held."""
+        signature = _signature(self.content_dir)
+        if force or signature != self._signature:
+            self._snapshot = load(self.content_dir)
+            self._signature = signature
+        self._checked_at = time.monotonic()
 
     def get(self, card_id: str) -> Card | None:
         return self.snapshot().cards.get(card_id)

@@ -121,12 +121,19 @@ def orphaning_edits(cards: Iterable[Card]) -> list[Problem]:
             continue  # gone since it was loaded, or a committed version this checker cannot read
         if old_card is None:
             continue
-        lines = source.splitlines()
-        old_lines = old_source.splitlines()
-        for kind in KINDS:
-            old, new = kind.items(old_card, old_lines), kind.items(card, lines)
-            warnings += _compare(card.path, kind=kind, old=old, new=new, lines=lines)
+        warnings += item_changes(old_card, old_source=old_source, card=card, source=source)
     return sorted(warnings, key=lambda w: (str(w.path), w.line))
+
+
+def item_changes(old_card: Card, *, old_source: str, card: Card, source: str) -> list[Problem]:
+    """One warning per item of `old_card` whose id `card` no longer has (removed, or reworded so
+    that its id changes), at the line of `source` where it went."""
+    lines, old_lines = source.splitlines(), old_source.splitlines()
+    warnings: list[Problem] = []
+    for kind in KINDS:
+        old, new = kind.items(old_card, old_lines), kind.items(card, lines)
+        warnings += _compare(card.path, kind=kind, old=old, new=new, lines=lines)
+    return warnings
 
 
 def _committed_texts(paths: list[Path]) -> dict[Path, str]:

@@ -28,7 +28,7 @@ SECTIONS = (
 # Every section but the notes, which most cards do without.
 OPTIONAL_SECTIONS = ("Version notes",)
 REQUIRED_KEYS = ("id", "title", "level", "importance", "frequency", "topics", "timings")
-OPTIONAL_KEYS = ("demos",)
+OPTIONAL_KEYS = ("demos", "draft")
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # What an entry's heading and body are called in messages, per entry section.
 ENTRY_WORDS = {
@@ -192,6 +192,9 @@ class _CardParser:
                         key_lines.get("demos", 1),
                         f"unknown demo preset {_shown(demo)} (one of {', '.join(PRESETS)})",
                     )
+        # A YAML boolean only: a quoted "false" would be a string, and true to Python.
+        if "draft" in meta and not isinstance(meta["draft"], bool):
+            bad("draft", "draft must be true or false, unquoted (true keeps the card out of the library)")
 
     # --- body sections -----------------------------------------------------------------------
 
@@ -279,6 +282,7 @@ class _CardParser:
             truths=entries["True statements"],
             path=self.path,
             notes=notes,
+            draft=bool(meta.get("draft")),
         )
 
     def prose(self, section: _Section | None) -> Text | None:

@@ -1,6 +1,7 @@
-"""The text `tiercards content new` writes for an author to replace: a card still holding any is
-warned about at its line, and what the template says in Basics and Solid answer covers no point.
-The placeholders are read from the template itself, so they stay the ones it writes."""
+"""The text `tiercards content new` writes for an author to replace: a card still holding any cannot
+leave draft (each such text is a problem at its line, a warning while the card is a draft), and what
+the template says in Basics and Solid answer covers no point. The placeholders are read from the
+template itself, so they stay the ones it writes."""
 
 import re
 from dataclasses import replace
@@ -8,7 +9,7 @@ from functools import cache
 from pathlib import Path
 
 from app.content.cards import Card, Problem, Text
-from app.content.parser import parse_source
+from app.content.parser import CardParseError, parse_source
 from app.content.scaffold import new_card
 
 # What opens a line of a card's markdown before its text: a heading's, a list item's mark.
@@ -43,19 +44,37 @@ def _shown(markdown: str) -> str:
 
 
 def placeholders(card: Card, source: str) -> list[Problem]:
-    """A warning at each text of `card` (parsed from `source`) still as the template wrote it."""
+    """A problem at each text of `card` (parsed from `source`) still as the template wrote it; only
+    a warning while the card is a draft."""
+    found = [(text, start) for text, start in _texts(card) if _words(text.markdown) in _placeholders()]
+    if not found:
+        return []  # the catalogue asks of every card: its lines are read only for one that has some
     lines = [_MARK.sub("", line.strip()) for line in source.splitlines()]
-    found = []
-    for text, start in _texts(card):
-        if _words(text.markdown) in _placeholders():
-            shown = _shown(text.markdown)
-            wanted = _MARK.sub("", shown)
-            line = next((n for n in range(start, len(lines) + 1) if lines[n - 1] == wanted), start)
-            message = (
-                f"warning: \"{shown}\" is the template's placeholder text: replace it with the card's own"
-            )
-            found.append(Problem(card.path, line, message))
-    return found
+    problems = []
+    for text, start in found:
+        shown = _shown(text.markdown)
+        wanted = _MARK.sub("", shown)
+        line = next((n for n in range(start, len(lines) + 1) if lines[n - 1] == wanted), start)
+        problems.append(Problem(card.path, line, _message(shown, draft=card.draft)))
+    return problems
+
+
+def _message(shown: str, *, draft: bool) -> str:
+    if draft:
+        return f"warning: \"{shown}\" is the template's placeholder text: replace it with the card's own"
+    return (
+        f'"{shown}" is the template\'s placeholder text: replace it before the card leaves draft '
+        "(draft: true keeps it to authors)"
+    )
+
+
+def parse_checked(source: str, path: Path) -> Card:
+    """parse_source, refusing too a card that has left draft with the template's text still in it:
+    the catalogue loads cards so, and `tiercards content check` reports what it refuses."""
+    card = parse_source(source, path)
+    if not card.draft and (problems := placeholders(card, source)):
+        raise CardParseError(problems)
+    return card
 
 
 def without_placeholder_answer(card: Card) -> Card:

@@ -1,4 +1,5 @@
-"""`tiercards content new`: a card file with every section in place, ready to fill in."""
+"""`tiercards content new`: a card file with every section in place, ready to fill in. It is a
+draft, so it is not served until its author deletes the `draft: true` line."""
 
 from app.content.parser import ID_PATTERN
 
@@ -13,6 +14,7 @@ timings:
   basics: 20
   solid: 50
 demos: []
+draft: true  # delete this line to publish the card
 ---
 
 ## Answer

@@ -200,6 +200,9 @@
   window.tiercards.keys = { typing: typing };
 
   document.addEventListener("DOMContentLoaded", function () {
+    // A page that opens on news (saved, refused) starts there, so a screen reader reads it first.
+    var news = document.querySelector("[data-autofocus]");
+    if (news) news.focus();
     scrollables(document);
     document.body.addEventListener("htmx:afterSettle", function () { scrollables(document); });
     window.addEventListener("resize", function () { scrollables(document); });

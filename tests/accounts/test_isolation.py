@@ -10,6 +10,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from app import PROJECT_ROOT
 from app.web.openapi import route_table
 from tests.factories import OWNER_CARD
 from tests.helpers.accounts import PASSWORDS, fresh_client, running_team, sign_in
@@ -57,6 +58,11 @@ def alices(team_app: FastAPI) -> Iterator[dict[str, Any]]:
     token_id = next(i for i in range(1, 50) if alice.post(f"/account/tokens/{i}/revoke").status_code == 200)
     alice.post("/account/tokens", data={"name": "alice-token", "password": PASSWORDS["alice"]})
     started = alice.post("/interview", data={"source": "cards", "card": OWNER_CARD}, follow_redirects=False)
+    card_file = (PROJECT_ROOT / "content" / f"{OWNER_CARD}.md").read_text(encoding="utf-8")
+    suggested = alice.post(
+        f"/api/cards/{OWNER_CARD}/proposals",
+        json={"markdown": card_file.replace("## Basics\n", "## Basics\nClearer. ", 1), "reason": MARKER},
+    ).json()
     yield {
         "session_id": started.headers["location"].rsplit("/", 1)[1],
         "card_id": OWNER_CARD,
@@ -69,6 +75,7 @@ def alices(team_app: FastAPI) -> Iterator[dict[str, Any]]:
         "assignment_id": 1,
         "note_key": "00000000",
         "recording_id": recording["id"],
+        "proposal_id": suggested["id"],
         "key": "0" * 64,
         "client": alice,
     }

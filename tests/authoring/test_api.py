@@ -3,7 +3,7 @@ line, and the card at each depth when there is none (the sections GET /api/cards
 
 from fastapi.testclient import TestClient
 
-from tests.factories import card_text, line_of
+from tests.factories import WRITTEN, card_text, line_of
 
 
 def test_problems_come_with_their_lines(author: TestClient) -> None:
@@ -30,7 +30,7 @@ def test_a_good_card_comes_back_at_each_depth(author: TestClient) -> None:
     assert list(depths) == ["junior", "middle", "senior", "principal"]
     assert "solid_answer" not in depths["junior"] and "deep_dive" not in depths["middle"]
     assert list(depths["principal"]["go_deeper"]) == ["junior", "middle", "senior", "principal"]
-    assert depths["senior"]["deep_dive"]["html"] == "<p>The long-form explanation.</p>\n"
+    assert depths["senior"]["deep_dive"]["html"] == f"<p>{WRITTEN['The long-form explanation.']}</p>\n"
 
 
 def test_a_body_that_is_not_a_card_text_is_refused(author: TestClient) -> None:

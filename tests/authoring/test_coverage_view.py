@@ -19,12 +19,15 @@ from app.content.cards import item_key
 from app.coverage.measured import MEASURED
 from app.practice.models import AttemptCoverage
 from app.storage.base import utcnow
-from tests.factories import card_text, line_of, make_attempt
+from tests.factories import WRITTEN, card_text, line_of, make_attempt
 from tests.helpers.authoring import SERVED, preview_of
 from tests.helpers.html import one
 
-FIRST, SECOND = "The first point a good answer makes", "batches wait in the buffer"
-SAID = "A good answer makes the first point."
+# The sample card's two points, as card_text writes them; MODEL_ANSWER puts SECOND in place of
+# the second.
+FIRST, WRITTEN_SECOND = WRITTEN["The first point a good answer makes"], WRITTEN["The second point"]
+SECOND = "batches wait in the buffer"
+SAID = "The sample makes its first point."
 # The second point is said only in words it does not use, beside a run of terms naming it.
 MODEL_ANSWER = {
     "The ~20 second answer.": SAID,
@@ -107,7 +110,7 @@ def _answered(app: FastAPI, *rows: tuple[str, list[str], list[str], bool]) -> No
             )
             session.add(attempt)
             session.flush()
-            keys = [item_key(FIRST), item_key("The second point")]
+            keys = [item_key(FIRST), item_key(WRITTEN_SECOND)]
             session.add(
                 AttemptCoverage(
                     attempt_id=attempt.id,
@@ -137,7 +140,7 @@ def _agreement(preview: Tag) -> dict[str, dict[str, str]]:
 def test_a_served_card_shows_the_teams_agreement_per_point_without_answers_or_names(
     author_app: FastAPI, author: TestClient
 ) -> None:
-    first, second = item_key(FIRST), item_key("The second point")
+    first, second = item_key(FIRST), item_key(WRITTEN_SECOND)
     _answered(
         author_app,
         (SERVED, [first], [first], True),  # agreed on both
@@ -149,7 +152,7 @@ def test_a_served_card_shows_the_teams_agreement_per_point_without_answers_or_na
     preview = preview_of(author, card_text(SERVED, "A served question?"))
     assert _agreement(preview) == {
         FIRST: {"answers": "3", "agreed": "2", "checker-only": "0", "person-only": "1"},
-        "The second point": {"answers": "3", "agreed": "1", "checker-only": "1", "person-only": "1"},
+        WRITTEN_SECOND: {"answers": "3", "agreed": "1", "checker-only": "1", "person-only": "1"},
     }
     page = " ".join(preview.get_text().split())
     assert "over the 3 most recent assessed answers to this card from people who share their answers" in page

@@ -1,4 +1,4 @@
-"""A served card opens in the author preview from its page: its file's markdown in the box and its
+"""A served card opens in the editor from its page: its file's markdown in the box and its
 preview beside it, for people who may author; no one else is shown the way or let in."""
 
 from collections.abc import Callable
@@ -14,7 +14,7 @@ from tests.helpers.accounts import new_person
 from tests.helpers.authoring import SERVED, textarea_text
 from tests.helpers.html import one, soup_of
 
-EDIT = "Edit in the preview"
+EDIT = "Edit the card"
 
 
 def _edit_links(client: TestClient, card_id: str) -> list[str]:
@@ -23,12 +23,13 @@ def _edit_links(client: TestClient, card_id: str) -> list[str]:
 
 
 def test_a_served_card_opens_with_its_file_and_its_preview(author: TestClient, tmp_path: Path) -> None:
-    page = soup_of(author.get("/author", params={"card": SERVED}))
+    page = soup_of(author.get("/author", params={"card": SERVED}))  # the old address, redirected
     assert textarea_text(page) == (tmp_path / "content" / f"{SERVED}.md").read_text(encoding="utf-8")
     preview = one(page, "#author-preview")
     assert one(preview, "h1, h2, h3").get_text(strip=True) == "A served question?"
-    assert f"{SERVED}.md" in one(preview, "p.note").get_text()
+    assert preview.select("p.note") == [], "the card being edited is no clash with itself"
     assert one(page, "#author-form")["data-card"] == SERVED
+    assert one(page, "#author-form")["action"] == f"/author/cards/{SERVED}"
 
 
 def test_an_edit_made_on_disk_is_what_opens_next(author: TestClient, tmp_path: Path) -> None:
@@ -50,11 +51,13 @@ def test_the_card_page_offers_authors_the_preview_and_hides_it_from_members(
 ) -> None:
     with new_person(team_app, "ann", "author", "author pass phrase 9") as ann:
         # The author's page goes into the page cache first; a member must not get its copy.
-        assert _edit_links(ann, OWNER_CARD) == [f"/author?card={OWNER_CARD}"]
+        assert _edit_links(ann, OWNER_CARD) == [f"/author/cards/{OWNER_CARD}"]
         bob = signed_in("bob")
         assert _edit_links(bob, OWNER_CARD) == []
-        assert bob.get("/author", params={"card": OWNER_CARD}).status_code == 403
-        assert _edit_links(signed_in("root"), OWNER_CARD) == [f"/author?card={OWNER_CARD}"]
+        # A member reaches the same page to suggest an edit, never to save one.
+        suggesting = soup_of(bob.get(f"/author/cards/{OWNER_CARD}"))
+        assert one(suggesting, "#author-form button.primary").get_text() == "Send for review"
+        assert _edit_links(signed_in("root"), OWNER_CARD) == [f"/author/cards/{OWNER_CARD}"]
         opened = soup_of(ann.get(_edit_links(ann, OWNER_CARD)[0]))
         shipped = PROJECT_ROOT / "content" / f"{OWNER_CARD}.md"
         assert textarea_text(opened) == shipped.read_text(encoding="utf-8")

@@ -5,7 +5,7 @@ that depth sees, and the pitfall quiz as it is dealt."""
 from fastapi.testclient import TestClient
 
 from app.content.cards import item_key
-from tests.factories import card_text, line_of
+from tests.factories import WRITTEN, card_text, line_of
 from tests.helpers.authoring import SERVED, preview_of, problems, textarea_text
 from tests.helpers.html import one, soup_of
 
@@ -37,7 +37,8 @@ def test_the_page_starts_from_the_card_content_new_writes(author: TestClient) ->
     assert text.startswith("---\nid: new-card\n") and "## True statements" in text
     # The scaffold itself has no problem: its preview is the card.
     assert page.select_one("#author-preview[data-state=card]") is not None
-    assert "Save the file into content/ and run tiercards content check" in " ".join(page.get_text().split())
+    assert "A new card starts as a draft (draft: true)" in " ".join(page.get_text().split())
+    assert one(page, "#author-form")["action"] == "/author/cards"
 
 
 def test_a_broken_card_lists_every_problem_with_its_line(author: TestClient) -> None:
@@ -74,10 +75,12 @@ def test_a_good_card_shows_each_depth_with_the_sections_it_sees(author: TestClie
         "For a principal",
     ]
     senior = depths["senior"]
-    assert one(senior, "[data-section=solid] .prose").get_text(strip=True) == "The ~50 second answer."
+    assert (
+        one(senior, "[data-section=solid] .prose").get_text(strip=True) == WRITTEN["The ~50 second answer."]
+    )
     assert [li.get_text(strip=True) for li in senior.select("[data-section=points] li")] == [
-        "The first point a good answer makes",
-        "The second point",
+        WRITTEN["The first point a good answer makes"],
+        WRITTEN["The second point"],
     ]
 
 
@@ -131,9 +134,10 @@ def test_without_scripts_check_now_answers_the_whole_page_with_the_text_kept(aut
     ]
 
 
-NOTE = """
+# A note on the card's Solid answer, quoting its words as card_text writes them.
+NOTE = f"""
 ## Version notes
-### The ~50 second answer.
+### {WRITTEN["The ~50 second answer."]}
 - Checked: TensorFlow 2.21
 - Source: tensorflow/python/data/ops/options.py
 - Demo: placement no-prefetch against prefetch-last-autotune

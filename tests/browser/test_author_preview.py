@@ -131,7 +131,7 @@ def test_a_card_opened_from_its_page_shows_its_file_whatever_draft_is_kept(page:
     page.keyboard.type("level: expert")
     expect(page.locator(".author-problems li")).to_have_count(1)
     page.goto(f"{base_url}/cards/{OWNER_CARD}")
-    page.get_by_role("link", name="Edit in the preview").click()
+    page.get_by_role("link", name="Edit the card").click()
     expect(page.locator(BOX)).to_have_value(re.compile(f"^---\nid: {OWNER_CARD}\n"))
     expect(page.locator("[data-draft-note]")).to_be_hidden()
     _select(page, "level: middle")

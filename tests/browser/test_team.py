@@ -2,16 +2,13 @@
 see her answer anywhere; lena, a lead, sees both of them on /team, on a laptop and on a phone."""
 
 import os
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from app import PROJECT_ROOT
-from tests.helpers.browser import axe_violations, described
+from tests.helpers.browser import add_people, axe_violations, described, signed_in_page
 from tests.servers import data_env, start_server, stop
 
 CARD = "tf-data-prefetch-last"
@@ -28,16 +25,7 @@ ACCOUNTS = {"AUTH_MODE": "accounts"}
 def team_url(tmp_path: Path) -> Iterator[str]:
     """A server in AUTH_MODE=accounts whose people were added with `tiercards users add`."""
     env = {**os.environ, **data_env(tmp_path), **ACCOUNTS}
-    for name, (role, password) in PEOPLE.items():
-        subprocess.run(
-            [sys.executable, "-m", "app.cli", "users", "add", name, "--role", role, "--password-stdin"],
-            input=f"{password}\n",
-            text=True,
-            cwd=PROJECT_ROOT,
-            env=env,
-            check=True,
-            capture_output=True,
-        )
+    add_people(env, PEOPLE)
     process, url = start_server(tmp_path, "--no-worker", env=ACCOUNTS)
     yield url
     stop(process)
@@ -52,15 +40,7 @@ def signed_in(browser: Browser, team_url: str) -> Iterator[Callable[[str], Page]
     def open_as(name: str) -> Page:
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(f"{name}: {error}"))
-        page.on("console", lambda m: errors.append(f"{name}: {m.text}") if m.type == "error" else None)
-        page.goto(f"{team_url}/login")
-        page.fill("input[name=username]", name)
-        page.fill("input[name=password]", PEOPLE[name][1])
-        page.click("button[type=submit]")
-        expect(page).not_to_have_url(f"{team_url}/login")
-        return page
+        return signed_in_page(context, team_url, name, PEOPLE[name][1], errors)
 
     yield open_as
     for context in contexts:

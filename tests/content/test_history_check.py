@@ -14,8 +14,8 @@ from tests.factories import card_text, line_of, write_card
 
 pytestmark = pytest.mark.engine_agnostic
 
-PITFALL = "A wrong belief a candidate might state"
-POINT = "The first point a good answer makes"
+PITFALL = "A wrong belief about the sample"
+POINT = "The sample's first point"
 TAIL = "and the answers recorded against it will no longer count"
 
 
@@ -41,18 +41,22 @@ def check(path: Path) -> Result:
 
 
 def orphaning(result: Result) -> list[str]:
-    """The lines warning of orphaned answers; not those about the scaffold's placeholders, say."""
+    """The lines warning of orphaned answers; not those about uncovered answer points, say."""
     return [line for line in result.stdout.splitlines() if line.endswith(TAIL)]
 
 
 def edit(path: Path, **replace: str) -> str:
-    text = card_text("sample-card", **replace)
+    """The card as committed, with `replace` swapping exact snippets of it, saved over it."""
+    text = path.read_text(encoding="utf-8")
+    for old, new in replace.items():
+        assert old in text, f"snippet not in the card: {old!r}"
+        text = text.replace(old, new)
     path.write_text(text, encoding="utf-8")
     return text
 
 
 def test_a_reworded_pitfall_is_a_warning_naming_its_line_both_texts_and_both_ids(published: Path) -> None:
-    reworded = "A wrong belief that a candidate would state"
+    reworded = "A wrong belief held about the sample"
     text = edit(published, **{f"### {PITFALL}": f"### {reworded}"})
     result = check(published)
     assert result.exit_code == 0, result.output
@@ -68,8 +72,8 @@ def test_case_punctuation_and_spacing_keep_the_id_so_no_warning(published: Path)
     edit(
         published,
         **{
-            f"### {PITFALL}": "### A *wrong* belief,   a Candidate might state!",
-            f"1. {POINT}": "1. The first point: a `good` answer makes.",
+            f"### {PITFALL}": "### A *wrong* belief,   about the Sample!",
+            f"1. {POINT}": "1. The `sample's` first point.",
         },
     )
     result = check(published)
@@ -78,21 +82,22 @@ def test_case_punctuation_and_spacing_keep_the_id_so_no_warning(published: Path)
 
 
 def test_a_reworded_answer_point_and_a_removed_one_are_told_apart(published: Path) -> None:
-    reworded = "The first point a strong answer makes"
-    text = edit(published, **{f"1. {POINT}": f"1. {reworded}", "2. The second point\n": ""})
+    second = "The sample's second point"
+    reworded = "The sample's first main point"
+    text = edit(published, **{f"1. {POINT}": f"1. {reworded}", f"2. {second}\n": ""})
     result = check(published)
     assert result.exit_code == 0, result.output
     assert orphaning(result) == [
         # Nothing on the card resembles it any more: it stands at its section's heading.
-        f'{published}:{line_of(text, "## Answer")}: answer point "The second point" was removed: '
-        f"its id {item_key('The second point')} goes with it {TAIL}",
+        f'{published}:{line_of(text, "## Answer")}: answer point "{second}" was removed: '
+        f"its id {item_key(second)} goes with it {TAIL}",
         f'{published}:{line_of(text, reworded)}: answer point "{POINT}" was reworded to "{reworded}": '
         f"its id changes from {item_key(POINT)} to {item_key(reworded)} {TAIL}",
     ]
 
 
 def test_a_true_statement_rewritten_beyond_resemblance_reads_as_removed(published: Path) -> None:
-    old = "A true statement that sounds like it could be a pitfall"
+    old = "A true statement about the sample"
     text = edit(published, **{f"### {old}": "### Prefetch buffers whole batches when it goes last"})
     result = check(published)
     assert result.exit_code == 0
@@ -114,7 +119,7 @@ def test_a_card_not_committed_yet_or_outside_git_has_nothing_to_orphan(
 
 
 def test_warnings_do_not_hide_problems_and_problems_still_fail(published: Path) -> None:
-    edit(published, **{f"### {PITFALL}": "### A wrong belief that a candidate would state"})
+    edit(published, **{f"### {PITFALL}": "### A wrong belief held about the sample"})
     write_card(published.parent, "broken.md", card_text("broken-card", **{"level: middle": "level: wizard"}))
     result = check(published)
     assert result.exit_code == 1

@@ -12,7 +12,7 @@ from app import PROJECT_ROOT
 from app.cli import cli
 from app.content.catalogue import load
 from app.content.parser import MISCONCEPTION_OPENERS, CardParseError, parse_card
-from tests.factories import OWNER_CARD, card_text, line_of, write_card
+from tests.factories import OWNER_CARD, card_text, drafted, line_of, write_card
 
 pytestmark = pytest.mark.engine_agnostic
 
@@ -151,7 +151,7 @@ def test_scaffold_for_new_cards_is_itself_valid(tmp_path: Path) -> None:
 def test_malformed_card_reports_file_line_and_problem(
     tmp_path: Path, replace: dict[str, str], line_snippet: str, message: str
 ) -> None:
-    text = _replaced(replace)
+    text = card_text(**replace)
     problems = problems_of(tmp_path, text)
     expected_line = line_of(text, line_snippet)
     assert any(
@@ -159,23 +159,29 @@ def test_malformed_card_reports_file_line_and_problem(
     ), problems
 
 
-def _replaced(replace: dict[str, str]) -> str:
-    text = card_text()
-    for old, new in replace.items():
-        assert old in text
-        text = text.replace(old, new, 1)
-    return text
+@pytest.mark.parametrize("value", ['"yes"', "1", "[true]"])
+def test_draft_is_true_or_false_or_a_problem_at_its_line(tmp_path: Path, value: str) -> None:
+    text = card_text(**{"draft: true": f"draft: {value}"})
+    assert problems_of(tmp_path, text) == [
+        f"{tmp_path / 'card.md'}:{line_of(text, 'draft:')}: "
+        "draft must be true or false, unquoted (true keeps the card out of the library)"
+    ]
+
+
+@pytest.mark.parametrize(("text", "draft"), [(drafted(card_text()), True), (card_text(), False)])
+def test_a_card_is_a_draft_when_its_frontmatter_says_so(tmp_path: Path, text: str, draft: bool) -> None:
+    assert parse_card(write_card(tmp_path, "card.md", text)).draft is draft
 
 
 def test_missing_section_is_reported(tmp_path: Path) -> None:
-    text = _replaced({"## Pitfalls\n### A wrong belief a candidate might state\nWhy it is wrong.\n": ""})
+    text = card_text(**{"## Pitfalls\n### A wrong belief a candidate might state\nWhy it is wrong.\n": ""})
     problems = problems_of(tmp_path, text)
     assert any("missing section '## Pitfalls'" in p for p in problems)
 
 
 def test_sections_out_of_order_are_reported(tmp_path: Path) -> None:
     basics = "## Basics\nThe ~20 second answer.\n\n"
-    text = _replaced({basics: ""}).replace("## Code", basics + "## Code")
+    text = card_text(**{basics: "", "## Code": basics + "## Code"})
     problems = problems_of(tmp_path, text)
     assert problems == [
         f"{tmp_path / 'card.md'}:{line_of(text, '## Solid answer')}: "
@@ -222,22 +228,19 @@ def test_headings_inside_code_fences_are_not_sections(tmp_path: Path) -> None:
 def test_an_item_keeps_its_id_through_case_punctuation_and_spacing_but_not_rewording(tmp_path: Path) -> None:
     point, pitfall = "1. The first point a good answer makes", "### A wrong belief a candidate might state"
 
-    def ids(**replace: str) -> tuple[str, str]:
-        card = parse_card(write_card(tmp_path, "card.md", card_text(**replace)))
+    def ids(point_text: str, pitfall_text: str) -> tuple[str, str]:
+        text = card_text(**{point: f"1. {point_text}", pitfall: f"### {pitfall_text}"})
+        card = parse_card(write_card(tmp_path, "card.md", text))
         return card.point_ids[0], card.pitfalls[0].key
 
-    original = ids()
+    original = ids("Prefetch overlaps producing with consuming", "A larger buffer fixes a slow pipeline")
     assert all(re.fullmatch(r"[0-9a-f]{8}", key) for key in original)
-    touched = {
-        point: "1. The *first*  point, a good `answer` makes!",
-        pitfall: "### a WRONG belief: a candidate might state.",
-    }
-    assert ids(**touched) == original
-    reworded = {
-        point: "1. The first point a strong answer makes",
-        pitfall: "### A wrong idea a candidate might state",
-    }
-    assert all(new != old for new, old in zip(ids(**reworded), original, strict=True))
+    touched = ids(
+        "prefetch *overlaps*  producing, with `consuming`!", "a LARGER buffer: fixes a slow pipeline."
+    )
+    assert touched == original
+    reworded = ids("Prefetch overlaps reading with consuming", "A larger buffer fixes a stalled pipeline")
+    assert all(new != old for new, old in zip(reworded, original, strict=True))
 
 
 @pytest.mark.parametrize(
@@ -262,7 +265,7 @@ def test_an_item_keeps_its_id_through_case_punctuation_and_spacing_but_not_rewor
 def test_content_check_reports_two_items_with_the_same_text_at_the_repeat(
     tmp_path: Path, replace: dict[str, str], first: str, repeat: str, noun: str
 ) -> None:
-    text = _replaced(replace)
+    text = card_text(**replace)
     path = write_card(tmp_path, "card.md", text)
     result = CliRunner().invoke(cli, ["content", "check", str(path)])
     assert result.exit_code == 1

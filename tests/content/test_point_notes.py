@@ -10,13 +10,19 @@ from tests.factories import card_text, line_of
 
 pytestmark = pytest.mark.engine_agnostic
 
-POINT = "1. The first point a good answer makes"
+# The scaffold's first point, and what the card here says instead.
+TEMPLATE_POINT = "1. The first point a good answer makes"
+POINT = "1. The point a good answer opens with"
 EXPLANATION = "The first point is what the answer opens with."
 SAID_AS = ("it opens the answer", "say it first")
 
 
+def _card(point: str = POINT) -> str:
+    return card_text(**{TEMPLATE_POINT: point})
+
+
 def _with_notes(*notes: str) -> str:
-    return card_text(**{POINT: "\n".join([POINT, *(f"   - {note}" for note in notes)])})
+    return _card("\n".join([POINT, *(f"   - {note}" for note in notes)]))
 
 
 def _problems(text: str) -> list[str]:
@@ -26,7 +32,7 @@ def _problems(text: str) -> list[str]:
 
 
 def test_notes_leave_the_point_its_text_and_key_and_are_read_into_it() -> None:
-    plain = parse_source(card_text(), Path("card.md")).points[0]
+    plain = parse_source(_card(), Path("card.md")).points[0]
     noted = parse_source(
         _with_notes(f"Explanation: {EXPLANATION}", *(f"Said as: {said}" for said in SAID_AS)), Path("card.md")
     ).points[0]
@@ -40,14 +46,14 @@ def test_a_point_knows_the_line_it_starts_on() -> None:
     card = parse_source(text, Path("card.md"))
     assert [point.line for point in card.points] == [
         line_of(text, POINT),
-        line_of(text, "2. The second point"),
+        line_of(text, "2. The sample's second point"),
     ]
 
 
 def test_other_indented_lines_before_its_notes_still_continue_the_point() -> None:
-    text = card_text(**{POINT: f"{POINT}\n   and keeps going\n   - Said as: it opens the answer"})
+    text = _card(f"{POINT}\n   and keeps going\n   - Said as: it opens the answer")
     point = parse_source(text, Path("card.md")).points[0]
-    assert point.markdown == "The first point a good answer makes and keeps going"
+    assert point.markdown == "The point a good answer opens with and keeps going"
     assert point.phrasings == ("it opens the answer",)
 
 
@@ -75,8 +81,8 @@ def test_a_note_wrapped_onto_the_next_line_goes_on_and_leaves_the_point_as_it_wa
         "   - Said as: one phrasing\n"
         "     said over two lines"
     )
-    point = parse_source(card_text(**{POINT: wrapped}), Path("card.md")).points[0]
+    point = parse_source(_card(wrapped), Path("card.md")).points[0]
     assert point.markdown == POINT.removeprefix("1. ")
-    assert point.key == parse_source(card_text(), Path("card.md")).points[0].key
+    assert point.key == parse_source(_card(), Path("card.md")).points[0].key
     assert point.explanation == "the first half of the explanation, and its second half on the next line."
     assert point.phrasings == ("one phrasing said over two lines",)

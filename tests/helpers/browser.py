@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Locator, Page, Playwright, ViewportSize, expect
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, Playwright, ViewportSize, expect
 
 from app import PROJECT_ROOT
 from app.content.cards import item_key
@@ -131,6 +131,20 @@ def described(violations: list[dict[str, Any]]) -> str:
     )
 
 
+def signed_in_page(context: BrowserContext, url: str, name: str, password: str, errors: list[str]) -> Page:
+    """A page of `context` signed in through /login as `name`; what its scripts report goes to
+    `errors` (a CSP violation shows there)."""
+    page = context.new_page()
+    page.on("pageerror", lambda error: errors.append(f"{name}: {error}"))
+    page.on("console", lambda m: errors.append(f"{name}: {m.text}") if m.type == "error" else None)
+    page.goto(f"{url}/login")
+    page.fill("input[name=username]", name)
+    page.fill("input[name=password]", password)
+    page.click("button[type=submit]")
+    expect(page).not_to_have_url(f"{url}/login")
+    return page
+
+
 def save_screenshot(page: Page, folder: Path, name: str) -> None:
     page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
     if name in DOCS_SCREENSHOTS and os.environ.get("UPDATE_DOCS_SCREENSHOTS") == "1":
@@ -167,6 +181,12 @@ def _tiercards(env: dict[str, str], *args: str, stdin: str = "") -> str:
     return done.stdout.strip()
 
 
+def add_people(env: dict[str, str], people: dict[str, tuple[str, str]]) -> None:
+    """Each person (name: role, password) added with `tiercards users add`, as an operator does."""
+    for name, (role, password) in people.items():
+        _tiercards(env, "users", "add", name, "--role", role, "--password-stdin", stdin=f"{password}\n")
+
+
 def _signed_in(url: str, name: str) -> httpx.Client:
     return sign_in(csrf_client(url, page="/login"), name, PEOPLE[name][1])
 
@@ -196,6 +216,19 @@ def _assigned_interview(lead: httpx.Client, member: httpx.Client, due: str) -> s
     answered = member.post(f"/interview/{session}/answer", data=answer | {"text": "Prefetch overlaps input."})
     assert answered.status_code == 200, answered.text
     return session
+
+
+def _suggested_edit(member: httpx.Client) -> str:
+    """An edit the member suggests to the owner's card (waiting for review: no file changes)."""
+    text = (PROJECT_ROOT / "content" / f"{OWNER_CARD}.md").read_text(encoding="utf-8")
+    changed = text.replace(
+        "3. the buffer holds batches when it is last", "3. placed last, the buffer holds whole batches"
+    )
+    made = member.post(
+        f"/api/cards/{OWNER_CARD}/proposals", json={"markdown": changed, "reason": "say whole batches"}
+    )
+    assert made.status_code == 201, made.text
+    return str(made.json()["id"])
 
 
 def _wait_done(client: httpx.Client, path: str, *, within_s: float) -> None:
@@ -236,8 +269,7 @@ def running_site(data_dir: Path) -> Iterator[Site]:
     answered, ada has a finished demo run and assigned max a card and a mock interview (which max
     has begun), and an invite is open."""
     env = {**os.environ, **data_env(data_dir), **ACCOUNTS}
-    for name, (role, password) in PEOPLE.items():
-        _tiercards(env, "users", "add", name, "--role", role, "--password-stdin", stdin=f"{password}\n")
+    add_people(env, PEOPLE)
     invite = _tiercards(env, "users", "invite", "--role", "member").rsplit("/", 1)[-1]
     process, url = start_server(data_dir, env=ACCOUNTS)
     try:
@@ -255,6 +287,7 @@ def running_site(data_dir: Path) -> Iterator[Site]:
         )
         assert assigned.status_code == 303, assigned.text
         interview = _assigned_interview(ada, max_, due)
+        proposal = _suggested_edit(max_)
         cookies = {name: dict(client.cookies.items()) for name, client in (("ada", ada), ("max", max_))}
         params = {
             "card_id": OWNER_CARD,
@@ -265,6 +298,7 @@ def running_site(data_dir: Path) -> Iterator[Site]:
             "token": invite,
             "note_key": SERIAL_NOTE,
             "assigned_interview": interview,
+            "proposal_id": proposal,
         }
         yield Site(url, params, cookies)
     finally:
@@ -431,6 +465,10 @@ SITE_PAGES = [
     ),
     SitePage("author", "/author", screenshot=True),
     SitePage("author-problems", "/author", act=_break_the_card),
+    SitePage("author-edit", "/author/cards/{card_id}", screenshot=True),
+    SitePage("author-suggest", "/author/cards/{card_id}", person="max", screenshot=True),
+    SitePage("author-reviews", "/author/reviews", screenshot=True),
+    SitePage("author-review", "/author/reviews/{proposal_id}", screenshot=True),
     SitePage("progress", "/progress", screenshot=True),
     SitePage("team", "/team", screenshot=True),
     SitePage("team-member", "/team/members/{name}", screenshot=True),

@@ -105,6 +105,20 @@ ROUTES: dict[tuple[str, str], str] = {
     ("POST", "/author"): "author",
     ("POST", "/author/download"): "author",
     ("POST", "/api/author/check"): "author",
+    ("POST", "/author/cards"): "author",
+    ("GET", "/author/reviews"): "author",
+    ("GET", "/author/reviews/{proposal_id}"): "author",
+    ("POST", "/author/reviews/{proposal_id}/comment"): "author",
+    ("POST", "/author/reviews/{proposal_id}/accept"): "author",
+    ("POST", "/author/reviews/{proposal_id}/decline"): "author",
+    ("POST", "/api/proposals/{proposal_id}/accept"): "author",
+    ("POST", "/api/proposals/{proposal_id}/decline"): "author",
+    # Authors edit a card there, everyone else suggests an edit (their own until an author decides).
+    ("GET", "/author/cards/{card_id}"): "shared",
+    ("POST", "/author/cards/{card_id}/check"): "shared",
+    ("POST", "/author/cards/{card_id}"): "own",
+    ("POST", "/api/cards/{card_id}/proposals"): "own",
+    ("GET", "/api/proposals"): "own",
 }
 
 

@@ -99,6 +99,7 @@ def test_no_page_a_signed_in_person_reads_may_be_kept_by_a_shared_cache(
         "note_key": "00000000",
         "recording_id": recording["id"],
         "key": "0" * 64,
+        "proposal_id": 1,
     }
     checked = []
     for method, path in route_table(team_app):

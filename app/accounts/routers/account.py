@@ -13,6 +13,7 @@ from app.exceptions import Invalid
 from app.schemas import Id
 from app.storage.dependencies import WriteSessionDep
 from app.web.dependencies import FormDep
+from app.web.panels import app_panels
 from app.web.templating import render
 
 router = APIRouter(tags=["accounts"])
@@ -23,9 +24,11 @@ WRONG_CURRENT = "that is not your current password"
 def _account_page(
     visitor: Visitor, principal: Principal, *, status_code: int = 200, **extra: Any
 ) -> HTMLResponse:
+    panels = app_panels(visitor.request)
     with visitor.db.read_sessions() as session:
         tokens = service.tokens_of(session, principal.id)
         asks_password = service.has_password(session, principal.id)
+        extras = panels.fill("account", session=session, user_id=principal.id)
     return render(
         visitor.request,
         "account.html",
@@ -36,6 +39,7 @@ def _account_page(
         max_token_days=service.MAX_TOKEN_DAYS,
         asks_password=asks_password,
         accounts=visitor.settings.auth_mode == "accounts",
+        panels=extras,
         **extra,
     )
 

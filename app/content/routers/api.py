@@ -15,7 +15,7 @@ def list_cards(catalogue: CatalogueDep) -> dict[str, Any]:
     snapshot = catalogue.snapshot()
     return {
         "cards": [card_summary(card) for card in snapshot.cards.values()],
-        # File names only, as the library page shows them: where the server keeps them is its own business.
+        # File names only: where the server keeps them is its own business.
         "broken": [{"path": p.path.name, "line": p.line, "message": p.message} for p in snapshot.problems],
     }
 

@@ -66,7 +66,6 @@ def library(
             card_items=_card_items,
             shown=sum(len(group.cards) for group in groups),
             total=len(snapshot.cards),
-            broken=snapshot.broken,
             levels=LEVELS,
             topics=snapshot.library.topics,
             filters={"level": level, "topic": topic, "q": q},
