@@ -172,9 +172,11 @@ def test_no_json_integer_out_of_reach_is_a_500_and_none_is_stored(
         content = operation.get("requestBody", {}).get("content", {})
         if "application/json" not in content:
             continue
+        declared = _schema_integer_names(content["application/json"]["schema"], components, frozenset())
+        if not declared and (method, path) not in examples:
+            continue  # a body with no integer in its schema has none to spoil
         assert (method, path) in examples, f"add an example body for {method} {path}"
         spots = [(body, spot) for body in examples[(method, path)] for spot in _integer_spots(body)]
-        declared = _schema_integer_names(content["application/json"]["schema"], components, frozenset())
         named = {next(s for s in reversed(spot) if isinstance(s, str)) for _body, spot in spots}
         assert declared <= named, (path, "the examples lack", declared - named)
         for body, spot in spots:
