@@ -58,7 +58,9 @@ async def require_browser_admin(principal: AdminDep) -> Principal:
     """An admin changing people or inviting them: never through an API token, which could
     otherwise make an admin of someone (or an invite) that outlasts the token's revocation."""
     if principal.via == "token":
-        raise Forbidden("an API token cannot change people or make invites: do this from a signed-in browser")
+        raise Forbidden(
+            "an API token cannot change people, make invites or see them: do this from a signed-in browser"
+        )
     return principal
 
 

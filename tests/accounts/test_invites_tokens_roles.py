@@ -222,3 +222,19 @@ def test_accepting_an_invite_hashes_the_password_outside_the_write(
     assert joined.status_code == 303
     assert newcomer.get("/api/me").json() == {"name": "carol", "role": "member"}
     assert probe.writer_free == [True]
+
+
+def test_an_admins_api_token_is_never_shown_an_invite_link(
+    signed_in: Callable[[str], TestClient], team_app: FastAPI
+) -> None:
+    """Redeeming a pending invite would give the token's holder a browser session that can do
+    what tokens are refused: the page that lists invites opens to a signed-in browser only."""
+    root = signed_in("root")
+    page = root.post("/account/tokens", data={"name": "admin script", "password": PASSWORDS["root"]})
+    token = BeautifulSoup(page.text, "html.parser").select_one("code.token").text
+    invite = invite_link(root, role="admin").rsplit("/", 1)[-1]
+    script = TestClient(team_app)
+    listed = script.get("/admin/users", headers={"Authorization": f"Bearer {token}"})
+    assert listed.status_code == 403 and "signed-in browser" in listed.text
+    assert invite not in listed.text
+    assert invite in root.get("/admin/users").text

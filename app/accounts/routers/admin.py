@@ -7,7 +7,7 @@ from sqlalchemy.orm import Session
 from starlette.responses import HTMLResponse
 
 from app.accounts import service
-from app.accounts.dependencies import AdminDep, BrowserAdminDep, Visitor, VisitorDep, forget_signed_in
+from app.accounts.dependencies import BrowserAdminDep, Visitor, VisitorDep, forget_signed_in
 from app.accounts.routers.sign_in import accounts_only
 from app.exceptions import DomainError, NotFound
 from app.roles import ROLES, role_named
@@ -15,6 +15,7 @@ from app.settings import Settings
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep, SettingsDep
 from app.web.errors import status_of
+from app.web.panels import app_panels
 from app.web.templating import render
 
 router = APIRouter(tags=["accounts"])
@@ -39,6 +40,7 @@ def _users_page(
         roles=list(ROLES.values()),
         accounts=accounts,
         pending=[(invite, invite.token and service.invite_url(base, invite.token)) for invite in pending],
+        panels=app_panels(request).fill("admin", settings=settings),
         **extra,
     )
 
@@ -50,8 +52,10 @@ def _answer(visitor: Visitor, session: Session, *, status_code: int = 200, **ext
 
 @router.get("/admin/users", response_class=HTMLResponse)
 def users_page(
-    request: Request, session: SessionDep, _admin: AdminDep, settings: SettingsDep
+    request: Request, session: SessionDep, _admin: BrowserAdminDep, settings: SettingsDep
 ) -> HTMLResponse:
+    """People, roles and the pending invites' links: a signed-in browser's only, since redeeming
+    an invite would give an API token's holder a session that does what tokens are refused."""
     return _users_page(request, session, settings=settings)
 
 
