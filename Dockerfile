@@ -40,7 +40,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 RUN python3 -m venv "$VIRTUAL_ENV" \
     && pip install --quiet --upgrade pip \
     && useradd --create-home --uid 10001 tiercards \
-    && mkdir /data && chown tiercards /data
+    && mkdir /data /backups && chown tiercards /data /backups
 WORKDIR /srv/tiercards
 COPY deploy/*.sh deploy/
 VOLUME ["/data"]
@@ -67,8 +67,9 @@ FROM runtime AS worker
 ARG WORKER_EXTRA=worker
 # flite, Debian's speech synthesiser: the mock interview's questions are said aloud by the workers
 # (app/speech/voice.py).
+# pg_dump for the scheduled backups (app/backups), the same major version as compose's PostgreSQL.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends flite \
+    && apt-get install -y --no-install-recommends flite postgresql-client \
     && rm -rf /var/lib/apt/lists/* \
     && flite -voice slt -t "ready" -o /dev/null
 # The speech wheels by hash first (requirements/speech.txt); the extra's install finds them there.

@@ -20,6 +20,7 @@ from app.accounts.routers import api as accounts_api
 from app.authoring.routers import api as authoring_api
 from app.authoring.routers import pages as authoring_pages
 from app.authoring.routers import reviews as authoring_reviews
+from app.backups.routers.backup_box import backups_panel
 from app.content import filters as content_filters
 from app.content.catalogue import Catalogue
 from app.content.routers import api as content_api
@@ -95,6 +96,7 @@ PANELS: dict[str, tuple[PanelHook, ...]] = {
     "practice": (team_pages.assigned_panel,),
     "interview": (team_pages.assigned_interviews_panel,),
     "account": (authoring_reviews.suggested_edits_panel,),
+    "admin": (backups_panel,),
 }
 
 

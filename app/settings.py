@@ -85,6 +85,14 @@ class Settings(BaseSettings):
     # A running import holds its person's guard this long past its last batch; a server killed
     # mid-import leaves a guard that the next import takes over once this has passed.
     import_lease_seconds: float = Field(default=30.0, gt=0)
+    # An import that would leave its person more stored rows than this (attempts, review logs and
+    # review states together) is refused whole: imports cannot fill the disk.
+    import_rows_per_person: int = Field(default=200_000, ge=1)
+    # Export files written and not yet read to their end, held on disk per person and in all (this
+    # process), each for at most EXPORT_DOWNLOAD_SECONDS: unread downloads cannot fill the disk.
+    exports_held_per_person: int = Field(default=2, ge=1)
+    exports_held_at_once: int = Field(default=8, ge=1)
+    export_download_seconds: float = Field(default=600.0, gt=0)
     # How often the card catalogue looks at content/ for edited files.
     content_poll_seconds: float = 1.0
     demo_heartbeat_timeout_seconds: float = Field(default=30.0, gt=0)
@@ -98,6 +106,11 @@ class Settings(BaseSettings):
     author_checks_per_minute: int = Field(default=30, ge=1)
     # Suggested edits one person may make in an hour: each is a card-sized text a reviewer reads.
     proposals_per_hour: int = Field(default=10, ge=1)
+    # Backups (`tiercards backup`, and the workers' upkeep every BACKUP_EVERY_HOURS): where they
+    # go (default DATA_DIR/backups), and how many of the newest are kept.
+    backup_dir: Path | None = None
+    backup_every_hours: float = Field(default=24.0, gt=0)
+    backup_keep: int = Field(default=14, ge=1)
     # Finished demo runs (and their step data) are deleted after this many days.
     demo_retention_days: float = Field(default=30.0, gt=0)
     # Audit log rows are deleted after this many days (the failed sign-ins the throttle still
@@ -221,7 +234,7 @@ def _development_secret(data_dir: Path) -> str:
     path = data_dir / "secret_key"
     if path.exists():
         return path.read_text().strip()
-    data_dir.mkdir(parents=True, exist_ok=True)
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # private, whatever the umask
     key = secrets.token_urlsafe(48)
     # Created private: never readable by others, not even for the moment before a chmod.
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

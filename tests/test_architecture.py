@@ -58,6 +58,7 @@ ALLOWED: dict[str, frozenset[str]] = {
         ("settings", "app auth_modes roles voices"),
         ("storage", "app settings"),
         ("web", "app exceptions logs metrics settings"),
+        ("backups", "exceptions settings storage web"),
         ("presets", "exceptions"),
         ("content", "exceptions presets web"),
         ("accounts", "exceptions roles schemas settings storage web"),
@@ -68,19 +69,20 @@ ALLOWED: dict[str, frozenset[str]] = {
         ("interview", "accounts content coverage exceptions practice schemas speech storage web"),
         ("transfer", "accounts content exceptions interview practice schemas speech storage web"),
         ("demos", "accounts content exceptions jobs presets speech storage web"),
-        ("worker", "app demos jobs logs practice settings speech storage"),
+        ("worker", "app backups demos jobs logs practice settings speech storage"),
         ("authoring", "accounts content coverage exceptions practice schemas storage web"),
         ("team", "accounts content coverage demos exceptions interview practice schemas storage web"),
         ("ops", "content demos exceptions jobs metrics settings speech web"),
         (
             "factory",
-            "app accounts authoring content coverage demos interview jobs ops practice settings speech storage team"
+            "app accounts authoring backups content coverage demos interview jobs ops practice settings speech storage team"
             " transfer web",
         ),
         ("main", "factory"),
         (
             "cli",
-            "accounts authoring content coverage demos exceptions jobs logs practice presets roles settings speech storage"
+            "accounts authoring backups content coverage demos exceptions jobs logs practice presets roles settings"
+            " speech storage"
             " team worker",
         ),
     )

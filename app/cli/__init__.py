@@ -1,11 +1,12 @@
-"""The `tiercards` command: serve, worker, content check/new, db upgrade, demo run/workers, speech
-transcribe, coverage, users.
+"""The `tiercards` command: serve, worker, content check/new/proposals, db upgrade, backup,
+restore, demo run/workers, speech transcribe, coverage, users.
 
 Each sub-app is a module of its own; this one puts them together under `cli`.
 """
 
 import typer
 
+from app.cli.backup import backup, restore
 from app.cli.content import content_cli
 from app.cli.coverage import coverage
 from app.cli.db import db_cli
@@ -23,6 +24,8 @@ cli = typer.Typer(
 cli.command()(serve)
 cli.command()(worker)
 cli.command()(coverage)
+cli.command()(backup)
+cli.command()(restore)
 cli.add_typer(content_cli, name="content")
 cli.add_typer(db_cli, name="db")
 cli.add_typer(demo_cli, name="demo")

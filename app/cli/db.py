@@ -36,10 +36,13 @@ def db_rebuild_aggregates() -> None:
 
 
 def upgrade(settings: Settings) -> None:
-    """Bring the database to the newest migrations and, coming from before the practice
-    aggregates, fill them in: what every command that upgrades does first."""
+    """Make the data folder private, bring the database to the newest migrations and, coming from
+    before the practice aggregates, fill them in: what every command that upgrades does first."""
     from app.storage import migrations
+    from app.storage.private import private_data_folder
 
+    # Files an earlier version, or a looser umask, left readable to others.
+    private_data_folder(settings.data_dir)
     before = migrations.revision(settings)
     migrations.upgrade(settings)
     if before is not None and before < AGGREGATES_REVISION:

@@ -27,8 +27,12 @@ def worker(
 
     from app.cli.db import upgrade
     from app.logs import configure as configure_logging
+    from app.storage.private import private_umask
     from app.worker.consumer import Worker
 
+    # All a worker writes is the app's data (the web also writes the content folder, so not there):
+    # whatever it, or a process it starts, creates is private.
+    private_umask()
     settings = get_settings()
     if settings.is_production:
         # JSON lines, like the web's, for the same log collector.

@@ -318,11 +318,13 @@ def upkeep(
     recording_retention_days: float,
     session_idle: timedelta,
     audit_retention_days: float,
+    # As KEEP_RECORDINGS: audio is kept only when told to keep it.
+    keep_recordings: bool = False,
 ) -> dict[str, int]:
     """What workers do now and then: store stale runs as interrupted, put lost runs back on the
     queue, delete finished runs past their retention, retry or fail the recordings dead workers
-    left running, delete kept audio past its day and recordings past theirs (app/speech/recordings.py),
-    and forget ended
+    left running, delete kept audio past its day (all of it without `keep_recordings`) and
+    recordings past theirs (app/speech/recordings.py), and forget ended
     sign-ins, spent invites and audit rows past theirs (app/accounts/upkeep.py). Returns how many
     of each."""
     with db.write_sessions() as session:
@@ -330,7 +332,7 @@ def upkeep(
         done = {
             "interrupted": sweep_stale(session, timeout_seconds),
             "deleted": delete_finished_before(session, utcnow() - timedelta(days=retention_days)),
-            "recording audio deleted": recordings.delete_kept_audio(session),
+            "recording audio deleted": recordings.delete_kept_audio(session, keeping=keep_recordings),
             "recordings deleted": recordings.delete_finished_before(
                 session, utcnow() - timedelta(days=recording_retention_days)
             ),

@@ -23,7 +23,6 @@ import datetime
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from huey import Huey, RedisHuey, SqliteHuey
@@ -33,6 +32,7 @@ from huey.serializer import Serializer
 from app.jobs import tasks
 from app.jobs.tasks import JobKind
 from app.presets import PRESETS, get_preset
+from app.storage.private import private_sqlite
 
 MESSAGE_KIND = "huey-message"
 
@@ -158,7 +158,8 @@ def build_huey(queue_url: str, name: str) -> Huey:
         path = queue_url.removeprefix("sqlite:///")
         if not path or path == ":memory:":
             raise ValueError("QUEUE_URL must name a SQLite file that the web and the worker share")
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        # Messages name recordings and runs: the file is private like the database.
+        private_sqlite(queue_url)
         return SqliteHuey(name, filename=path, results=False, serializer=JsonSerializer())
     if queue_url.startswith(("redis://", "rediss://", "unix://")):
         return RedisHuey(name, url=queue_url, results=False, serializer=JsonSerializer(), blocking=False)

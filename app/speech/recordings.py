@@ -4,7 +4,8 @@ recordings dead workers left behind, lost jobs, and kept audio past its day.
 - a worker claims a recording with one UPDATE … WHERE status = 'queued', so two workers can never
   both take it, and a recording queued twice is still transcribed once;
 - the audio is deleted in the same transaction that stores the transcript or the failure, unless
-  KEEP_RECORDINGS (then it is kept until `keep_audio_until`);
+  KEEP_RECORDINGS (then it is kept until `keep_audio_until`, or until an upkeep finds
+  KEEP_RECORDINGS off);
 - a running recording whose worker is no longer alive goes back on the queue once; the second
   time it fails with a sentence and its audio is deleted.
 
@@ -225,13 +226,14 @@ def lost(session: Session, *, queue: JobQueue, grace_seconds: float = LOST_AFTER
     return [(recording_id, lane) for recording_id, lane in waiting if recording_id not in present]
 
 
-def delete_kept_audio(session: Session) -> int:
-    """Part of the caller's unit of work: the audio of recordings kept past `keep_audio_until`."""
-    expired = session.scalars(
-        select(Recording.id).where(
-            Recording.keep_audio_until.is_not(None), Recording.keep_audio_until < utcnow()
-        )
-    ).all()
+def delete_kept_audio(session: Session, *, keeping: bool) -> int:
+    """Part of the caller's unit of work: the audio of recordings kept past `keep_audio_until`, or
+    all kept audio once KEEP_RECORDINGS (`keeping`) is off: turning it off is taking back the
+    consent to keep it. Audio still waiting to be transcribed is never kept audio."""
+    query = select(Recording.id).where(Recording.keep_audio_until.is_not(None))
+    if keeping:
+        query = query.where(Recording.keep_audio_until < utcnow())
+    expired = session.scalars(query).all()
     if not expired:
         return 0
     session.execute(delete(RecordingAudio).where(RecordingAudio.recording_id.in_(expired)))

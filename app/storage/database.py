@@ -4,13 +4,13 @@ import asyncio
 import logging
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import sessionmaker
 
 from app.settings import Settings
+from app.storage.private import private_sqlite
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 # Sync routes and their sessions run on FastAPI's thread pool (anyio's default: 40 threads), and
@@ -36,7 +36,7 @@ def make_engine(settings: Settings, migrating: bool = False) -> Engine:
     pool = {"pool_size": POOL_SIZE, "max_overflow": POOL_MAX_OVERFLOW, "pool_timeout": POOL_TIMEOUT_S}
     if not settings.is_sqlite:
         return create_engine(settings.database_url, pool_pre_ping=True, **pool)
-    _ensure_sqlite_folder(settings.database_url)
+    private_sqlite(settings.database_url)
     engine = create_engine(settings.database_url, connect_args={"check_same_thread": False}, **pool)
     turn = _WriterTurn()
     event.listen(engine, "connect", _configure_sqlite_connection)
@@ -45,12 +45,6 @@ def make_engine(settings: Settings, migrating: bool = False) -> Engine:
     event.listen(engine, "begin", turn.begin)
     event.listen(engine, "checkin", turn.end)
     return engine
-
-
-def _ensure_sqlite_folder(url: str) -> None:
-    path = url.removeprefix("sqlite:///")
-    if path and path != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
 
 
 def _configure_sqlite_connection(dbapi_connection: Any, _record: Any) -> None:

@@ -41,6 +41,7 @@ async def _merger(
             file=file,
             cards=catalogue.snapshot().cards,
             lease=timedelta(seconds=settings.import_lease_seconds),
+            quota=settings.import_rows_per_person,
             on_start=record,
         )
 

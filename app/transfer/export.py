@@ -7,15 +7,20 @@ costs the server a batch of rows and a chunk of text, not the whole document. Al
 in one transaction, one snapshot of the person's data, that ends when the file is written: the
 client then reads the file, however slowly, holding no connection and no read transaction (on
 SQLite, one would keep the checkpoint that erases deleted recordings' sound waiting).
+
+The file is held on disk until its client has read it, so the files held are bounded too (`Holds`):
+a few a person and a few in all, each until a deadline, past which it is closed, read or not.
 """
 
+import math
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import closing, contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import IO
+from typing import IO, NamedTuple
 
 from pydantic import BaseModel, ValidationError
 from sqlalchemy import select
@@ -78,6 +83,137 @@ def spooled(chunks: Generator[str], *, folder: Path) -> IO[bytes]:
         file.close()
         raise
     return file
+
+
+class HoldLimits(NamedTuple):
+    """Export files held on disk at once for one person and in all (this process), and how many
+    seconds each may be held once written."""
+
+    per_person: int
+    at_once: int
+    seconds: float
+
+
+# A refused export is asked to wait at most this long: most downloads end well before their deadline.
+HELD_RETRY_AFTER_S = 30
+
+
+class CutOff(Exception):
+    """The held file was closed at its deadline while its download still read it."""
+
+
+class Held:
+    """One export file on disk, from before it is written until its download has read it, is
+    closed, or its deadline passes. Its lock keeps a close at the deadline (by another request's
+    thread) from meeting a read of the download's."""
+
+    def __init__(self, holds: "Holds", *, user_id: int, seconds: float) -> None:
+        self.user_id = user_id
+        self._holds = holds
+        self._seconds = seconds
+        self._deadline = time.monotonic() + seconds
+        self._file: IO[bytes] | None = None
+        self._closed = False
+        self._lock = threading.Lock()
+
+    def write(self, chunks: Generator[str], *, folder: Path) -> None:
+        """`chunks` spooled to the held file; its deadline counts from now, so a long history's
+        writing does not eat into the time its client has to read it."""
+        file = spooled(chunks, folder=folder)
+        with self._lock:
+            if self._closed:  # given up meanwhile: the file must not outlive its hold
+                file.close()
+                raise CutOff
+            self._file = file
+            self._deadline = time.monotonic() + self._seconds
+
+    def read(self, size: int) -> bytes:
+        """Up to `size` more bytes of the file; CutOff once it was closed."""
+        with self._lock:
+            if self._closed or self._file is None:
+                raise CutOff
+            return self._file.read(size)
+
+    def close(self) -> None:
+        """Close the file, which deletes it, and give up the hold; again does nothing."""
+        with self._lock:
+            self._closed = True
+            if self._file is not None:
+                self._file.close()
+        self._holds.forget(self)
+
+    def seconds_left(self) -> float:
+        return max(0.0, self._deadline - time.monotonic())
+
+    def expired(self) -> bool:
+        # A file still being written is not: the writing turns bound those, and it ends.
+        return self._file is not None and self.seconds_left() == 0
+
+
+class Holds:
+    """The export files this process holds on disk for their downloads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held: set[Held] = set()
+
+    def take(self, *, user_id: int, limits: HoldLimits) -> Held:
+        """A hold for one more of `user_id`'s exports; TooMany when they, or this process, hold as
+        many as `limits` allow. Holds past their deadline are closed first, so one whose download
+        never ran (nothing will close it) frees its place and its disk all the same."""
+        with self._lock:
+            stale = {held for held in self._held if held.expired()}
+            self._held -= stale
+        for held in stale:
+            held.close()
+        with self._lock:
+            _check_room(self._held, user_id=user_id, limits=limits)
+            held = Held(self, user_id=user_id, seconds=limits.seconds)
+            self._held.add(held)
+        return held
+
+    def forget(self, held: Held) -> None:
+        with self._lock:
+            self._held.discard(held)
+
+
+def _check_room(held: set[Held], *, user_id: int, limits: HoldLimits) -> None:
+    """TooMany, naming the limit, when the person or the process holds as many as it allows."""
+    theirs = [h for h in held if h.user_id == user_id]
+    if len(theirs) >= limits.per_person:
+        raise TooMany(
+            f"you have {len(theirs)} exports still downloading, as many as one person may have at once"
+            " (EXPORTS_HELD_PER_PERSON): let one finish, or cancel it, and try again",
+            retry_after=_retry_after(theirs),
+        )
+    if len(held) >= limits.at_once:
+        raise TooMany(
+            f"{len(held)} exports are still downloading from this server, as many as it holds at once"
+            " (EXPORTS_HELD_AT_ONCE): try again in a little while",
+            retry_after=_retry_after(held),
+        )
+
+
+def _retry_after(held: Iterable[Held]) -> int:
+    """Seconds until the first of `held` must be gone, held to HELD_RETRY_AFTER_S."""
+    first = min((h.seconds_left() for h in held), default=0.0)
+    return max(1, min(HELD_RETRY_AFTER_S, math.ceil(first)))
+
+
+# One a process: each web process (`serve --workers N`) has its own, and its own limits.
+HELD = Holds()
+
+
+@contextmanager
+def hold(*, user_id: int, limits: HoldLimits) -> Iterator[Held]:
+    """A hold on one more export file of `user_id`'s (see `Holds.take`), given up if the block
+    fails: refused, unwritten or failed, it holds nothing."""
+    held = HELD.take(user_id=user_id, limits=limits)
+    try:
+        yield held
+    except BaseException:
+        held.close()
+        raise
 
 
 def record(session: Session, *, user_id: int, address: str | None, format: str) -> None:

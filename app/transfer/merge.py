@@ -13,7 +13,8 @@ Import merges and is idempotent: importing the same file twice changes nothing t
   the cards as served now. One that cannot be mapped (card gone, position past its end) is kept,
   as "#<position>" for a point and as its old id ("p3") for a quiz item.
 
-The whole file is validated first (app/transfer/reader.py); a malformed file stores nothing.
+The whole file is validated first (app/transfer/reader.py); a malformed file stores nothing, nor
+does one that would take the person past their import quota (app/transfer/quota.py).
 Then each batch of BATCH_ROWS rows is its own short write transaction, so another person's answer
 waits for one batch, not for the import (on SQLite there is one writer at a time); each holds the
 person's lock, as their answers and a rebuild of their counts do. A batch finds
@@ -45,6 +46,7 @@ from app.exceptions import Conflict, TooMany
 from app.practice import preferences, quiz, scheduling, totals
 from app.practice.models import Attempt, AttemptCoverage, ReviewLog, ReviewState
 from app.storage.base import utcnow
+from app.transfer import quota as quotas
 from app.transfer.models import ImportGuard
 from app.transfer.reader import YIELD_EVERY_ROWS, ImportFile, let_others_run
 from app.transfer.schemas import STATE_BY_NAME, AttemptDoc, CoverageDoc, ReviewLogDoc, ReviewStateDoc
@@ -447,13 +449,21 @@ def merge(
     file: ImportFile,
     cards: Mapping[str, Card],
     lease: timedelta,
+    quota: int,
     on_start: Callable[[Session], None],
 ) -> ImportResult:
     """Merge `file` into the person's data (see the module docstring). `sessions` makes write
     sessions, `reads` read sessions; `on_start` stages what should be stored with the claim (the audit line); `cards`,
-    the cards as served now, map a version-1 file's positions and say which cards are served."""
+    the cards as served now, map a version-1 file's positions and say which cards are served.
+    TooLarge, nothing stored, when it would leave the person more than `quota` rows."""
+    adding = quotas.rows_to_add(reads, user_id=user_id, file=file, quota=quota)
+
+    def start(session: Session) -> None:
+        quotas.check(session, user_id=user_id, adding=adding, quota=quota)
+        on_start(session)
+
     run = _Import(sessions=sessions, reads=reads, user_id=user_id, cards=cards, lease=lease)
-    run.claim(file, on_start)
+    run.claim(file, start)
     try:
         attempts = file.attempts()
         if file.version == 1:

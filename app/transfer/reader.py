@@ -17,7 +17,7 @@ import time
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import IO, Any, TypeVar
 
@@ -204,6 +204,8 @@ class ImportFile:
     settings: PracticeSettings
     starts: dict[str, int]
     digest: str
+    # How many values each list holds.
+    lengths: dict[str, int] = field(default_factory=dict)
 
     def _rows(self, name: str, model: type[Row]) -> Iterator[Row]:
         if name in self.starts:
@@ -218,6 +220,11 @@ class ImportFile:
 
     def review_logs(self) -> Iterator[ReviewLogDoc]:
         return self._rows("review_logs", ReviewLogDoc)
+
+    def stored_rows(self) -> int:
+        """The rows of the file a merge may store: its attempts, review logs and review states
+        (interviews are read past)."""
+        return sum(self.lengths.get(name, 0) for name in ("attempts", "review_logs", "review_states"))
 
 
 def read(file: IO[bytes]) -> ImportFile:
@@ -243,7 +250,7 @@ def read(file: IO[bytes]) -> ImportFile:
         problems.add(**_unpack(error.problem))
     if doc is None or problems.listed:
         raise InvalidFile(problems.listed, problems.more)
-    return ImportFile(file, doc.version, doc.settings, starts, digest.hexdigest())
+    return ImportFile(file, doc.version, doc.settings, starts, digest.hexdigest(), lengths)
 
 
 def _unpack(problem: dict[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from datetime import timedelta
 from types import FrameType
 from typing import Any
 
+from app.backups import scheduled as backups
 from app.demos import claims
 from app.jobs import tasks
 from app.jobs.child_process import ChildError
@@ -23,6 +24,7 @@ from app.jobs.tasks import JobKind
 from app.practice import readings
 from app.settings import Settings
 from app.speech import recordings, voicing
+from app.storage.base import utcnow
 from app.storage.database import Database
 from app.worker.capabilities import decide, mismatch
 from app.worker.heartbeat import Heartbeat
@@ -50,6 +52,21 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
+def upkeep(db: Database, *, queue: JobQueue, settings: Settings) -> dict[str, int]:
+    """One pass of the workers' upkeep (app/demos/claims.py) under `settings`; how many of each
+    thing it did."""
+    return claims.upkeep(
+        db,
+        queue=queue,
+        timeout_seconds=settings.demo_heartbeat_timeout_seconds,
+        retention_days=settings.demo_retention_days,
+        recording_retention_days=settings.recording_retention_days,
+        session_idle=timedelta(hours=settings.session_idle_hours),
+        audit_retention_days=settings.audit_retention_days,
+        keep_recordings=settings.keep_recordings,
+    )
+
+
 class Worker:
     def __init__(self, settings: Settings, *, parent_pid: int | None = None, gpu: bool | None = None) -> None:
         self.settings = settings
@@ -60,6 +77,8 @@ class Worker:
         self.db = Database(settings)
         self.queue = JobQueue(settings.queue_url)
         self.stopping = threading.Event()
+        # The backup being taken, in a thread of its own: the heartbeat must not wait for it.
+        self.backing_up: threading.Thread | None = None
         timeout = settings.demo_heartbeat_timeout_seconds
         self.heartbeat = Heartbeat(
             self.db,
@@ -234,17 +253,22 @@ class Worker:
             log.info("queued again %d question(s) to say left behind by dead workers", resaid)
 
     def _upkeep(self) -> None:
-        done = claims.upkeep(
-            self.db,
-            queue=self.queue,
-            timeout_seconds=self.settings.demo_heartbeat_timeout_seconds,
-            retention_days=self.settings.demo_retention_days,
-            recording_retention_days=self.settings.recording_retention_days,
-            session_idle=timedelta(hours=self.settings.session_idle_hours),
-            audit_retention_days=self.settings.audit_retention_days,
-        )
+        done = upkeep(self.db, queue=self.queue, settings=self.settings)
         if any(done.values()):
             log.info("upkeep: %s", ", ".join(f"{count} {what}" for what, count in done.items() if count))
+        idle = self.backing_up is None or not self.backing_up.is_alive()
+        if idle and backups.due(self.settings, now=utcnow()):
+            self.backing_up = threading.Thread(target=self._backup, name="backup", daemon=True)
+            self.backing_up.start()
+
+    def _backup(self) -> None:
+        try:
+            taken = backups.upkeep(self.settings, now=utcnow())
+        except Exception:  # the next upkeep tries again; the admin's page says it is late
+            log.exception("the scheduled backup failed")
+            return
+        if taken is not None:
+            log.info("backup written: %s (%d bytes)", taken.path, taken.size)
 
     def _consume(self) -> None:
         """Take the next job from the first of this worker's lanes that has one and run it here,

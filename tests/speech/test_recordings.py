@@ -94,7 +94,7 @@ def test_with_keep_recordings_the_audio_is_kept_its_days_then_deleted(taken: tup
     assert kept.keep_audio_until is not None
     assert kept.keep_audio_until - utcnow() == pytest.approx(timedelta(days=7), abs=timedelta(minutes=1))
     with db.write_sessions() as session:
-        assert recordings.delete_kept_audio(session) == 0
+        assert recordings.delete_kept_audio(session, keeping=True) == 0
         session.commit()
     assert audio_rows(db, recording_id) == 1
     with db.write_sessions() as session:
@@ -103,9 +103,25 @@ def test_with_keep_recordings_the_audio_is_kept_its_days_then_deleted(taken: tup
             .values(keep_audio_until=utcnow() - timedelta(seconds=1))
             .where(Recording.id == recording_id)
         )
-        assert recordings.delete_kept_audio(session) == 1
+        assert recordings.delete_kept_audio(session, keeping=True) == 1
         session.commit()
     assert audio_rows(db, recording_id) == 0 and recording(db, recording_id).keep_audio_until is None
+
+
+def test_with_keep_recordings_off_kept_audio_goes_and_audio_waiting_to_be_transcribed_stays(
+    taken: tuple[Database, str],
+) -> None:
+    db, kept_id = taken
+    with db.write_sessions() as session:
+        recordings.store_transcript(
+            session, recording_id=kept_id, worker="host:1", result=RESULT, keep_days=7
+        )
+    waiting_id = store_recording(db, audio=AUDIO)
+    with db.write_sessions() as session:
+        assert recordings.delete_kept_audio(session, keeping=False) == 1
+        session.commit()
+    assert audio_rows(db, kept_id) == 0 and recording(db, kept_id).keep_audio_until is None
+    assert audio_rows(db, waiting_id) == 1
 
 
 def test_a_failure_is_stored_with_its_sentence_and_no_audio(taken: tuple[Database, str]) -> None:

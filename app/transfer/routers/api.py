@@ -1,6 +1,7 @@
 """The export and import JSON API (OpenAPI at /docs): a person's whole history as a JSON file or
 one CSV table, and a file merged back in."""
 
+import logging
 import pathlib
 import tempfile
 from collections.abc import AsyncIterator
@@ -10,6 +11,7 @@ import anyio
 from fastapi import APIRouter, Depends, Query, Request
 from starlette.datastructures import UploadFile
 from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from app.accounts.dependencies import UserIdDep
 from app.content.dependencies import CatalogueDep
@@ -34,23 +36,41 @@ def _attachment(name: str) -> dict[str, str]:
 
 # How much of a spooled export is read from its file at a time.
 READ_BYTES = 64 * 1024
+log = logging.getLogger("tiercards.web")
 
 
-def _streamed(file: IO[bytes], *, media_type: str, name: str) -> StreamingResponse:
-    """The written export in `file` as the response body: every row is read before the status goes
-    out, so a failure still answers 500 and nothing can fail after the first byte."""
-    return StreamingResponse(_read_off_the_loop(file), media_type=media_type, headers=_attachment(name))
+class _HeldDownload(StreamingResponse):
+    """A held export's file as the response body. Every row is written before the status goes
+    out, so a failure still answers 500 and nothing can fail after the first byte but the
+    deadline: the response ends there, however slowly its client reads, without its last chunk
+    (the server closes the connection, so the client sees a file cut short, never a shorter
+    file). The file is closed, which deletes it, when the response ends, however it ends."""
+
+    def __init__(self, held: export.Held, *, media_type: str, name: str) -> None:
+        super().__init__(_read_off_the_loop(held), media_type=media_type, headers=_attachment(name))
+        self.held = held
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            with anyio.move_on_after(self.held.seconds_left()) as deadline:
+                await super().__call__(scope, receive, send)
+            cut_off = deadline.cancelled_caught
+        except export.CutOff:  # closed at its deadline by another request's look at the holds
+            cut_off = True
+        finally:
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(self.held.close)
+        if cut_off:
+            log.warning("an export's download was cut off, unfinished, at EXPORT_DOWNLOAD_SECONDS")
 
 
-async def _read_off_the_loop(file: IO[bytes]) -> AsyncIterator[bytes]:
-    """The file a piece at a time, each read on the thread pool, closed (which deletes it) when
-    the response ends, however it ends: a disk file's reads and close are the only work left."""
-    try:
-        while chunk := await anyio.to_thread.run_sync(file.read, READ_BYTES):
-            yield chunk
-    finally:
-        with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(file.close)
+async def _read_off_the_loop(held: export.Held) -> AsyncIterator[bytes]:
+    """The file a piece at a time, each read on the thread pool: a disk file's reads and its
+    close are the only work left. Read to its end, it is closed before the last chunk goes, so
+    its client's next export finds its place free."""
+    while chunk := await anyio.to_thread.run_sync(held.read, READ_BYTES):
+        yield chunk
+    await anyio.to_thread.run_sync(held.close)
 
 
 async def _spool_folder(settings: SettingsDep) -> pathlib.Path:
@@ -61,9 +81,24 @@ async def _spool_folder(settings: SettingsDep) -> pathlib.Path:
 SpoolFolderDep = Annotated[pathlib.Path, Depends(_spool_folder)]
 
 
-# Exports being written at once are bounded (see export.EXPORTS_AT_ONCE).
+async def _hold_limits(settings: SettingsDep) -> export.HoldLimits:
+    return export.HoldLimits(
+        per_person=settings.exports_held_per_person,
+        at_once=settings.exports_held_at_once,
+        seconds=settings.export_download_seconds,
+    )
+
+
+HoldLimitsDep = Annotated[export.HoldLimits, Depends(_hold_limits)]
+
+
+# Exports being written at once are bounded (see export.EXPORTS_AT_ONCE), and so are the files
+# held for downloads (EXPORTS_HELD_PER_PERSON, EXPORTS_HELD_AT_ONCE).
 _BUSY: dict[int | str, dict[str, Any]] = {
-    429: {"description": "As many exports as the server writes at once are being written"}
+    429: {
+        "description": "As many exports as the server writes at once are being written, or as many as"
+        " it holds for you (or for everyone) are still downloading"
+    }
 }
 
 
@@ -75,14 +110,16 @@ def export_json(
     folder: SpoolFolderDep,
     user_id: UserIdDep,
     address: ClientAddressDep,
+    limits: HoldLimitsDep,
 ) -> StreamingResponse:
     """All of the person's attempts, review states, review logs and settings: what import reads.
-    While EXPORTS_AT_ONCE exports are being written: 429."""
+    While EXPORTS_AT_ONCE exports are being written, or the person's (or everyone's) downloads
+    still hold as many files as allowed: 429. A download has EXPORT_DOWNLOAD_SECONDS."""
     now = utcnow()
-    with export.writing_turn():
+    with export.hold(user_id=user_id, limits=limits) as held, export.writing_turn():
         export.record(session, user_id=user_id, address=address, format="json")
-        file = export.spooled(export.document(db.read_sessions, user_id=user_id, now=now), folder=folder)
-    return _streamed(file, media_type="application/json", name=f"tiercards-{now:%Y%m%d}.json")
+        held.write(export.document(db.read_sessions, user_id=user_id, now=now), folder=folder)
+    return _HeldDownload(held, media_type="application/json", name=f"tiercards-{now:%Y%m%d}.json")
 
 
 @router.get("/export.csv", response_class=Response, tags=["export"], responses=_BUSY)
@@ -94,19 +131,21 @@ def export_csv(
     user_id: UserIdDep,
     address: ClientAddressDep,
     catalogue: CatalogueDep,
+    limits: HoldLimitsDep,
     table: Annotated[CsvTable, Query()] = "attempts",
 ) -> StreamingResponse:
     """One table as CSV: `attempts` (default), `schedule` (review states) or `reviews` (the log).
-    While EXPORTS_AT_ONCE exports are being written: 429."""
+    429 as for export.json."""
     now = utcnow()
     cards = catalogue.snapshot().cards
-    with export.writing_turn():
+    with export.hold(user_id=user_id, limits=limits) as held, export.writing_turn():
         export.record(session, user_id=user_id, address=address, format=f"csv {table}")
-        file = export.spooled(
+        held.write(
             csv_tables.table(db.read_sessions, user_id=user_id, table=table, now=now, cards=cards),
             folder=folder,
         )
-    return _streamed(file, media_type="text/csv; charset=utf-8", name=f"tiercards-{table}-{now:%Y%m%d}.csv")
+    name = f"tiercards-{table}-{now:%Y%m%d}.csv"
+    return _HeldDownload(held, media_type="text/csv; charset=utf-8", name=name)
 
 
 # Small files stay in memory; larger ones go to disk as they arrive, and are read a row at a time.
@@ -139,6 +178,7 @@ async def _spooled_body(
     tags=["export"],
     response_model=ImportResult,
     responses={
+        413: {"description": "The file would take you past the import quota (IMPORT_ROWS_PER_PERSON)"},
         415: {"description": "The body is not sent as application/json"},
         422: {"description": "The first 50 problems in `detail`, how many more in `more_problems`"},
         429: {"description": "Another import of yours is still running"},
@@ -154,7 +194,8 @@ def import_json(
     body: Annotated[IO[bytes], Depends(_spooled_body)], merge: MergeDep
 ) -> ImportResult | JSONResponse:
     """Merge an export back in (idempotent: see docs/scheduling.md). Malformed input: 422, nothing
-    stored. While another import of the person's runs: 429."""
+    stored; past the person's import quota: 413, nothing stored. While another import of the
+    person's runs: 429."""
     # Sync: the file is read and merged on the thread pool, each batch its own write transaction.
     try:
         file = reader.read(body)

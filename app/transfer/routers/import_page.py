@@ -7,7 +7,7 @@ from fastapi import APIRouter, Request
 from starlette.datastructures import UploadFile
 from starlette.responses import HTMLResponse
 
-from app.exceptions import InvalidFile
+from app.exceptions import InvalidFile, TooLarge
 from app.transfer import reader
 from app.transfer.dependencies import MergeDep
 from app.web.dependencies import FormDep
@@ -37,5 +37,8 @@ def import_upload(request: Request, *, form: FormDep, merge: MergeDep) -> HTMLRe
     except InvalidFile as error:
         errors = [_file_problem(problem) for problem in error.problems]
         return render(request, "_progress_import.html", status_code=422, errors=errors, more=error.more)
-    result = merge(file, "upload")
+    try:
+        result = merge(file, "upload")
+    except TooLarge as error:  # past the import quota: said in place of the result, as a bad file is
+        return render(request, "_progress_import.html", status_code=422, errors=[sentence(error.message)])
     return render(request, "_progress_import.html", result=result, filename=upload.filename)
