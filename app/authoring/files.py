@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.exceptions import DomainError
+from app.storage.durable import sync_folder
 
 # A new card file: readable by every process that serves the deck.
 NEW_FILE_MODE = 0o644
@@ -67,16 +68,7 @@ def write_atomically(path: Path, text: str) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
         raise
-    _sync_folder(path.parent)
-
-
-def _sync_folder(folder: Path) -> None:
-    """Makes the rename itself durable: it lives in the folder's entry, not the file's."""
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    sync_folder(path.parent)
 
 
 def person(name: str) -> Person:

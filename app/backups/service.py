@@ -26,6 +26,7 @@ from app.exceptions import Conflict, Invalid, Unavailable
 from app.settings import Settings
 from app.storage import migrations
 from app.storage.database import make_engine
+from app.storage.durable import sync_folder
 
 PREFIX = "tiercards-"
 SUFFIX = ".tar.gz"
@@ -98,7 +99,7 @@ def take(settings: Settings, *, to: Path | None = None, now: datetime | None = N
             raw.flush()
             os.fsync(raw.fileno())
     os.replace(partial, final)
-    _sync(target)
+    sync_folder(target)
     return Backup(final, final.stat().st_size, now)
 
 
@@ -116,14 +117,6 @@ def _add_bytes(archive: tarfile.TarFile, *, name: str, data: bytes) -> None:
         spool.write(data)
         spool.seek(0)
         archive.addfile(info, spool)
-
-
-def _sync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _dump(settings: Settings, work: Path) -> Path:

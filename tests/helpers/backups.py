@@ -24,10 +24,6 @@ def tiercards(data_dir: Path, *args: str, content: Path | None = None) -> subpro
     )
 
 
-def backup_command(data_dir: Path, to: Path) -> list[str]:
-    return [sys.executable, "-m", "app.cli", "backup", "--to", str(to)]
-
-
 def attempt_ids(data_dir: Path) -> set[str]:
     """Every answer stored in the database of the app whose data folder is `data_dir`."""
     engine = engine_for(data_dir)

@@ -71,13 +71,20 @@ def assert_over_quota(response: Any, quota: int) -> None:
     assert "nothing of it was imported" in detail
 
 
-def test_an_import_past_the_quota_is_refused_whole_with_a_413_that_names_it(
-    app: FastAPI, client: TestClient, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def over_quota(app: FastAPI, client: TestClient, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """The person's own export, their history wiped, and a quota one row short of taking it back."""
     history(app)
     doc = exported(client)
     wipe(app)
     monkeypatch.setattr(app.state.settings, "import_rows_per_person", ROWS - 1)
+    return doc
+
+
+def test_an_import_past_the_quota_is_refused_whole_with_a_413_that_names_it(
+    app: FastAPI, client: TestClient, over_quota: dict[str, Any]
+) -> None:
+    doc = over_quota
     audited = imports_audited(app)
     assert_over_quota(client.post("/api/import", json=doc), ROWS - 1)
     assert counts(app) == NONE
@@ -165,12 +172,9 @@ def test_the_quota_is_each_person_s_own(
 
 
 def test_the_import_page_says_the_quota_in_a_sentence(
-    app: FastAPI, client: TestClient, monkeypatch: pytest.MonkeyPatch
+    app: FastAPI, client: TestClient, over_quota: dict[str, Any]
 ) -> None:
-    history(app)
-    doc = exported(client)
-    wipe(app)
-    monkeypatch.setattr(app.state.settings, "import_rows_per_person", ROWS - 1)
+    doc = over_quota
     response = client.post("/progress/import", files=import_upload(json.dumps(doc).encode()), headers=HTMX)
     # 422, as the form's other refusals: the page shows it in place of the result.
     assert response.status_code == 422
