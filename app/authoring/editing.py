@@ -5,6 +5,7 @@ and served at once by this process (the others see the file within their poll)."
 
 import contextlib
 import logging
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,10 @@ from app.content.catalogue import Catalogue, Snapshot
 from app.exceptions import Conflict, Invalid, NotFound
 
 log = logging.getLogger("tiercards.authoring")
+# This process's writes of card files take turns (replicas write so rarely that the window
+# between their compare and their write is left to the conflict view's next save).
+WRITING = threading.Lock()
+SUBJECT_CHARS = 72
 # Problems quoted in a refusal; the editor lists them all at their lines as the author types.
 QUOTED_PROBLEMS = 5
 
@@ -44,6 +49,12 @@ class Changed(Conflict):
 
 class NotWritable(Conflict):
     """The content folder refuses the write (read-only, full): the card is as it was."""
+
+
+def subject(verb: str, card: Card) -> str:
+    """A commit's first line: the verb and the card's title, within git's 72 characters."""
+    line = f"{verb} {card.title.plain}"
+    return line if len(line) <= SUBJECT_CHARS else line[: SUBJECT_CHARS - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -108,22 +119,23 @@ def save(
     session: Session, *, catalogue: Catalogue, card_id: str, text: str, base: str, author_id: int, author: str
 ) -> Saved:
     """Save an author's edit of `card_id`, begun from `base` (the file as the editor opened it)."""
-    snapshot = catalogue.snapshot()
-    now = source(snapshot, card_id)
     text, base = as_typed(text), as_typed(base)
-    card = checked(text, card_id=card_id, snapshot=snapshot)
-    if now.text != base:
-        raise Changed(card_id=card_id, base=base, current=now.text, mine=text)
-    if text == now.text:
-        return Saved(card_id, None)
-    commit = write(
-        catalogue,
-        path=now.card.path,
-        text=text,
-        message=f"Edit {card.title.plain}\n\nSaved in the browser by {author}.",
-        author=author,
-        committer=author,
-    )
+    with WRITING:  # the file is compared and written in one turn: two saves never cross
+        snapshot = catalogue.snapshot()
+        now = source(snapshot, card_id)
+        card = checked(text, card_id=card_id, snapshot=snapshot)
+        if now.text != base:
+            raise Changed(card_id=card_id, base=base, current=now.text, mine=text)
+        if text == now.text:
+            return Saved(card_id, None)
+        commit = write(
+            catalogue,
+            path=now.card.path,
+            text=text,
+            message=f"{subject('Edit', card)}\n\nSaved in the browser by {author}.",
+            author=author,
+            committer=author,
+        )
     audit.record(
         session, kind="card_saved", user_id=author_id, actor_id=author_id, card=card_id, commit=commit
     )
@@ -143,14 +155,17 @@ def create(session: Session, *, catalogue: Catalogue, text: str, author_id: int,
         raise Conflict(
             f"a card with the id '{card.id}' already exists: open it to edit it, or choose another id"
         )
-    commit = write(
-        catalogue,
-        path=path,
-        text=as_typed(text),
-        message=f"Add {card.title.plain}\n\nWritten in the browser by {author}.",
-        author=author,
-        committer=author,
-    )
+    with WRITING:
+        if path.exists():  # written meanwhile
+            raise Conflict(f"a card with the id '{card.id}' already exists: open it to edit it")
+        commit = write(
+            catalogue,
+            path=path,
+            text=as_typed(text),
+            message=f"{subject('Add', card)}\n\nWritten in the browser by {author}.",
+            author=author,
+            committer=author,
+        )
     audit.record(
         session, kind="card_created", user_id=author_id, actor_id=author_id, card=card.id, commit=commit
     )

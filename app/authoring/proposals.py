@@ -17,10 +17,10 @@ from sqlalchemy.orm import Session
 from app.accounts import audit
 from app.accounts.models import User
 from app.accounts.service import lock_person
-from app.authoring.editing import Changed, checked, source, write
+from app.authoring.editing import WRITING, Changed, checked, source, subject, write
 from app.authoring.models import Proposal, ProposalComment
 from app.authoring.service import AGREEMENT_ANSWERS, as_typed
-from app.content.cards import Card, Problem
+from app.content.cards import Problem
 from app.content.catalogue import Catalogue
 from app.content.history_check import item_changes
 from app.content.parser import CardParseError, parse_source
@@ -167,6 +167,23 @@ def accept(
     changed since it was proposed, the reviewer must have seen the card as it is now (`seen`, its
     text, sent back from the three-way view): otherwise Changed, and nothing is written."""
     proposal = _open(session, proposal_id)
+    with WRITING:
+        _write_accepted(
+            session, catalogue=catalogue, proposal=proposal, reviewer=reviewer, markdown=markdown, seen=seen
+        )
+    _decide(session, proposal=proposal, status="accepted", reviewer_id=reviewer_id, why=None)
+    return proposal
+
+
+def _write_accepted(
+    session: Session,
+    *,
+    catalogue: Catalogue,
+    proposal: Proposal,
+    reviewer: str,
+    markdown: str | None,
+    seen: str | None,
+) -> None:
     snapshot = catalogue.snapshot()
     try:
         now = source(snapshot, proposal.card_id)
@@ -184,18 +201,11 @@ def accept(
         catalogue,
         path=now.card.path,
         text=text,
-        message=f"{_subject(card)}\n\n{proposal.reason}\n\nSuggested by {proposer_name} (edit {proposal.id}), "
+        message=f"{subject('Edit', card)}\n\n{proposal.reason}\n\nSuggested by {proposer_name} (edit {proposal.id}), "
         f"accepted by {reviewer}.",
         author=proposer_name,
         committer=reviewer,
     )
-    _decide(session, proposal=proposal, status="accepted", reviewer_id=reviewer_id, why=None)
-    return proposal
-
-
-def _subject(card: Card) -> str:
-    subject = f"Edit {card.title.plain}"
-    return subject if len(subject) <= 72 else subject[:71] + "…"
 
 
 def decline(session: Session, *, proposal_id: int, reviewer_id: int, reason: str) -> Proposal:
