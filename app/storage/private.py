@@ -10,6 +10,7 @@ it and everything in it are the app user's alone (folders 0700, files 0600), wha
   and their git commits), which stays as readable as its operator made it.
 """
 
+import contextlib
 import logging
 import os
 import stat
@@ -63,7 +64,10 @@ def private_sqlite(url: str) -> None:
     database = Path(path)
     if not database.parent.exists():
         private_folder(database.parent)
-    os.close(os.open(database, os.O_WRONLY | os.O_CREAT, 0o600))
+    # Never opened when it is there: closing any descriptor of a file drops every POSIX lock
+    # this process holds on it, SQLite's own included (its documented pitfall).
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(database, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     for name in ("", *SQLITE_SIBLINGS):
         _owner_only(database.with_name(database.name + name))
 
