@@ -311,10 +311,17 @@ def test_a_disabled_person_cannot_sign_in_through_the_provider(
 
 
 def test_a_wrong_password_at_the_provider_never_reaches_tiercards(
-    oidc_app: FastAPI, browser: httpx.Client
+    oidc_app: FastAPI, browser: httpx.Client, provider: OpenIdProvider
 ) -> None:
+    client = fresh_client(oidc_app)
+    before = stored(oidc_app)
     with pytest.raises(AssertionError, match="wrong login or password"):
-        to_callback(browser, start(fresh_client(oidc_app)), "carol", "not carol's password")
+        to_callback(browser, start(client), "carol", "not carol's password")
+    # tiercards' side: nobody signed in, no account made, nothing recorded.
+    assert client.get("/api/me").status_code == 401
+    assert stored(oidc_app) == before
+    with oidc_app.state.db.read_sessions() as session:
+        assert service.user_by_subject(session, f"{provider.url}|carol") is None
 
 
 def test_an_unreachable_provider_is_a_clear_503(tmp_path: Path) -> None:
