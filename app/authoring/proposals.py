@@ -20,7 +20,7 @@ from app.accounts.service import lock_person
 from app.authoring.editing import WRITING, Changed, checked, source, subject, write
 from app.authoring.models import Proposal, ProposalComment
 from app.authoring.service import AGREEMENT_ANSWERS, as_typed
-from app.content.cards import Problem
+from app.content.cards import Card, Problem
 from app.content.catalogue import Catalogue
 from app.content.history_check import item_changes
 from app.content.parser import CardParseError, parse_source
@@ -117,6 +117,12 @@ def listed(
     if proposer_id is not None:
         query = query.where(Proposal.proposer_id == proposer_id)
     return list(session.scalars(query.order_by(Proposal.created_at.desc(), Proposal.id.desc()).limit(LISTED)))
+
+
+def decided_lately(session: Session, *, limit: int) -> list[Proposal]:
+    """The `limit` proposals accepted or declined last."""
+    query = select(Proposal).where(Proposal.status != "open")
+    return list(session.scalars(query.order_by(Proposal.decided_at.desc(), Proposal.id.desc()).limit(limit)))
 
 
 def open_count(session: Session) -> int:
@@ -231,20 +237,30 @@ def _decide(
     session.commit()
 
 
-def history_change(session: Session, *, old_text: str, new_text: str, card_id: str) -> HistoryChange:
-    """What replacing `old_text` with `new_text` does to the card's recorded answers."""
+def cards_of(proposal: Proposal) -> tuple[Card, Card] | None:
+    """The card as it was when the edit was proposed, and as the edit makes it; None when either
+    text no longer parses (a card format that changed since)."""
     try:
-        old, new = parse_source(old_text, _PATH), parse_source(new_text, _PATH)
+        return parse_source(proposal.base, _PATH), parse_source(proposal.markdown, _PATH)
     except CardParseError:
+        return None
+
+
+def history_change(session: Session, *, proposal: Proposal, cards: tuple[Card, Card] | None) -> HistoryChange:
+    """What the edit (`cards`, from cards_of) does to the card's recorded answers."""
+    if cards is None:
         return HistoryChange((), 0, 0)
+    old, new = cards
     gone = set(old.point_ids) - set(new.point_ids)
     rows = session.scalars(
         select(Attempt.points)
-        .where(Attempt.card_id == card_id)
+        .where(Attempt.card_id == proposal.card_id)
         .order_by(Attempt.created_at.desc(), Attempt.id.desc())
         .limit(AGREEMENT_ANSWERS)
     ).all()
     touched = sum(1 for ticked in rows if gone & set(ticked or ()))
     return HistoryChange(
-        tuple(item_changes(old, old_source=old_text, card=new, source=new_text)), len(rows), touched
+        tuple(item_changes(old, old_source=proposal.base, card=new, source=proposal.markdown)),
+        len(rows),
+        touched,
     )

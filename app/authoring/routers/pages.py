@@ -23,10 +23,11 @@ from app.content.catalogue import Catalogue
 from app.content.dependencies import CatalogueDep
 from app.content.tiers import TIERS, Tier, parse_tier
 from app.coverage.measured import MEASURED
-from app.exceptions import Conflict, Invalid, NotFound
+from app.exceptions import Conflict, DomainError, Invalid, NotFound
 from app.storage.database import Database
 from app.storage.dependencies import DatabaseDep
 from app.web.dependencies import FormDep
+from app.web.errors import status_of
 from app.web.messages import form_messages
 from app.web.templating import render
 
@@ -187,7 +188,7 @@ def _saving_refused(
     db: Database,
     text: str,
     purpose: Editing,
-    error: Exception,
+    error: DomainError,
     reason: str = "",
 ) -> HTMLResponse:
     """The editor again with the refusal's sentence, or, when the file changed since the edit
@@ -204,14 +205,13 @@ def _saving_refused(
             reason=reason,
             message=str(error),
         )
-    code = 409 if isinstance(error, Conflict) else 422
     return _page(
         request,
         catalogue,
         db=db,
         text=text,
         purpose=purpose,
-        status_code=code,
+        status_code=status_of(error),
         refusals=[str(error)],
         reason=reason,
     )

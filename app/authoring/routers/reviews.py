@@ -12,12 +12,11 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from app.authoring import editing, proposals, service
 from app.authoring.dependencies import AuthorDep
-from app.authoring.diff import Section, changed_sections, side_by_side
+from app.authoring.diff import changed_sections, side_by_side
 from app.authoring.models import Proposal
 from app.authoring.schemas import CommentIn, DeclineIn, StoredCardText
 from app.content.catalogue import Catalogue, Snapshot
 from app.content.dependencies import CatalogueDep
-from app.content.parser import CardParseError, parse_source
 from app.exceptions import Conflict, DomainError, Invalid, NotFound
 from app.schemas import Id
 from app.storage.database import Database
@@ -41,7 +40,7 @@ MINE_SHOWN = 10
 def reviews_page(request: Request, _author: AuthorDep, session: SessionDep) -> HTMLResponse:
     """The newest open edits, then the newest decided ones."""
     waiting = proposals.listed(session, status="open")
-    decided = [p for p in proposals.listed(session) if p.status != "open"][:DECIDED_SHOWN]
+    decided = proposals.decided_lately(session, limit=DECIDED_SHOWN)
     named = proposals.names(
         session, [p.proposer_id for p in waiting + decided] + [p.reviewer_id for p in decided]
     )
@@ -71,9 +70,8 @@ def _review(
         named = proposals.names(
             session, [proposal.proposer_id, proposal.reviewer_id, *(c.author_id for c in proposal.comments)]
         )
-        history = proposals.history_change(
-            session, old_text=proposal.base, new_text=proposal.markdown, card_id=proposal.card_id
-        )
+        cards = proposals.cards_of(proposal)
+        history = proposals.history_change(session, proposal=proposal, cards=cards)
         comments = list(proposal.comments)
     snapshot = catalogue.snapshot()
     checks = service.preview(text or proposal.markdown, {**snapshot.drafts, **snapshot.cards})
@@ -86,7 +84,7 @@ def _review(
         names=named,
         comments=comments,
         rows=side_by_side(proposal.base, proposal.markdown),
-        sections=_sections(proposal),
+        sections=changed_sections(*cards) if cards else [],
         checks=checks,
         history=history,
         text=text if text is not None else proposal.markdown,
@@ -104,17 +102,6 @@ def _current(snapshot: Snapshot, proposal: Proposal) -> str | None:
         return editing.source(snapshot, proposal.card_id).text
     except NotFound:
         return None
-
-
-def _sections(proposal: Proposal) -> list[Section]:
-    try:
-        old, new = (
-            parse_source(proposal.base, service.PREVIEW_PATH),
-            parse_source(proposal.markdown, service.PREVIEW_PATH),
-        )
-    except CardParseError:
-        return []
-    return list(changed_sections(old, new))
 
 
 @router.get("/author/reviews/{proposal_id}", response_class=HTMLResponse)
