@@ -13,8 +13,10 @@ Recordings have lanes of their own (`speech_lane`): the GPU one while a GPU work
 the one every worker reads. The model's readings of answers (`claims`) have one lane, which every
 worker whose model loaded reads (the model runs on the CPU, GPU or not), and go on it only while a
 live worker reads it: without one the page keeps the lexical suggestion.
-A worker reads the speech lanes, then the claims lanes, before the demo lanes, since a person is
-waiting on the page for the transcript or the reading.
+A worker looks at the speech lanes, then the claims lanes, before the demo lanes, since a person is
+waiting on the page for the transcript or the reading; but once it has run a job of one kind, the
+other kinds come first (`turn_order`), so a stream of recordings cannot hold a demo back by more
+than one job, and a stream of demos cannot hold a transcript back by more than one run.
 """
 
 from __future__ import annotations
@@ -117,6 +119,21 @@ def speech_lane_now(capabilities: Iterable[Sequence[str] | None]) -> str:
     """The lane a recording goes on now (`live_lane`); with no transcribing worker alive, the lane
     every one of them reads, where it waits for the first."""
     return live_lane("speech", capabilities) or speech_lane(False)
+
+
+def kind_of(lane: str) -> JobKind:
+    return next(known.kind for known in LANES if known.name == lane)
+
+
+def turn_order(lanes: Sequence[str], *, after: JobKind | None) -> list[str]:
+    """`lanes` (a worker's, in its order) in the order it looks once it has run a job of kind
+    `after`: the kinds that follow that one first, then the kinds before it, then its own. Each
+    kind with jobs waiting gets its turn, whoever keeps another kind's lanes full."""
+    kinds = list(dict.fromkeys(kind_of(lane) for lane in lanes))
+    if after in kinds:
+        at = kinds.index(after) + 1
+        kinds = kinds[at:] + kinds[:at]
+    return [lane for kind in kinds for lane in lanes if kind_of(lane) == kind]
 
 
 def queue_kind(queue_url: str) -> str:

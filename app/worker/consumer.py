@@ -19,7 +19,7 @@ from app.demos import claims
 from app.jobs import tasks
 from app.jobs.child_process import ChildError
 from app.jobs.executors import Context, Executor, Supply
-from app.jobs.queue import JobQueue
+from app.jobs.queue import JobQueue, kind_of, turn_order
 from app.jobs.tasks import JobKind
 from app.practice import readings
 from app.settings import Settings
@@ -271,32 +271,36 @@ class Worker:
             log.info("backup written: %s (%d bytes)", taken.path, taken.size)
 
     def _consume(self) -> None:
-        """Take the next job from the first of this worker's lanes that has one and run it here,
-        in this thread, until stopped: one job at a time, however many lanes. (huey's own Consumer
-        reads one queue; two of them would run a GPU and a CPU demo at once and skew both.)"""
+        """Take the next job from this worker's lanes, in turn (`turn_order`: the kind it ran last
+        goes to the back), and run it here, in this thread, until stopped: one job at a time,
+        however many lanes. (huey's own Consumer reads one queue; two of them would run a GPU and a
+        CPU demo at once and skew both.)"""
         for kind, executor in self.executors.items():
             tasks.bind(kind, executor.execute)
-        hueys = [self.queue.hueys[lane] for lane in self.lanes]
+        lanes = self.lanes
+        last: JobKind | None = None
         idle = IDLE_FIRST_S
         next_release = 0.0
         while not self.stopping.is_set():
             if time.monotonic() >= next_release:
-                self._release_due(hueys)
+                self._release_due([self.queue.hueys[lane] for lane in lanes])
                 next_release = time.monotonic() + SCHEDULE_EVERY_S
-            found = self._next_job(hueys)
+            found = self._next_job(turn_order(lanes, after=last))
             if found is None:
                 self.stopping.wait(idle)
                 idle = min(idle * IDLE_BACKOFF, IDLE_MAX_S)
                 continue
             idle = IDLE_FIRST_S
-            huey, job = found
+            lane, job = found
+            last = kind_of(lane)
             # A job put off for later goes to its lane's schedule; any other runs now.
-            huey.execute(job)
+            self.queue.hueys[lane].execute(job)
             if self.drop_lost():
-                hueys = [self.queue.hueys[lane] for lane in self.lanes]
+                lanes = self.lanes
 
-    def _next_job(self, hueys: list[Any]) -> tuple[Any, Any] | None:
-        for huey in hueys:
+    def _next_job(self, lanes: list[str]) -> tuple[str, Any] | None:
+        for lane in lanes:
+            huey = self.queue.hueys[lane]
             try:
                 job = huey.dequeue()
             except Exception:
@@ -305,7 +309,7 @@ class Worker:
                 log.exception("could not take a job from the %s queue", huey.name)
                 continue
             if job is not None:
-                return huey, job
+                return lane, job
         return None
 
     def _release_due(self, hueys: list[Any]) -> None:

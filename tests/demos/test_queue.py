@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.jobs.queue import LANES, JobQueue, lane_for, lanes_for
+from app.jobs.queue import LANES, JobQueue, lane_for, lanes_for, turn_order
 from app.presets import PRESETS
 
 pytestmark = pytest.mark.engine_agnostic
@@ -76,3 +76,14 @@ def test_gpu_presets_go_on_their_own_lane_and_only_gpu_workers_read_it(queue: Jo
     assert queue.hueys["cpu"].dequeue() is None  # the GPU run is not on the lane every worker reads
     assert queue.run_ids() == {"on-gpu"}
     assert queue.hueys["gpu"].dequeue().args == ("on-gpu",)
+
+
+def test_after_a_job_of_one_kind_every_other_kind_waiting_comes_first() -> None:
+    lanes = ["voice", "speech", "claims", "gpu", "cpu"]
+    # Nothing run yet: a person waits on the page for a transcript, so recordings come first.
+    assert turn_order(lanes, after=None) == lanes
+    # A recording just ran: the demos and readings waiting go before the next recording.
+    assert turn_order(lanes, after="speech") == ["claims", "gpu", "cpu", "voice", "speech"]
+    assert turn_order(lanes, after="demo") == lanes
+    # A kind the worker does not read leaves its order as it is.
+    assert turn_order(["speech", "cpu"], after="voice") == ["speech", "cpu"]
