@@ -2,8 +2,9 @@
 its name or its stated type, and decoded to what the model hears: 16 kHz mono samples.
 
 Every refusal is an `Invalid` on the field "recording" with a sentence for the person who sent it.
-Decoding is bounded three ways, so a hostile file costs little: only the containers and codecs a
-browser or a recorder writes are opened, decoding stops as soon as the samples pass the length
+Decoding is bounded four ways, so a hostile file costs little: only the containers and codecs a
+browser or a recorder writes are opened, the stated sample rate and channels must be ones a
+microphone records before the resampler is built from them, decoding stops as soon as the samples pass the length
 limit (whatever the header claims), and it stops after `max_decode_seconds` of wall time.
 """
 
@@ -17,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.exceptions import Invalid
-from app.speech.limits import LENGTH_SLACK_SECONDS
+from app.speech.limits import LENGTH_SLACK_SECONDS, format_refusal
 
 SAMPLE_RATE = 16000
 # The demuxers FFmpeg may try: what MediaRecorder writes (WebM, Ogg, MP4) and common recorders.
@@ -146,6 +147,11 @@ def decode_recording(
             raise _refusal(
                 f"The recording's sound is in {codec}, which is not read here: send Opus, Vorbis, FLAC, MP3, AAC or PCM."
             )
+        refusal = format_refusal(
+            rate=stream.codec_context.sample_rate, channels=stream.codec_context.channels
+        )
+        if refusal is not None:
+            raise _refusal(refusal)
         declared = _declared_seconds(container, stream)
         if declared is not None and declared > max_seconds + LENGTH_SLACK_SECONDS:
             raise _too_long(max_seconds)

@@ -20,7 +20,7 @@ from app.exceptions import Invalid, NotFound, NotThisFormat, TooLarge, TooMany, 
 from app.jobs.beats import live_capabilities
 from app.jobs.queue import JobQueue, speech_lane_now
 from app.settings import Settings
-from app.speech.limits import LENGTH_SLACK_SECONDS
+from app.speech.limits import LENGTH_SLACK_SECONDS, wav_format_refusal
 from app.speech.models import Recording, RecordingAudio
 from app.speech.schemas import RecordingIn, RecordingOut, delivery_fields
 from app.storage.base import utcnow
@@ -89,7 +89,12 @@ def check_upload(upload: Upload, *, card: Card, max_seconds: int, max_bytes: int
         raise TooLarge(
             f"the recording is larger than {max_bytes // 1024} KB, more than {max_seconds} seconds of speech"
         )
-    content_type = AUDIO_TYPES[container_of(upload.audio)]
+    container = container_of(upload.audio)
+    # The one container whose format is read without an audio library; the others the worker checks.
+    refusal = wav_format_refusal(upload.audio) if container == "wav" else None
+    if refusal is not None:
+        raise Invalid("audio", refusal)
+    content_type = AUDIO_TYPES[container]
     try:
         data = RecordingIn.model_validate(upload.fields, strict=False)
     except ValidationError as error:

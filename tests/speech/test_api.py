@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from app.content.tiers import TIERS
 from app.speech.schemas import RecordingIn, SpokenKind
 from tests.factories import OWNER_CARD
-from tests.helpers.speech import DESIGN_FIELDS, audio_file, finish, recording_form, stored_counts
+from tests.helpers.speech import DESIGN_FIELDS, audio_file, finish, recording_form, stored_counts, wav_bytes
 
 URL = f"/api/cards/{OWNER_CARD}/recordings"
 
@@ -65,6 +65,9 @@ def test_a_transcribed_recording_reads_with_the_design_fields(client: TestClient
         ({"kind": "follow-up", "follow_up": "4"}, 422, "follow_up"),
         ({"seconds": "-1"}, 422, "seconds"),
         ({"audio": audio_file(b"RIFF\0\0\0\0AVI LIST")}, 415, None),
+        # A 2 KB WAV stating 100 MHz: decoding it would cost the worker seconds and gigabytes.
+        ({"audio": audio_file(wav_bytes(0.00001, rate=100_000_007))}, 422, "audio"),
+        ({"audio": audio_file(wav_bytes(0.01, channels=12))}, 422, "audio"),
     ],
 )
 def test_refusals_are_json_that_names_the_problem(

@@ -2,6 +2,7 @@
 long and decompression bombs are each refused with a sentence, and decoding stays bounded."""
 
 import io
+import struct
 import tracemalloc
 import wave
 from pathlib import Path
@@ -133,6 +134,27 @@ def test_a_decompression_bomb_stops_decoding_at_the_limit() -> None:
         tracemalloc.stop()
     assert f"longer than {MAX_SECONDS} s" in message
     assert peak < (MAX_SECONDS + 5) * SAMPLE_RATE * 4 * 3
+
+
+def stated_wav(*, rate: int, channels: int = 1, frames: int = 1000) -> bytes:
+    """A WAV whose header states `rate` and `channels`, whatever a WAV writer would allow."""
+    data = b"\1\0" * frames * channels
+    fmt = struct.pack("<HHIIHH", 1, channels, rate, rate * 2 * channels % 2**32, 2 * channels, 16)
+    body = (
+        b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", len(data)) + data
+    )
+    return b"RIFF" + struct.pack("<I", len(body)) + body
+
+
+@pytest.mark.parametrize("rate", [100_000_007, 250_000_013, 4000])
+def test_a_sample_rate_no_microphone_records_is_refused_before_resampling(rate: int) -> None:
+    # 2 KB stating 250 MHz: resampled, it took 18 s and 2 GB before failing.
+    message = refusal(stated_wav(rate=rate))
+    assert f"sample rate of {rate} Hz" in message and "8000 to 192000 Hz" in message
+
+
+def test_more_channels_than_a_recorder_writes_are_refused() -> None:
+    assert "12 channels" in refusal(stated_wav(rate=16000, channels=12))
 
 
 def test_decoding_that_takes_too_long_is_stopped(clip: Path) -> None:
