@@ -6,7 +6,7 @@ from typing import Any
 from sqlalchemy import CheckConstraint, ForeignKey, Index, Integer, LargeBinary, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.storage.base import Base, utcnow
+from app.storage.base import ERASED, Base, utcnow
 
 STATUSES = ("queued", "running", "done", "failed")
 
@@ -68,6 +68,8 @@ class RecordingAudio(Base):
     reads it, and deleting it leaves no file behind."""
 
     __tablename__ = "recording_audio"
+    # Unlogged on PostgreSQL (migration 0029) and rewritten after deletions.
+    __table_args__ = {"info": {ERASED: True}}
 
     recording_id: Mapped[str] = mapped_column(
         ForeignKey("recordings.id", ondelete="CASCADE"), primary_key=True

@@ -23,6 +23,10 @@ NAMING_CONVENTION = {
     "pk": "pk_%(table_name)s",
 }
 
+# A table whose deleted rows must leave no copy on disk says so with `info={ERASED: True}`
+# (app/storage/database.py `erase_deleted`).
+ERASED = "erased_when_deleted"
+
 
 def utcnow() -> datetime:
     return datetime.now(UTC)

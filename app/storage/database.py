@@ -7,9 +7,11 @@ import time
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import sessionmaker
 
 from app.settings import Settings
+from app.storage.base import ERASED, Base
 from app.storage.private import private_sqlite
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
@@ -25,6 +27,7 @@ WRITERS_IN_FLIGHT = 4
 # this far apart, before the log is left for the next one.
 ERASE_TRIES = 3
 ERASE_RETRY_S = 0.2
+ERASE_LOCK_TIMEOUT = "5s"
 
 log = logging.getLogger(__name__)
 
@@ -115,8 +118,9 @@ class Database:
     def erase_deleted(self) -> None:
         """After deleting what must not stay on disk (a recording's sound): SQLite's write-ahead log
         still holds the pages as they were written, so they are copied into the database (where
-        secure_delete zeroed the rows) and the log emptied. PostgreSQL's files are not this app's
-        data folder; its deleted rows are unreadable and vacuumed away."""
+        secure_delete zeroed the rows) and the log emptied. On PostgreSQL the tables marked
+        `ERASED` are unlogged (no copy in the log) and rewritten, since a deleted row stays in
+        its table's file until a rewrite and a plain VACUUM frees its space without clearing it."""
         erase_deleted(self.engine)
 
     def dispose(self) -> None:
@@ -126,6 +130,9 @@ class Database:
 def erase_deleted(engine: Engine) -> None:
     """`Database.erase_deleted` on `engine`; a checkpoint readers keep busy is tried again briefly,
     then said in the log (the pages stay in the log until a later checkpoint)."""
+    if engine.dialect.name == "postgresql":
+        _rewrite_erased(engine)
+        return
     if engine.dialect.name != "sqlite":
         return
     for attempt in range(ERASE_TRIES):
@@ -141,3 +148,20 @@ def erase_deleted(engine: Engine) -> None:
         "(%s pages in it); a later checkpoint will",
         row[1],
     )
+
+
+def _rewrite_erased(engine: Engine) -> None:
+    """VACUUM FULL each table marked `ERASED`: its rows are copied to new files and the old ones,
+    deleted rows and all, truncated at commit. Such a table holds only sound not yet transcribed
+    (or kept with KEEP_RECORDINGS), so the rewrite is small; it waits at most ERASE_LOCK_TIMEOUT
+    for readers, then leaves the rows to the next deletion's rewrite and says so."""
+    tables = [table.name for table in Base.metadata.sorted_tables if table.info.get(ERASED)]
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        connection.exec_driver_sql(f"SET lock_timeout = '{ERASE_LOCK_TIMEOUT}'")
+        for table in tables:
+            try:
+                connection.exec_driver_sql(f'VACUUM FULL "{table}"')
+            except OperationalError as error:
+                log.warning(
+                    "could not rewrite %s after deleting from it (%s); the next deletion will", table, error
+                )

@@ -8,7 +8,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import create_engine, func, select
 
 from app.accounts.models import LOCAL_USER_ID
 from app.jobs.executors import Context
@@ -115,6 +115,27 @@ def files_holding(folder: Path, data: bytes) -> list[Path]:
         timeout=60,
     )
     return [Path(line) for line in found.stdout.decode().splitlines()]
+
+
+def stored_sound(settings: Settings, data: bytes) -> list[Path]:
+    """The files where the app's database keeps its data that hold any telling piece of `data`
+    (`files_holding`): SQLite's data folder, or on PostgreSQL the database's own folder and the
+    server's write-ahead log, once a checkpoint has written out what the log holds."""
+    if settings.is_sqlite:
+        return files_holding(settings.data_dir, data)
+    engine = create_engine(settings.database_url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as connection:
+            connection.exec_driver_sql("CHECKPOINT")
+            folder, oid = connection.exec_driver_sql(
+                "SELECT current_setting('data_directory'), oid FROM pg_database WHERE datname = current_database()"
+            ).one()
+    finally:
+        engine.dispose()
+    return [
+        *files_holding(Path(folder) / "base" / str(oid), data),
+        *files_holding(Path(folder) / "pg_wal", data),
+    ]
 
 
 def transcription_executor(

@@ -1,5 +1,5 @@
 """Turning KEEP_RECORDINGS off deletes the audio kept while it was on, at the next upkeep: from the
-database and from its files, however many days it had left."""
+database and from the files of either engine, however many days it had left."""
 
 import secrets
 from collections.abc import Iterator
@@ -12,7 +12,7 @@ from app.jobs.queue import JobQueue
 from app.settings import Settings
 from app.worker import consumer
 from tests.factories import OWNER_CARD
-from tests.helpers.recordings import files_holding
+from tests.helpers.recordings import files_holding, stored_sound
 from tests.helpers.speech import audio_file, finish, recording_form, stored_counts
 
 # An MP3 by its first bytes (all the upload looks at), then sound no other file holds.
@@ -57,7 +57,7 @@ def test_turning_keep_recordings_off_deletes_the_kept_audio_at_the_next_upkeep(
     read = client.get(f"/api/recordings/{recording_id}").json()
     assert read["audio_kept"] is False and read["transcript"]
     assert stored_counts(app) == (1, 0)
-    assert files_holding(settings.data_dir, SOUND) == []
+    assert stored_sound(settings, SOUND) == []
 
 
 def test_with_keep_recordings_on_the_upkeep_keeps_the_audio_its_days(
