@@ -3,6 +3,7 @@ and queue nothing, an accepted one is queued on a speech lane, and the fragment 
 worker's transcript and delivery figures are there."""
 
 import secrets
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +18,8 @@ from app.speech.stated_figures import FILLERS, HEARING
 from tests.factories import OWNER_CARD
 from tests.helpers.html import HTMX, soup_of
 from tests.helpers.practice import write_session
+from tests.helpers.queues import queue_on_own_redis
+from tests.helpers.recordings import stored_sound
 from tests.helpers.speech import audio_file, fail, finish, recording_form, stored_counts, wav_bytes
 
 URL = f"/cards/{OWNER_CARD}/recordings"
@@ -192,26 +195,25 @@ def test_without_the_csrf_token_nothing_is_stored(anonymous_client: TestClient, 
     assert stored_counts(app) == (0, 0)
 
 
-def test_a_queue_that_cannot_be_reached_fails_the_recording_and_keeps_no_audio(
-    client: TestClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+def test_a_queue_that_is_down_fails_the_recording_keeps_no_audio_and_works_once_back(
+    client: TestClient, app: FastAPI, tmp_path: Path
 ) -> None:
-    def unreachable(job_id: str, *, lane: str) -> None:
-        raise ConnectionError("queue down")
-
-    monkeypatch.setattr(app_job_queue(app.state), "enqueue", unreachable)
     sound = secrets.token_bytes(32_000)
     header = wav_bytes(seconds=0)
     wav = (
         header[:4] + (36 + len(sound)).to_bytes(4, "little") + header[8:40] + len(sound).to_bytes(4, "little")
     )
-    response = send(client, audio=audio_file(wav + sound))
-    assert response.status_code == 503
-    assert "Could not reach the job queue" in section_of(response).select_one("[role=alert]").get_text()
-    assert stored_counts(app) == (1, 0)
-    # Nor any copy of the sound in the data folder (SQLite's write-ahead log held it).
-    piece = sound[16_000:16_064]
-    folder = app.state.settings.data_dir
-    assert not [path for path in folder.rglob("*") if path.is_file() and piece in path.read_bytes()]
+    with queue_on_own_redis(app, tmp_path) as redis:
+        redis.stop()
+        response = send(client, audio=audio_file(wav + sound))
+        assert response.status_code == 503
+        assert "Could not reach the job queue" in section_of(response).select_one("[role=alert]").get_text()
+        assert stored_counts(app) == (1, 0)
+        # Nor any copy of the sound where the database keeps its data.
+        assert stored_sound(app.state.settings, sound) == []
+        redis.start()
+        assert send(client).status_code == 202
+        assert len(queued_ids(app)) == 1
 
 
 def test_a_transcribed_recording_shows_its_transcript_hook_and_how_it_was_said(
