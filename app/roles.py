@@ -19,6 +19,8 @@ class Role:
     authors: bool = False
 
 
+# Declared strongest first: groups grant the first of these they map to, and at_most keeps the
+# later of two.
 ROLES: dict[str, Role] = {
     role.name: role
     for role in (
@@ -45,6 +47,13 @@ ROLES: dict[str, Role] = {
     )
 }
 DEFAULT_ROLE: RoleName = "member"
+WEAKEST_ROLE: RoleName = list(ROLES.values())[-1].name
+
+
+def at_most(name: str, cap: str) -> str:
+    """Role `name`, or `cap` when `cap` is the weaker of the two (both names in ROLES)."""
+    order = list(ROLES)
+    return max(name, cap, key=order.index)
 
 
 def role_named(name: str) -> Role | None:

@@ -6,6 +6,13 @@
   comes from an address in TRUSTED_PROXIES (X-Forwarded-For is never consulted). People are
   created on first sight; a groups header mapped by GROUP_ROLES sets their role on every request.
   A reserved name, or one like someone else's, is nobody.
+  An API token follows the provider too. Sent through the proxy (from TRUSTED_PROXIES, with the
+  user header), the header must name the token's owner, or it is nobody; with GROUP_ROLES the
+  role the groups header grants applies to that request and is stored, audited as a header
+  request's is. Sent without the proxy's word on it (no user header, or not from a trusted
+  proxy) while GROUP_ROLES is set, the provider's current role is unknown, so the token acts as
+  the weakest role at most, never with one the provider may have withdrawn. Without GROUP_ROLES
+  roles are kept here, and a token acts with its owner's stored role.
 
 Outside single mode the solo history (the local user) is nobody's: no session, token or header
 signs in as it, whatever is stored.
@@ -18,7 +25,7 @@ remembered for a second or two, which a sign-out in this process clears at once.
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from functools import partial
 from urllib.parse import quote
@@ -32,12 +39,13 @@ from app.accounts import service
 from app.accounts.models import LOCAL_USER_ID, User
 from app.accounts.names import SOLO_NAME
 from app.exceptions import DomainError
-from app.roles import ROLES, Role
+from app.roles import ROLES, WEAKEST_ROLE, Role, at_most
 from app.settings import Settings
 from app.storage.database import Database
 from app.web.guards import peer_in
 from app.web.security import cookie_value
 
+Find = Callable[[], "Principal | None"]
 Lookup = Callable[[Session, str], tuple[User | None, bool]]
 Remembered = dict[str, tuple[float, "Principal | None"]]
 Touch = Callable[[Session, str], None]
@@ -119,9 +127,9 @@ class Authentication:
         authorization = headers.get("authorization", "")
         if authorization.lower().startswith("bearer "):
             token = authorization[7:].strip()
-            return await self._remember(
-                "t" + token, token, lookup=service.token_user, touch=service.touch_token, via="token"
-            )
+            if mode == "proxy":
+                return await self._token_behind_proxy(scope, headers, token=token)
+            return await self._remember("t" + token, self._token_finder(token))
         if mode == "proxy":
             return await self._from_proxy(scope, headers)
         session_token = cookie_value(scope, SESSION_COOKIE)
@@ -129,13 +137,23 @@ class Authentication:
             return None
         return await self._remember(
             "s" + session_token,
-            session_token,
-            lookup=lambda s, t: service.session_user(s, token=t, lifetimes=self.lifetimes),
-            touch=service.touch_session,
-            via="session",
+            partial(
+                self._look_up,
+                session_token,
+                lookup=lambda s, t: service.session_user(s, token=t, lifetimes=self.lifetimes),
+                touch=service.touch_session,
+                via="session",
+            ),
         )
 
-    async def _from_proxy(self, scope: Scope, headers: Headers) -> Principal | None:
+    def _token_finder(self, token: str) -> Find:
+        return partial(
+            self._look_up, token, lookup=service.token_user, touch=service.touch_token, via="token"
+        )
+
+    def _proxys_word(self, scope: Scope, headers: Headers) -> tuple[str, str | None] | None:
+        """Who the proxy names and the role their groups grant (None: GROUP_ROLES unset), or None
+        when the request carries no word of a trusted proxy."""
         if not peer_in(scope, self.settings.trusted_proxies):
             return None
         name = headers.get(self.settings.proxy_user_header.lower(), "").strip()
@@ -146,36 +164,40 @@ class Authentication:
             for g in headers.get(self.settings.proxy_groups_header.lower(), "").split(",")
             if g.strip()
         ]
-        role = service.role_for_groups(groups, self.settings.group_roles)
-        # The visitor the proxy reported (app/web/guards.py), for the audit of who it creates.
-        address = scope.get("state", {}).get("client_address")
+        return name, service.role_for_groups(groups, self.settings.group_roles)
+
+    async def _from_proxy(self, scope: Scope, headers: Headers) -> Principal | None:
+        word = self._proxys_word(scope, headers)
+        if word is None:
+            return None
+        name, role = word
         return await self._remember(
-            f"p{name}\n{role}", name, lookup=None, touch=None, via="proxy", role=role, address=address
+            f"p{name}\n{role}",
+            partial(self._proxy_user, name, role=role, address=_visitor(scope)),
         )
 
-    async def _remember(
-        self,
-        key: str,
-        secret: str,
-        *,
-        lookup: Lookup | None,
-        touch: Touch | None,
-        via: str,
-        role: str | None = None,
-        address: str | None = None,
-    ) -> Principal | None:
+    async def _token_behind_proxy(self, scope: Scope, headers: Headers, *, token: str) -> Principal | None:
+        word = self._proxys_word(scope, headers)
+        if word is None:
+            principal = await self._remember("t" + token, self._token_finder(token))
+            if principal is None or not self.settings.group_roles:
+                return principal
+            # The provider's current role is unknown: it may have withdrawn the stored one.
+            return replace(principal, role=at_most(principal.role, WEAKEST_ROLE))
+        name, role = word
+        # Keyed on all that decides the role, so one request's never answers another's.
+        return await self._remember(
+            f"t{token}\n{name}\n{role}",
+            partial(self._vouched_token, token, name=name, role=role, address=_visitor(scope)),
+        )
+
+    async def _remember(self, key: str, find: Find) -> Principal | None:
+        """`find`'s answer, run in a thread; within REMEMBER_S, the same `key` gets it again."""
         now = time.monotonic()
         found = self._remembered.get(key)
         if found is not None and found[0] > now:
             return found[1]
-        if lookup is None:  # proxy: the name is the proof; the person may need creating
-            principal = await anyio.to_thread.run_sync(
-                partial(self._proxy_user, secret, role=role, address=address)
-            )
-        else:
-            principal = await anyio.to_thread.run_sync(
-                partial(self._look_up, secret, lookup=lookup, touch=touch, via=via)
-            )
+        principal = await anyio.to_thread.run_sync(find)
         if len(self._remembered) > 10_000:
             self._remembered.clear()
         self._remembered[key] = (now + REMEMBER_S, principal)
@@ -198,6 +220,21 @@ class Authentication:
                 return None  # a name the app cannot hold, or one like someone else's: nobody
             return None if user.disabled else _principal(user, "proxy")
 
+    def _vouched_token(
+        self, token: str, *, name: str, role: str | None, address: str | None
+    ) -> Principal | None:
+        """The token's owner when the proxy names them, with the role their groups grant now
+        (stored as for a request without the token); anyone else the proxy names is nobody."""
+        principal = self._token_finder(token)()
+        if principal is None or principal.name != name:
+            return None
+        if role is None or role == principal.role:
+            return principal
+        person = self._proxy_user(name, role=role, address=address)
+        if person is None or person.id != principal.id:
+            return None
+        return replace(person, via="token")
+
     async def _refuse(self, scope: Scope, send: Send) -> None:
         path = scope["path"]
         if path.startswith("/api/"):
@@ -217,6 +254,13 @@ class Authentication:
         else:
             page = b"<!doctype html><title>Sign in</title><h1>Sign in first</h1><p>This tiercards server signs people in through its reverse proxy: open it through the proxy's address.</p>"
             await _send(send, status=401, body=page, headers=[(b"content-type", b"text/html; charset=utf-8")])
+
+
+def _visitor(scope: Scope) -> str | None:
+    """The visitor the proxy reported (app/web/guards.py), for the audit of who it creates or
+    promotes."""
+    address: str | None = scope.get("state", {}).get("client_address")
+    return address
 
 
 async def _send(send: Send, *, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
