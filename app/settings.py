@@ -104,6 +104,9 @@ class Settings(BaseSettings):
     # Author checks (POST /api/author/check) one person may make in a minute: each parses and
     # renders a whole card.
     author_checks_per_minute: int = Field(default=30, ge=1)
+    # Coverage checks (POST /api/cards/{card_id}/coverage) one person may make in a minute, counted
+    # by each web process: each scores a whole answer, and nothing is stored to count them by.
+    coverage_checks_per_minute: int = Field(default=30, ge=1)
     # Suggested edits one person may make in an hour: each is a card-sized text a reviewer reads.
     proposals_per_hour: int = Field(default=10, ge=1)
     # Backups (`tiercards backup`, and the workers' upkeep every BACKUP_EVERY_HOURS): where they

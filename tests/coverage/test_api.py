@@ -4,7 +4,10 @@ measured at; hostile input refused with a 4xx, and nothing stored either way."""
 
 import json
 import os
+import re
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -17,16 +20,20 @@ from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from app import PROJECT_ROOT
+from app.accounts.models import AuditEvent
 from app.cli import cli
 from app.content.cards import Card
 from app.content.catalogue import Catalogue, load
 from app.content.dependencies import get_catalogue
-from app.coverage import checker
+from app.coverage import checker, service
 from app.coverage.checker import Target
+from app.coverage.dependencies import get_pacing
 from app.coverage.measured import MEASURED
+from app.coverage.pacing import Pacing
 from app.practice.models import Attempt, AttemptCoverage
 from app.schemas import MAX_ANSWER_CHARS
 from tests.factories import DECK, OWNER_CARD
+from tests.helpers.accounts import fresh_client, sign_in
 
 CARD = DECK[OWNER_CARD]
 COVERS_TWO = "Prefetch overlaps producing the next batch with consuming the current one."
@@ -47,6 +54,11 @@ def stored_rows(app: FastAPI) -> int:
         return sum(
             session.scalar(select(func.count()).select_from(t)) or 0 for t in (Attempt, AttemptCoverage)
         )
+
+
+def audit_rows(app: FastAPI) -> int:
+    with app.state.db.read_sessions() as session:
+        return session.scalar(select(func.count()).select_from(AuditEvent)) or 0
 
 
 def test_an_answer_saying_two_points_covers_those_two_with_their_evidence(client: TestClient) -> None:
@@ -203,6 +215,75 @@ def test_an_edited_card_is_checked_as_edited(app: FastAPI, client: TestClient, t
     assert after == [point.key for point in load(folder).cards[OWNER_CARD].points] != list(CARD.point_ids)
 
 
+LIMIT = 3
+PAST_THE_LIMIT = re.compile(
+    rf"you made {LIMIT} coverage checks in the last minute \(at most {LIMIT} a minute\): try again in (\d+) s"
+)
+
+
+def test_past_coverage_checks_per_minute_a_person_gets_429_and_others_still_check(
+    team_app: FastAPI,
+) -> None:
+    team_app.state.settings = team_app.state.settings.model_copy(update={"coverage_checks_per_minute": LIMIT})
+    alice, bob = (sign_in(fresh_client(team_app), name) for name in ("alice", "bob"))
+    signed_in = audit_rows(team_app)
+    for _ in range(LIMIT):
+        checked(alice, COVERS_TWO)
+    refused = alice.post(URL, json={"tier": "middle", "text": COVERS_TWO})
+    assert refused.status_code == 429
+    said = PAST_THE_LIMIT.fullmatch(refused.json()["detail"])
+    assert said is not None, refused.json()
+    assert refused.headers["Retry-After"] == said.group(1) and 1 <= int(said.group(1)) <= 60
+    assert checked(bob, COVERS_TWO)["points"][0]["covered"] is True
+    # Counted in memory: neither the checks nor the refusal wrote anything.
+    assert stored_rows(team_app) == 0 and audit_rows(team_app) == signed_in
+
+
+def test_in_single_mode_the_local_user_is_held_to_the_limit(app: FastAPI, client: TestClient) -> None:
+    app.state.settings = app.state.settings.model_copy(update={"coverage_checks_per_minute": LIMIT})
+    for _ in range(LIMIT):
+        checked(client, COVERS_TWO)
+    refused = client.post(URL, json={"tier": "middle", "text": COVERS_TWO})
+    assert refused.status_code == 429 and PAST_THE_LIMIT.fullmatch(refused.json()["detail"])
+    assert int(refused.headers["Retry-After"]) >= 1
+    assert stored_rows(app) == 0
+
+
+def test_a_check_sent_while_the_persons_last_is_under_way_is_429(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started, release = threading.Event(), threading.Event()
+    real = service.coverage_document
+
+    def held(card: Card, text: str) -> Any:
+        started.set()
+        assert release.wait(10)
+        return real(card, text)
+
+    monkeypatch.setattr(service, "coverage_document", held)
+    body = {"tier": "middle", "text": COVERS_TWO}
+    with ThreadPoolExecutor(1) as pool:
+        first = pool.submit(client.post, URL, json=body)
+        assert started.wait(10)
+        try:
+            second = client.post(URL, json=body)
+        finally:
+            release.set()
+        assert first.result().status_code == 200
+    assert second.status_code == 429
+    assert second.json() == {
+        "detail": "you have a coverage check under way: send the next once it has answered"
+    }
+    assert second.headers["Retry-After"] == "1"
+    # Once the first has answered, the next goes.
+    assert checked(client, COVERS_TWO)["points"][0]["covered"] is True
+
+
+def test_the_api_schema_names_the_429(client: TestClient) -> None:
+    operation = client.get("/openapi.json").json()["paths"]["/api/cards/{card_id}/coverage"]["post"]
+    assert "COVERAGE_CHECKS_PER_MINUTE" in operation["responses"]["429"]["description"]
+
+
 JSON = st.recursive(
     st.none()
     | st.booleans()
@@ -220,9 +301,12 @@ BODIES = st.fixed_dictionaries(
 
 @given(body=BODIES | JSON)
 @settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
-def test_no_body_for_a_served_card_makes_a_5xx(client: TestClient, body: Any) -> None:
+def test_no_body_for_a_served_card_makes_a_5xx(app: FastAPI, client: TestClient, body: Any) -> None:
     """The schema fuzz's card ids are made up; here the card is real, so the checker runs on
     whatever text gets past validation, and anything else is a 422."""
+    # More checks in a minute than COVERAGE_CHECKS_PER_MINUTE lets one person make.
+    unlimited = Pacing(per_minute=1_000_000)
+    app.dependency_overrides.setdefault(get_pacing, lambda: unlimited)
     response = client.post(URL, json=body)
     assert response.status_code in (200, 422), response.text
     text = body.get("text") if isinstance(body, dict) else None

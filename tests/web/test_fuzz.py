@@ -43,6 +43,7 @@ _settings = Settings(
     content_poll_seconds=0,
     demo_submits_per_minute=100_000,
     author_checks_per_minute=100_000,
+    coverage_checks_per_minute=100_000,
     allowed_hosts=["testserver", "localhost"],
 )
 migrations.upgrade(_settings)
