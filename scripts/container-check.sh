@@ -69,7 +69,7 @@ docker compose version >/dev/null 2>&1 && compose=(docker compose)
 bash scripts/build-debian-images.sh
 log="$(mktemp)"
 # Building needs no secrets, but compose.yaml refuses to be read without them.
-SECRET_KEY=unused POSTGRES_PASSWORD=unused "${compose[@]}" -f compose.yaml -f compose.debian.yaml build >"$log" 2>&1 \
+SECRET_KEY=unused POSTGRES_PASSWORD=unused REDIS_PASSWORD=unused "${compose[@]}" -f compose.yaml -f compose.debian.yaml build >"$log" 2>&1 \
   || { tail -n 80 "$log"; exit 1; }
 echo "image sizes:"
 docker image ls --format '{{.Repository}}:{{.Tag}}  {{.Size}}' | grep '^tiercards' | sort | sed 's/^/  /'

@@ -130,6 +130,7 @@ def new_stack(folder: Path) -> Stack:
         "COMPOSE_PROJECT_NAME": f"tiercards-check-{secrets.token_hex(3)}",
         "SECRET_KEY": secrets.token_hex(32),
         "POSTGRES_PASSWORD": secrets.token_hex(16),
+        "REDIS_PASSWORD": secrets.token_hex(32),
         "PUBLIC_HOST": PUBLIC_HOST,
         "TLS_DIR": str(tls),
         "HTTPS_ADDRESS": "127.0.0.1",

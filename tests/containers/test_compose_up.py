@@ -2,14 +2,16 @@
 brought up on this machine's Docker engine as a team would bring them up, and used through nginx.
 
 Every service shares the host's network and listens on loopback ports of its own (compose.yaml);
-these tests reach the deployment only through nginx's HTTPS port, as a browser would, and through
-`docker` and `compose`, as its operator would.
+these tests reach the deployment only through nginx's HTTPS port, as a browser would, through
+`docker` and `compose`, as its operator would, and through Redis's loopback port and /proc, as any
+program on the host would.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -22,6 +24,7 @@ from pathlib import Path
 import httpx
 import psutil
 import pytest
+import redis
 
 from app import PROJECT_ROOT
 from tests.containers.stack import (
@@ -31,6 +34,7 @@ from tests.containers.stack import (
     PUBLIC_HOST,
     TIERCARDS_SERVICES,
     Stack,
+    docker_inspect,
     new_stack,
     until,
 )
@@ -127,6 +131,86 @@ def test_nothing_listens_beyond_loopback(stack: Stack) -> None:
     opened = listening_in(stack.compose("ps", "-q").split())
     assert {port for _, port in opened} == ports, "a service is not listening where compose.yaml says"
     assert {address for address, _ in opened} == {"127.0.0.1"}
+
+
+def redis_client(stack: Stack, password: str) -> redis.Redis:
+    """A client of the deployment's Redis on its loopback port, where any program on the host
+    reaches it."""
+    return redis.Redis(
+        host="127.0.0.1", port=int(stack.variables["REDIS_PORT"]), password=password, socket_timeout=10
+    )
+
+
+def redis_reply(stack: Stack, *command: str) -> bytes:
+    """What the deployment's Redis replies to a command sent first thing on a new connection,
+    without a password (RESP, as any client sends it)."""
+    request = f"*{len(command)}\r\n" + "".join(f"${len(word)}\r\n{word}\r\n" for word in command)
+    address = ("127.0.0.1", int(stack.variables["REDIS_PORT"]))
+    with socket.create_connection(address, timeout=10) as connection:
+        connection.sendall(request.encode())
+        return connection.recv(4096)
+
+
+def test_redis_answers_only_a_client_that_gives_the_password(stack: Stack) -> None:
+    # The web replicas and the worker reach it with the password in QUEUE_URL: the demo test
+    # below runs through this queue.
+    password = stack.variables["REDIS_PASSWORD"]
+    assert redis_reply(stack, "PING") == b"-NOAUTH Authentication required.\r\n"
+    assert redis_reply(stack, "KEYS", "*").startswith(b"-NOAUTH ")
+    with closing(redis_client(stack, f"not-{password}")) as wrong, pytest.raises(redis.AuthenticationError):
+        wrong.ping()
+    with closing(redis_client(stack, password)) as allowed:
+        assert allowed.ping() is True
+        config_file = allowed.info("server")["config_file"]
+    # The file redis-server read the password from is its own user's alone.
+    assert config_file, "redis-server was started without a config file"
+    owner_and_mode = stack.compose("exec", "-T", "redis", "stat", "-c", "%U %a", config_file).split()
+    assert owner_and_mode == ["redis", "600"], owner_and_mode
+
+
+def command_lines() -> dict[int, str]:
+    """Every process's command line on this host, by pid: the containers' processes are the
+    host's too, and anyone on the host may read these (ps, /proc/*/cmdline)."""
+    lines = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                line = (entry / "cmdline").read_bytes()
+            except OSError:  # gone since it was listed
+                continue
+            lines[int(entry.name)] = line.replace(b"\0", b" ").decode(errors="replace")
+    return lines
+
+
+def test_no_command_line_shows_the_redis_password(stack: Stack) -> None:
+    password = stack.variables["REDIS_PASSWORD"]
+    # What Docker starts in each container, health checks included: a check lives too briefly
+    # to be caught in /proc every time.
+    for container in stack.compose("ps", "-q").split():
+        found = docker_inspect(container)
+        config = found["Config"]
+        started = [
+            found["Path"],
+            *found["Args"],
+            *(config.get("Entrypoint") or []),
+            *(config.get("Cmd") or []),
+            *((config.get("Healthcheck") or {}).get("Test") or []),
+        ]
+        assert not [word for word in started if password in word], f"{found['Name']}: {started}"
+    # The worker has it, in its environment alone (QUEUE_URL).
+    worker = stack.inspect("worker")["State"]["Pid"]
+    assert password.encode() in Path(f"/proc/{worker}/environ").read_bytes()
+    # Every process, watched for longer than a health-check interval (5 s).
+    seen: set[int] = set()
+    deadline = time.monotonic() + 12
+    while time.monotonic() < deadline:
+        lines = command_lines()
+        shown = {pid: line for pid, line in lines.items() if password in line}
+        assert not shown, f"the Redis password on a command line: {shown}"
+        seen.update(lines)
+        time.sleep(0.05)
+    # The scan saw the deployment's own processes.
+    assert {stack.inspect("redis")["State"]["Pid"], worker} <= seen
 
 
 def test_a_person_signs_in_through_nginx_and_answers_the_owners_card(stack: Stack) -> None:

@@ -13,11 +13,14 @@ start-up scripts and nginx template against a real PostgreSQL, Redis and nginx.
 """
 
 import ipaddress
+import os
 import re
 import shlex
+import subprocess
 import tomllib
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import uvicorn
@@ -56,6 +59,7 @@ pytestmark = pytest.mark.engine_agnostic
 VARIABLES = {
     "SECRET_KEY": "5f0c8e2a9b7d4c61a3e8f2b0d9c7a6e54b3f1e0d2c8a7b69",
     "POSTGRES_PASSWORD": "0a9b8c7d6e5f4a3b",
+    "REDIS_PASSWORD": "c4e1a7b93d0f6e28a5b1c9d7e3f0a2b4",
     "PUBLIC_HOST": "cards.example.org",
 }
 # Every port and address an operator may change, changed.
@@ -104,8 +108,38 @@ def _postgres_port(document: dict[str, Any]) -> int:
     return int(document["services"]["postgres"]["environment"]["PGPORT"])
 
 
+def _redis_script(document: dict[str, Any]) -> str:
+    """The shell script the redis service runs (`sh -c`), as the container's shell gets it."""
+    command = document["services"]["redis"]["command"]
+    assert command[:2] == ["sh", "-c"] and len(command) == 3, command
+    script: str = command[2]
+    return script
+
+
+def _redis_server(document: dict[str, Any]) -> list[str]:
+    """The redis-server command line the redis service's script ends in, with the service's
+    environment put in: redis-server, its config file, then its options."""
+    (line,) = [line for line in _redis_script(document).splitlines() if "redis-server" in line]
+    words = shlex.split(line)
+    assert words[:2] == ["exec", "redis-server"], line
+    return [envsubst(word, document["services"]["redis"]["environment"]) for word in words[1:]]
+
+
 def _redis_options(document: dict[str, Any]) -> dict[str, str]:
-    return dict(_options(document["services"]["redis"]["command"], "redis-server"))
+    server = _redis_server(document)
+    assert server[1].endswith(".conf"), server
+    return dict(_options([server[0], *server[2:]], "redis-server"))
+
+
+def _redis_health_check(document: dict[str, Any]) -> list[str]:
+    """The redis-cli command line of the redis service's health check, with the service's
+    environment put in. The check passes only when it answers PONG: redis-cli exits 0 on a
+    refusal too."""
+    test = document["services"]["redis"]["healthcheck"]["test"]
+    assert test[0] == "CMD-SHELL" and len(test) == 2, test
+    found = re.fullmatch(r'\[ "\$\((redis-cli [^)]*)\)" = PONG \]', test[1])
+    assert found, test
+    return [envsubst(word, document["services"]["redis"]["environment"]) for word in shlex.split(found[1])]
 
 
 def _proxy_conf(document: dict[str, Any]) -> list[str]:
@@ -150,7 +184,8 @@ def test_every_variable_a_tiercards_container_gets_is_a_valid_setting(
     database = make_url(settings.database_url)
     assert database.drivername == "postgresql+psycopg" and database.host == LOOPBACK
     assert database.password == VARIABLES["POSTGRES_PASSWORD"]
-    assert settings.queue_url.startswith(f"redis://{LOOPBACK}:")
+    queue = urlsplit(settings.queue_url)
+    assert (queue.scheme, queue.hostname, queue.password) == ("redis", LOOPBACK, VARIABLES["REDIS_PASSWORD"])
 
 
 @pytest.mark.parametrize("name", sorted(REPLICAS))
@@ -168,7 +203,7 @@ def test_a_web_replica_s_other_variables_are_the_ones_start_web_reads(name: str)
     assert serve == ["tiercards", "serve", "--no-worker", "--host", LOOPBACK, "--port", environment["PORT"]]
 
 
-def test_the_services_find_postgres_and_redis_with_the_credentials_postgres_is_given() -> None:
+def test_the_services_find_postgres_and_redis_with_the_credentials_each_server_is_given() -> None:
     environment = TIERCARDS["web"]["environment"]
     postgres = SERVICES["postgres"]["environment"]
     url = make_url(environment["DATABASE_URL"])
@@ -177,6 +212,11 @@ def test_the_services_find_postgres_and_redis_with_the_credentials_postgres_is_g
         postgres["POSTGRES_PASSWORD"],
         postgres["POSTGRES_DB"],
     )
+    # Redis's default user, whose password the server and its health check read.
+    redis = SERVICES["redis"]["environment"]
+    queue = urlsplit(environment["QUEUE_URL"])
+    assert (queue.username, queue.password) == ("", redis["REDIS_PASSWORD"])
+    assert redis["REDISCLI_AUTH"] == redis["REDIS_PASSWORD"] == VARIABLES["REDIS_PASSWORD"]
     for name in TIERCARDS:
         depends = TIERCARDS[name]["depends_on"]
         assert set(depends) & {"postgres", "migrate"}, f"{name} starts before the database is there"
@@ -187,7 +227,7 @@ def test_postgres_and_redis_listen_on_loopback_on_the_ports_the_others_reach(
     variables: dict[str, str],
 ) -> None:
     document = compose(variables)
-    postgres, redis = document["services"]["postgres"], document["services"]["redis"]
+    postgres = document["services"]["postgres"]
     postgres_port = _postgres_port(document)
     assert str(postgres_port) == variables.get("POSTGRES_PORT", "5432")
     # PostgreSQL listens where listen_addresses and PGPORT say; pg_isready asks PGPORT too.
@@ -200,8 +240,9 @@ def test_postgres_and_redis_listen_on_loopback_on_the_ports_the_others_reach(
     redis_options = _redis_options(document)
     assert redis_options["--bind"] == LOOPBACK
     assert redis_options["--port"] == variables.get("REDIS_PORT", "6379")
-    check = redis["healthcheck"]["test"]
-    assert check[:2] == ["CMD", "redis-cli"] and check[-1] == "ping" and "-h" not in check
+    # The health check asks on loopback (redis-cli's default host), on the server's port.
+    check = _redis_health_check(document)
+    assert check[0] == "redis-cli" and check[-1] == "ping" and "-h" not in check
     assert check[check.index("-p") + 1] == redis_options["--port"]
 
     for name, service in tiercards_services(document).items():
@@ -211,13 +252,57 @@ def test_postgres_and_redis_listen_on_loopback_on_the_ports_the_others_reach(
         assert (queue.drivername, queue.host, queue.port) == ("redis", LOOPBACK, int(redis_options["--port"]))
 
 
-@pytest.mark.parametrize("variable", ["SECRET_KEY", "POSTGRES_PASSWORD"])
+@pytest.mark.parametrize("variable", ["SECRET_KEY", "POSTGRES_PASSWORD", "REDIS_PASSWORD"])
 def test_compose_refuses_to_start_without_a_secret(variable: str) -> None:
     without = {name: value for name, value in VARIABLES.items() if name != variable}
     with pytest.raises(MissingVariable, match=variable):
         compose(without)
     with pytest.raises(MissingVariable, match=variable):
         compose({**without, variable: ""})
+
+
+def _run_redis_script(folder: Path, password: str) -> subprocess.CompletedProcess[str]:
+    """The redis service's script under this machine's sh, its config file written into `folder`
+    and a stand-in redis-server that writes down its command line there."""
+    server = _redis_server(DOCUMENT)
+    script = _redis_script(DOCUMENT).replace(os.path.dirname(server[1]), str(folder))
+    stand_in = folder / "bin" / "redis-server"
+    stand_in.parent.mkdir(exist_ok=True)
+    stand_in.write_text(f'#!/bin/sh\nprintf "%s\\n" "$0" "$@" >"{folder}/command-line"\n')
+    stand_in.chmod(0o755)
+    environment = {
+        **SERVICES["redis"]["environment"],
+        "REDIS_PASSWORD": password,
+        "PATH": f"{stand_in.parent}{os.pathsep}{os.environ['PATH']}",
+    }
+    return subprocess.run(
+        ["sh", "-c", script], env=environment, capture_output=True, text=True, timeout=30, check=False
+    )
+
+
+def test_redis_reads_its_password_from_a_file_of_its_own_never_from_a_command_line(tmp_path: Path) -> None:
+    password = VARIABLES["REDIS_PASSWORD"]
+    ran = _run_redis_script(tmp_path, password)
+    assert ran.returncode == 0, ran.stderr
+    config = tmp_path / Path(_redis_server(DOCUMENT)[1]).name
+    assert config.read_text().splitlines() == [f"requirepass {password}"]
+    assert config.stat().st_mode & 0o777 == 0o600
+    command_line = (tmp_path / "command-line").read_text()
+    assert str(config) in command_line.splitlines() and password not in command_line
+    # Nor is it on any other command line compose gives: each service's, and the health checks'.
+    for name in SERVICES:
+        assert password not in " ".join(SERVICES[name].get("command", [])), name
+        assert password not in " ".join(SERVICES[name].get("healthcheck", {}).get("test", [])), name
+    # Never -a: redis-cli reads REDISCLI_AUTH from the environment the health check runs in.
+    assert "-a" not in _redis_health_check(DOCUMENT)
+    assert SERVICES["redis"]["environment"]["REDISCLI_AUTH"] == password
+
+
+@pytest.mark.parametrize("password", ["with space", "at@sign", "a/slash", "pass#word", "per%cent"])
+def test_redis_refuses_a_password_that_would_not_survive_queue_url(password: str, tmp_path: Path) -> None:
+    ran = _run_redis_script(tmp_path, password)
+    assert ran.returncode == 1 and "REDIS_PASSWORD" in ran.stderr
+    assert not (tmp_path / "command-line").exists()
 
 
 def test_one_shared_environment_for_every_tiercards_container() -> None:
@@ -400,7 +485,8 @@ def test_the_web_replicas_and_workers_have_health_checks_that_exist() -> None:
 
 @pytest.mark.parametrize("name", ["postgres", "redis"])
 def test_postgres_and_redis_have_health_checks(name: str) -> None:
-    assert SERVICES[name]["healthcheck"]["test"][0] == "CMD"
+    # Redis's in a shell, which tells a refusal from PONG.
+    assert SERVICES[name]["healthcheck"]["test"][0] == {"postgres": "CMD", "redis": "CMD-SHELL"}[name]
 
 
 def test_images_run_as_an_unprivileged_user_in_accounts_mode() -> None:

@@ -51,6 +51,7 @@ PUBLIC_HOST = "cards.example.org"
 VARIABLES = {
     "SECRET_KEY": secrets.token_hex(32),
     "POSTGRES_PASSWORD": "not-used-by-the-test-server",
+    "REDIS_PASSWORD": "notusedbythetestserver",
     "PUBLIC_HOST": PUBLIC_HOST,
 }
 ADMIN_PASSWORD = "a long admin pass phrase 7"
