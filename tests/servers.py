@@ -45,6 +45,19 @@ def data_env(data_dir: Path) -> dict[str, str]:
     return {"DATA_DIR": str(data_dir), **({"DATABASE_URL": url} if url else {})}
 
 
+def tiercards_on(data_dir: Path, *args: str, content: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The `tiercards` command, as an operator runs it, on `data_dir` (and `content`, if given)."""
+    env = {**os.environ, **data_env(data_dir), **({"CONTENT_DIR": str(content)} if content else {})}
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
 def start_server(
     data_dir: Path,
     *extra: str,

@@ -6,6 +6,7 @@ the card files. It is written as `<name>.partial` and renamed only once whole an
 backup killed half-way leaves no file that looks complete, and the previous ones are untouched.
 Kept audio lives in the database, so it is in the database's copy."""
 
+import io
 import json
 import os
 import shutil
@@ -84,7 +85,7 @@ def take(settings: Settings, *, to: Path | None = None, now: datetime | None = N
         manifest = {
             "format": FORMAT,
             "taken_at": now.isoformat(),
-            "engine": "sqlite" if settings.is_sqlite else "postgresql",
+            "engine": _engine(settings),
             "revision": migrations.revision(settings),
             "database": database.name,
             "content": _keeps_content(settings),
@@ -113,10 +114,12 @@ def _keeps_content(settings: Settings) -> bool:
 def _add_bytes(archive: tarfile.TarFile, *, name: str, data: bytes) -> None:
     info = tarfile.TarInfo(name)
     info.size, info.mode = len(data), 0o600
-    with tempfile.SpooledTemporaryFile() as spool:
-        spool.write(data)
-        spool.seek(0)
-        archive.addfile(info, spool)
+    archive.addfile(info, io.BytesIO(data))
+
+
+def _engine(settings: Settings) -> str:
+    """The engine a backup names, and a restore must match."""
+    return "sqlite" if settings.is_sqlite else "postgresql"
 
 
 def _dump(settings: Settings, work: Path) -> Path:
@@ -207,7 +210,7 @@ def restore(settings: Settings, *, file: Path, force: bool = False) -> dict[str,
     """Restore `file` into the database `settings` point at, then upgrade it to this version's
     schema. A database that holds anything is refused unless `force`."""
     with _opened(file) as (manifest, work):
-        engine = "sqlite" if settings.is_sqlite else "postgresql"
+        engine = _engine(settings)
         if manifest.get("engine") != engine:
             raise Invalid(
                 "file", f"this backup is of a {manifest.get('engine')} database; this one is {engine}"

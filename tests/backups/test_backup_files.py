@@ -23,9 +23,8 @@ from app.settings import Settings
 from app.storage import migrations
 from app.storage.base import utcnow
 from tests.helpers.accounts import fresh_client, running_team, sign_in
-from tests.helpers.backups import tiercards
 from tests.helpers.html import one, soup_of
-from tests.servers import data_env
+from tests.servers import data_env, tiercards_on
 from tests.services import database_url
 
 
@@ -48,7 +47,7 @@ def _digest(path: Path) -> str:
 def test_a_backup_killed_half_way_leaves_the_previous_one_whole(tmp_path: Path) -> None:
     data, backups = tmp_path / "data", tmp_path / "backups"
     _settings(data)
-    first = tiercards(data, "backup", "--to", str(backups))
+    first = tiercards_on(data, "backup", "--to", str(backups))
     assert first.returncode == 0, first.stderr
     previous = Path(first.stdout.split("\t")[0])
     digest = _digest(previous)
@@ -71,7 +70,7 @@ def test_a_backup_killed_half_way_leaves_the_previous_one_whole(tmp_path: Path) 
     service.prune(_settings(data, backup_dir=backups), keep=14, now=later)
     assert [p.name for p in backups.iterdir() if not p.name.startswith(("tiercards-", ".lock"))] == []
     assert not list(backups.glob("*.partial"))
-    restored = tiercards(tmp_path / "fresh", "restore", str(previous))
+    restored = tiercards_on(tmp_path / "fresh", "restore", str(previous))
     assert restored.returncode == 0, restored.stderr
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import httpx
 
 from tests.factories import OWNER_CARD
-from tests.helpers.backups import attempt_ids, tiercards
+from tests.helpers.backups import attempt_ids
 from tests.helpers.clients import csrf_client
 from tests.helpers.payloads import attempt_payload
-from tests.servers import running_server
+from tests.servers import running_server, tiercards_on
 from tests.services import suite_engine
 
 WRITERS = 20
@@ -42,7 +42,7 @@ def test_a_backup_taken_under_load_restores_every_acknowledged_answer(tmp_path: 
         while len(acknowledged) < 2 * WRITERS and time.monotonic() < deadline:
             time.sleep(0.2)  # every writer is answering, on a busy machine too
         began = time.monotonic()
-        taken = tiercards(source, "backup", "--to", str(backups))
+        taken = tiercards_on(source, "backup", "--to", str(backups))
         time.sleep(1)  # the writers go on past the backup's end
         stop.set()
         for writer in writers:
@@ -53,7 +53,7 @@ def test_a_backup_taken_under_load_restores_every_acknowledged_answer(tmp_path: 
     before = {answer for at, answer in acknowledged if at < began}
     assert len(before) >= 2 * WRITERS, "the writers were answering when the backup began"
 
-    done = tiercards(restored, "restore", path)
+    done = tiercards_on(restored, "restore", path)
     assert done.returncode == 0, done.stderr
     kept = attempt_ids(restored)
     assert before <= kept, f"{len(before - kept)} acknowledged answers are missing"
@@ -83,15 +83,15 @@ def test_a_database_that_holds_anything_is_not_restored_over_unless_told(tmp_pat
     data, backups = tmp_path / "data", tmp_path / "backups"
     with running_server(data, "--no-worker") as url:
         first = _one_answer(url)
-    taken = tiercards(data, "backup", "--to", str(backups))
+    taken = tiercards_on(data, "backup", "--to", str(backups))
     path = taken.stdout.split("\t")[0]
     with running_server(data, "--no-worker") as url:
         _one_answer(url)
-    refused = tiercards(data, "restore", path)
+    refused = tiercards_on(data, "restore", path)
     assert refused.returncode == 1
     assert "the database is not empty" in refused.stderr
     assert len(attempt_ids(data)) == 2
-    forced = tiercards(data, "restore", path, "--force")
+    forced = tiercards_on(data, "restore", path, "--force")
     assert forced.returncode == 0, forced.stderr
     assert attempt_ids(data) == {first}
 
@@ -99,6 +99,6 @@ def test_a_database_that_holds_anything_is_not_restored_over_unless_told(tmp_pat
 def test_what_is_not_a_backup_is_refused_with_a_sentence(tmp_path: Path) -> None:
     bogus = tmp_path / "tiercards-bogus.tar.gz"
     bogus.write_bytes(b"not a tar at all")
-    refused = tiercards(tmp_path / "data", "restore", str(bogus))
+    refused = tiercards_on(tmp_path / "data", "restore", str(bogus))
     assert refused.returncode == 1
     assert "is not a tiercards backup" in refused.stderr

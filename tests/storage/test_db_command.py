@@ -19,6 +19,7 @@ from app.settings import Settings
 from app.storage import migrations
 from app.storage.database import make_engine
 from tests.factories import OWNER_CARD, make_attempt
+from tests.servers import tiercards_on
 from tests.services import database_on, database_url
 
 
@@ -39,17 +40,6 @@ def test_db_upgrade_names_the_database_but_never_its_password(postgres_url: str,
     assert done.returncode == 0, done.stderr
     assert "database is up to date" in done.stdout and url.database in done.stdout
     assert "s3cret-word" not in done.stdout + done.stderr
-
-
-def _tiercards(*command: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "DATA_DIR": str(data_dir), "DATABASE_URL": database_url(data_dir)}
-    return subprocess.run(
-        [sys.executable, "-m", "app.cli", *command],
-        cwd=PROJECT_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
 
 
 # Every command that upgrades the database, as an operator may first run one after updating.
@@ -77,7 +67,7 @@ def test_upgrading_past_the_practice_aggregates_counts_the_practice_already_ther
             ReviewLog(user_id=LOCAL_USER_ID, card_id=OWNER_CARD, tier="middle", rating=1, review_datetime=at)
         )
         session.commit()
-    done = _tiercards(*command, data_dir=tmp_path)
+    done = tiercards_on(tmp_path, *command)
     assert done.returncode == 0, done.stderr
     assert "practice aggregates rebuilt for" in done.stdout
     with Session(engine) as session:
@@ -98,8 +88,8 @@ def test_upgrading_past_the_practice_aggregates_counts_the_practice_already_ther
     ]
     assert tallies  # the quiz's statements, each judged: marked with the deck
     # Once at the newest revision, an upgrade has nothing to count again; the command still can.
-    again = _tiercards(*command, data_dir=tmp_path)
+    again = tiercards_on(tmp_path, *command)
     assert again.returncode == 0 and "rebuilt" not in again.stdout
-    rebuilt = _tiercards("db", "rebuild-aggregates", data_dir=tmp_path)
+    rebuilt = tiercards_on(tmp_path, "db", "rebuild-aggregates")
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert "practice aggregates rebuilt for" in rebuilt.stdout
