@@ -95,21 +95,43 @@ def test_to_device_needs_a_gpu() -> None:
         pipelines.run_preset("to-device", params={})
 
 
-def test_placement_fidelity() -> None:
-    doc = pipelines.run_preset("placement", params={"input_ms": 30, "compute_ms": 30, "steps": 14})
+TRIES = 3
+
+
+def placement_misses(doc: dict[str, Any]) -> list[str]:
+    """What one placement run's variants get wrong against each other (none: it reads as the card
+    says)."""
     v = by_name(doc)
     none = v["no-prefetch"]["median_step_ms"]
     last = v["prefetch-last-autotune"]["median_step_ms"]
-    # How close each variant comes to its model is bench/demo_fidelity.py's figure, on a quiet
-    # machine; a test compares the variants of one run, which a busy machine slows alike.
-    assert none >= 0.9 * 60  # input + compute, one after the other: a floor whatever the load
-    assert none >= 1.5 * last, doc["reading"]
-    assert none >= 1.5 * v["prefetch-last-2"]["median_step_ms"], doc["reading"]
     before = v["prefetch-before-batch"]["median_step_ms"]
-    assert last < before < none
-    # The same pipeline as no-prefetch, left to TensorFlow's default rewrites: it overlaps.
-    assert none >= 1.5 * v["no-prefetch-tf-defaults"]["median_step_ms"], doc["reading"]
-    assert "With TensorFlow's default options the same pipeline" in doc["reading"]
+    checks = {
+        # input + compute, one after the other: a floor whatever the load
+        "no prefetch takes input + compute": none >= 0.9 * 60,
+        "prefetch(AUTOTUNE) last is 1.5x faster": none >= 1.5 * last,
+        "prefetch(2) last is 1.5x faster": none >= 1.5 * v["prefetch-last-2"]["median_step_ms"],
+        "before batch sits between": last < before < none,
+        # The same pipeline as no-prefetch, left to TensorFlow's default rewrites: it overlaps.
+        "TensorFlow's defaults overlap": none >= 1.5 * v["no-prefetch-tf-defaults"]["median_step_ms"],
+        "the reading names the defaults": "With TensorFlow's default options the same pipeline"
+        in doc["reading"],
+    }
+    return [claim for claim, holds in checks.items() if not holds]
+
+
+def test_placement_fidelity() -> None:
+    # How close each variant comes to its model is bench/demo_fidelity.py's figure, on a quiet
+    # machine; a test compares the variants of one run, which a busy machine mostly slows alike.
+    # A busy minute can still stall one variant's steps alone, so a run that misses is run again:
+    # were the preset wrong, every run would miss.
+    missed = []
+    for _ in range(TRIES):
+        doc = pipelines.run_preset("placement", params={"input_ms": 30, "compute_ms": 30, "steps": 14})
+        misses = placement_misses(doc)
+        if not misses:
+            return
+        missed.append(f"{misses}: {doc['reading']}")
+    pytest.fail("\n\n".join(missed))
 
 
 def test_deficit_fidelity() -> None:
@@ -120,9 +142,6 @@ def test_deficit_fidelity() -> None:
     assert alone >= 0.9 * 60, "prefetch alone cannot beat the producer's pace"
     assert alone >= 1.7 * parallel, doc["reading"]
     assert doc["environment"]["tf_data_options"]["threading.private_threadpool_size"] == 4
-
-
-TRIES = 3
 
 
 def test_tensorflow_defaults_would_hide_the_no_prefetch_baseline() -> None:
