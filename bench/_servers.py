@@ -57,6 +57,13 @@ def _stopped_after(process: subprocess.Popen[bytes]) -> Iterator[None]:
 @contextmanager
 def uvicorn_server(target: str, env: dict[str, str], factory: bool = False) -> Iterator[str]:
     """Serve an ASGI app in its own process (one worker, as `tiercards serve` does)."""
+    with uvicorn_process(target, env, factory=factory) as (url, _pid):
+        yield url
+
+
+@contextmanager
+def uvicorn_process(target: str, env: dict[str, str], factory: bool = False) -> Iterator[tuple[str, int]]:
+    """`uvicorn_server`, yielding the server's process id too (for a profiler to attach to)."""
     port = free_port()
     args = [
         sys.executable,
@@ -77,7 +84,7 @@ def uvicorn_server(target: str, env: dict[str, str], factory: bool = False) -> I
     url = f"http://127.0.0.1:{port}"
     with _stopped_after(process):
         _wait_until_up(url + "/")
-        yield url
+        yield url, process.pid
 
 
 @dataclass

@@ -5,14 +5,21 @@ same run. Targets: under 150 ms median at 1,000 members, and the 1,000-member pa
 10-member one.
 
     .venv/bin/python -m bench.team_page [--engine sqlite|postgres] [--sizes 10,100,1000]
-        [--attempts 1000] [--runs 7]
+        [--attempts 1000] [--runs 7] [--profile]
+
+With --profile, py-spy samples the server through 10 s of GETs at the largest size and prints its
+top costs.
 """
 
 import tempfile
+import time
 from datetime import timedelta
 from pathlib import Path
 
+import httpx
+
 from bench._history import History, growth, migrated, page_arguments, page_ms, rebuild_aggregates, verdicts
+from bench._profile import profiled
 from bench._servers import tiercards_serve
 from bench._verdict import run
 
@@ -31,11 +38,13 @@ FROM users u WHERE u.disabled_at IS NULL AND u.name <> :lead ORDER BY u.name LIM
 """
 MAX_MS = 150.0
 MAX_GROWTH = 2.0
+PROFILE_SECONDS = 10
 
 
 def main() -> None:
     parser = page_arguments("10,100,1000")
     parser.add_argument("--attempts", type=int, default=1_000)
+    parser.add_argument("--profile", action="store_true", help="print where the server's CPU goes")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     figures: dict[int, tuple[float, float]] = {}
@@ -50,8 +59,11 @@ def main() -> None:
             members = size
             history.finish()
             rebuilt = rebuild_aggregates(env)
-            with tiercards_serve(env) as (url, _):
+            with tiercards_serve(env) as (url, pid):
                 app_ms = page_ms(url, "/team", name=LEAD, runs=args.runs)
+                if args.profile and size == max(sizes):
+                    with profiled(pid, Path(folder) / "profile.txt", PROFILE_SECONDS):
+                        _keep_asking(url, PROFILE_SECONDS)
             bare_ms = history.bare_ms(
                 MEMBER_ROWS,
                 args.runs,
@@ -73,6 +85,13 @@ def main() -> None:
             (f"{largest}-member page within {MAX_GROWTH:.0f}x of {smallest}", ratio <= MAX_GROWTH),
         ]
     )
+
+
+def _keep_asking(url: str, seconds: float) -> None:
+    with httpx.Client(base_url=url, headers={"Remote-User": LEAD}, timeout=120) as client:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            client.get("/team").raise_for_status()
 
 
 if __name__ == "__main__":
