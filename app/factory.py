@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
+from fastapi.telemetry import TelemetryConfig
 
 from app import PROJECT_ROOT
 from app.accounts.middleware import SESSION_COOKIE, Authentication
@@ -99,6 +100,8 @@ PANELS: dict[str, tuple[PanelHook, ...]] = {
     "admin": (backups_panel,),
 }
 
+NO_TELEMETRY: TelemetryConfig = {"tracing": False, "metrics": False, "logs": False, "operation_spans": False}
+
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
@@ -118,6 +121,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         dependencies=[Depends(require_csrf)],
         docs_url=None,
         redoc_url=None,
+        # The app counts and logs its requests itself (app/web/request_log.py); FastAPI's
+        # OpenTelemetry hooks would only look, on every request, for a provider nobody set up.
+        telemetry=NO_TELEMETRY,
     )
     app.state.settings = settings
     app.state.db = Database(settings)

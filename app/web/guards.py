@@ -4,6 +4,7 @@ write may come (Origin), HTTPS in production, and how much body a request may se
 Pure ASGI, so a refusal costs nothing but the headers: no routing, no body read.
 """
 
+import functools
 import ipaddress
 import json
 import re
@@ -49,6 +50,7 @@ LABEL = r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?"
 HOST = re.compile(rf"(?:(?P<name>{LABEL}(?:\.{LABEL})*)|\[(?P<ipv6>[0-9a-f:.]+)\])(?::[0-9]{{1,5}})?")
 
 
+@functools.lru_cache(maxsize=1024)  # a server is asked under few names; each is checked once
 def _host_name(host: str) -> str | None:
     """'example.org:8000' → 'example.org'; '[::1]:8000' → '::1'; None for anything else."""
     match = HOST.fullmatch(host)
@@ -65,8 +67,15 @@ def _host_name(host: str) -> str | None:
 def _peer(scope: Scope) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     """The direct peer's address (never a forwarded one); None for a test client or a socket."""
     client = scope.get("client")
+    return _address(client[0]) if client else None
+
+
+# Parsing an address costs more than the rest of a cached page's checks, and a server hears
+# the same few peers (its proxies, or its people) again and again.
+@functools.lru_cache(maxsize=4096)
+def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     try:
-        return ipaddress.ip_address(client[0]) if client else None
+        return ipaddress.ip_address(text)
     except ValueError:
         return None
 
@@ -88,11 +97,6 @@ def _forwarded_client(header: str | None, proxies: Iterable[IPNetwork]) -> str |
         if not any(address in network for network in proxies):
             return str(address)
     return None
-
-
-def _is_loopback_peer(scope: Scope) -> bool:
-    address = _peer(scope)
-    return address is not None and address.is_loopback
 
 
 def _same_origin(origin: str | None, scheme: str, host: str) -> bool:
@@ -156,7 +160,7 @@ class RequestGuard:
             text = _unknown_host_text(name, https_only=self.https_only)
             await _page(send, status=400, title="Unknown host name", text=text)
             return
-        exempt = _is_loopback_peer(scope) and not proxied_scheme
+        exempt = peer is not None and peer.is_loopback and not proxied_scheme
         if self.https_only and scope["scheme"] != "https" and not exempt:
             await _respond(send, 400, HTTPS_REQUIRED_PAGE, b"text/html; charset=utf-8")
             return

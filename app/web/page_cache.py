@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -44,6 +43,16 @@ class _Entry:
         return sum(map(len, self.parts)) + sum(len(k) + len(v) for k, v in self.headers)
 
 
+def _htmx_headers(scope: Scope) -> dict[str, str]:
+    """The two headers that say whether htmx asked for a fragment: a scan, not a Headers object."""
+    return {
+        name.decode(): value.decode("latin-1") for name, value in scope["headers"] if name in HTMX_HEADERS
+    }
+
+
+HTMX_HEADERS = frozenset({b"hx-request", b"hx-boosted"})
+
+
 def cacheable(response: ResponseT) -> ResponseT:
     """Mark a response as depending only on its URL, the content and the requester's role."""
     response.headers[OPT_IN_HEADER.decode()] = "1"
@@ -67,7 +76,7 @@ class PageCache:
             return
         # Keyed on what the route will render, so a boosted request cannot store a whole page
         # under the fragment's key.
-        htmx = wants_fragment(Headers(scope=scope))
+        htmx = wants_fragment(_htmx_headers(scope))
         state = scope.get("state", {})
         # Set by the accounts middleware, which runs first: the page's navigation follows the role.
         principal = state.get("principal")
