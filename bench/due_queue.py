@@ -204,7 +204,7 @@ def time_answers(settings: Settings, ids: list[str], count: int) -> dict[str, li
                     created_at=at,
                 )
                 session.add(attempt)
-                scheduling.review_attempt(session, attempt)
+                scheduling.review_attempt(session, attempt=attempt)
                 session.commit()
 
         ways = list(REVIEWS.items())

@@ -120,8 +120,18 @@ def lock_person(session: Session, user_id: int) -> None:
     write lock), a row lock on the person on PostgreSQL, where two transactions could otherwise
     both find nothing and both insert. FOR NO KEY UPDATE: an insert that points at the person
     (an attempt, a run) holds FOR KEY SHARE on their row, which a plain FOR UPDATE would then
-    wait on from both sides, a deadlock."""
+    wait on from both sides, a deadlock. Taken once per transaction: an answer's schedule asks
+    again for the lock its answer already holds."""
+    transaction = session.get_transaction()
+    held = session.info.get(_LOCKED)
+    if transaction is not None and held == (transaction, user_id):
+        return
     session.execute(select(User.id).where(User.id == user_id).with_for_update(key_share=True))
+    session.info[_LOCKED] = (session.get_transaction(), user_id)
+
+
+# Where a session notes the person it locked, and in which transaction (a new one locks again).
+_LOCKED = "locked_person"
 
 
 def create_user(

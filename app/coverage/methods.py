@@ -3,6 +3,7 @@ something or only name terms, to deny what it names or not; and the lexical scor
 against a card's text (tf-idf cosine over stemmed words, idf from the card's own sentences).
 Plain functions on strings and a card: no model, no I/O."""
 
+import functools
 import math
 import re
 from collections import Counter
@@ -37,6 +38,8 @@ NEGATIONS = frozenset(
 )
 # The most words a label before a colon has.
 LABEL_LONGEST = 6
+# A card has tens of texts; a caller weighing other texts on the right keeps no more than this.
+CARD_VECTORS_KEPT = 1024
 SUFFIXES = ("ations", "ation", "ings", "ing", "edly", "ed", "es", "s", "ly")
 
 
@@ -44,6 +47,8 @@ def words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", text.lower())
 
 
+# Every answer is stemmed word by word, and people use the same few thousand words.
+@functools.lru_cache(maxsize=2**16)
 def stem(word: str) -> str:
     for suffix in SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -199,6 +204,8 @@ class Lexical:
         df = Counter(word for document in documents for word in document)
         self._idf = {word: math.log((len(documents) + 1) / (count + 1)) + 1 for word, count in df.items()}
         self._unseen = math.log(len(documents) + 1) + 1
+        # The card's own texts, weighed again against every answer otherwise.
+        self._card_vectors: dict[str, dict[str, float]] = {}
 
     def weight(self, word: str) -> float:
         return self.stem_weight(stem(word))
@@ -211,9 +218,17 @@ class Lexical:
         norm = math.sqrt(sum(value * value for value in vector.values())) or 1.0
         return {word: value / norm for word, value in vector.items()}
 
+    def _card_vector(self, text: str) -> dict[str, float]:
+        vector = self._card_vectors.get(text)
+        if vector is None:
+            vector = self._vector(text)
+            if len(self._card_vectors) < CARD_VECTORS_KEPT:
+                self._card_vectors[text] = vector
+        return vector
+
     def similarity(self, left: Sequence[str], right: Sequence[str]) -> list[list[float]]:
-        """The score of every text on the left against every text on the right, 0 to 1."""
-        others = [self._vector(text) for text in right]
+        """The score of every text on the left against every text of the card on the right, 0 to 1."""
+        others = [self._card_vector(text) for text in right]
         return [
             [sum(value * other.get(word, 0.0) for word, value in vector.items()) for other in others]
             for vector in map(self._vector, left)

@@ -82,7 +82,7 @@ def record(
     lock_person(session, user_id)
     # The answer is made when its write turn comes: one read before another answer of the card
     # was written goes after it, rather than replaying the card's whole history.
-    now = scheduling.in_turn(session, user_id=user_id, card_id=card.id, tier=data.tier, at=now)
+    turn = scheduling.in_turn(session, user_id=user_id, card_id=card.id, tier=data.tier, at=now)
     spoken, delivery = (
         _spoken(session, card=card, user_id=user_id, data=data)
         if data.recording_id is not None
@@ -101,16 +101,19 @@ def record(
         points=point_ids(card, data.points),
         rating=data.rating,
         revealed=data.revealed,
-        created_at=now,
+        created_at=turn.at,
         **({"seconds": round(data.seconds, 2)} | spoken),
     )
     session.add(attempt)
-    scheduling.review_attempt(session, attempt)  # a rated answer or a quiz feeds the card's schedule
+    # A rated answer or a quiz feeds the card's schedule, as `turn` read it.
+    scheduling.review_attempt(session, attempt=attempt, turn=turn)
     totals.count_answers(session, user_id=user_id, answers=[attempt], cards={card.id: card})
     suggestion, lane = None, None
     if coverage is not None:
+        lane = readings.lane_for(session, reader) if reader is not None else None
         row = suggestions.add(session, attempt=attempt, coverage=coverage)
-        lane = readings.ask(session, row=row, reader=reader) if reader is not None else None
+        if reader is not None:
+            readings.ask(row, lane)
         suggestion = suggestions.as_shown(row, card=card, attempt=attempt)
     if beside is not None:
         beside(attempt)
@@ -155,7 +158,7 @@ def assess(session: Session, *, card: Card, attempt: Attempt, data: Assessment) 
     check_against_card(card, data)
     attempt.points = point_ids(card, data.points)
     attempt.rating = data.rating
-    scheduling.review_attempt(session, attempt)  # re-rating replaces this attempt's review
+    scheduling.review_attempt(session, attempt=attempt)  # re-rating replaces this attempt's review
     suggestions.assessed(session, attempt)
     session.commit()
     return attempt

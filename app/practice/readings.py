@@ -45,13 +45,15 @@ class Reader:
     alive_seconds: float
 
 
-def ask(session: Session, *, row: AttemptCoverage, reader: Reader) -> str | None:
-    """Mark the row's reading queued, and return the lane to queue it on once committed; with no
-    live worker reading the claims lanes, mark it unavailable and return None. Part of the caller's
-    unit of work."""
-    lane = live_lane("claims", live_capabilities(session, timeout_seconds=reader.alive_seconds))
+def lane_for(session: Session, reader: Reader) -> str | None:
+    """The lane a reading asked now goes to: None when no live worker reads the claims lanes."""
+    return live_lane("claims", live_capabilities(session, timeout_seconds=reader.alive_seconds))
+
+
+def ask(row: AttemptCoverage, lane: str | None) -> None:
+    """Mark the row's reading queued on `lane` (queued once committed), or unavailable with no lane.
+    Part of the caller's unit of work; asked before the row is first stored, it costs no update."""
     row.reading = "queued" if lane is not None else "unavailable"
-    return lane
 
 
 def send(reader: Reader, *, attempt_id: int, lane: str) -> None:

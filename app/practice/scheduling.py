@@ -162,16 +162,22 @@ def get_state(session: Session, *, user_id: int, card_id: str, tier: str) -> Rev
     )
 
 
-def in_turn(session: Session, *, user_id: int, card_id: str, tier: str, at: datetime) -> datetime:
+@dataclass(frozen=True)
+class Turn:
+    """When an answer is made, and the card's schedule as it stood then (None: never reviewed),
+    read once under the person's lock and handed on to the review the answer feeds."""
+
+    at: datetime
+    state: ReviewState | None
+
+
+def in_turn(session: Session, *, user_id: int, card_id: str, tier: str, at: datetime) -> Turn:
     """Part of the caller's unit of work, under the person's lock: `at`, or just after the card's
     last review when that is not earlier (a write that began first took its turn last). Never the
     last review's own time: an import takes answers of one card, kind and time for one answer."""
-    last = session.scalar(
-        select(ReviewState.last_review).where(
-            ReviewState.user_id == user_id, ReviewState.card_id == card_id, ReviewState.tier == tier
-        )
-    )
-    return at if last is None or at > last else last + timedelta(microseconds=1)
+    state = get_state(session, user_id=user_id, card_id=card_id, tier=tier)
+    last = state.last_review if state is not None else None
+    return Turn(at if last is None or at > last else last + timedelta(microseconds=1), state)
 
 
 def review(
@@ -203,16 +209,17 @@ def record_review(
     duration_ms: int | None,
     at: datetime,
     attempt_id: int | None = None,
+    turn: Turn | None = None,
 ) -> ReviewState:
     """Part of the caller's unit of work: record one review and move the card's state on; returns
-    the new state."""
+    the new state. `turn`: the state as this transaction already read it under the lock."""
     at = require_utc(at)
     rating = Rating(int(rating))
     if duration_ms is not None and duration_ms < 0:
         raise ValueError("review duration must not be negative")
     # Two answers of one person at once (two tabs, two replicas) must not both create the state.
     lock_person(session, user_id)
-    row = get_state(session, user_id=user_id, card_id=card_id, tier=tier)
+    row = turn.state if turn is not None else get_state(session, user_id=user_id, card_id=card_id, tier=tier)
     session.add(
         ReviewLog(
             user_id=user_id,
@@ -268,9 +275,9 @@ def rebuild(row: ReviewState, *, sched: Scheduler, reviews: Iterable[tuple[int, 
         _apply(sched, row=row, rating=Rating(rating), at=at)
 
 
-def review_attempt(session: Session, attempt: Attempt) -> ReviewState | None:
+def review_attempt(session: Session, *, attempt: Attempt, turn: Turn | None = None) -> ReviewState | None:
     """Part of the caller's unit of work: feed an attempt to its card's schedule at the tier it
-    was answered; once per attempt."""
+    was answered; once per attempt. `turn`: a new attempt's, from `in_turn`."""
     rating = attempt_rating(attempt)
     if rating is None:
         return None
@@ -288,6 +295,7 @@ def review_attempt(session: Session, attempt: Attempt) -> ReviewState | None:
             duration_ms=duration_ms(attempt.seconds),
             at=attempt.created_at,
             attempt_id=attempt.id,
+            turn=turn,
         )
     user_id, card_id, tier = attempt.user_id, attempt.card_id, attempt.tier
     if existing.rating != int(rating):

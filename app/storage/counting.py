@@ -1,11 +1,13 @@
 """Counters kept in a table: add to a row's counts, creating the row the first time, in one
 statement that works on SQLite and on PostgreSQL alike."""
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.dml import Insert
 
 from app.storage.base import Base
 
@@ -30,13 +32,23 @@ def add(
                 total[column] = total.get(column, 0) + value
     if not summed:
         return
-    dialect = sqlite if session.get_bind().dialect.name == "sqlite" else postgresql
+    # Every row names every count, so one statement serves them all.
+    counts = tuple(sorted({column for row in summed.values() for column in row} - set(key)))
+    statement = _upsert(session.get_bind().dialect.name, model=model, key=tuple(key), counts=counts)
+    # On the session's connection, not through the ORM: its bulk-insert path costs more than the
+    # statement, and a counts table has no objects in the session to keep in step.
+    params = [dict.fromkeys(counts, 0) | row for row in summed.values()]
+    # One row is one plain execute; a list is an executemany, with its own set-up.
+    session.connection().execute(statement, params[0] if len(params) == 1 else params)
+
+
+# Building the statement costs more than running it; the few shapes in use are built once.
+@functools.lru_cache(maxsize=64)
+def _upsert(dialect_name: str, *, model: type[Base], key: tuple[str, ...], counts: tuple[str, ...]) -> Insert:
+    dialect = sqlite if dialect_name == "sqlite" else postgresql
     statement = dialect.insert(model)
     table = statement.table
-    # Every row names every count, so one statement serves them all.
-    counts = sorted({column for row in summed.values() for column in row} - set(key))
-    statement = statement.on_conflict_do_update(
+    return statement.on_conflict_do_update(
         index_elements=list(key),
         set_={column: table.c[column] + statement.excluded[column] for column in counts},
     )
-    session.execute(statement, [dict.fromkeys(counts, 0) | row for row in summed.values()])
