@@ -6,8 +6,9 @@ Ticks are the member's own verdict, like a score, so everyone's count. The pitfa
 reading the answer's text, so only answers of members who let leads read them count
 (`User.hide_answers`, the rule members.seen_attempts keeps). Both reads are bounded: the last
 30 days, at most CAP answers of each card served, the newest first, read card by card along the
-(card, time) index, so a team's whole history is never scanned. The pitfalls are read from each
-card's CAP newest answers of any kind, of which those the checker read from sharing members count.
+(card, time) index, so a team's whole history is never scanned. The ticks are read from each
+card's CAP newest rated answers, of which the team's members' count; the pitfalls from each card's
+CAP newest answers of any kind, of which those the checker read from sharing members count.
 """
 
 from collections import Counter, defaultdict
@@ -109,16 +110,22 @@ def _served(rows: Iterable[Any], snapshot: Snapshot) -> Iterator[tuple[Card, lis
 
 def team_answers(session: Session, *, snapshot: Snapshot, now: datetime) -> TeamAnswers:
     since = now - MONTH
+
+    def by_the_team(newest: Subquery) -> Select[Any]:
+        # Narrowed after the bounded read: asked inside it, the team's members lead the database
+        # to their own index and every answer of theirs to the card in the month, sorted.
+        return select(newest.c.card_id, newest.c.points).where(newest.c.user_id.in_(team_ids()))
+
     ticks = _newest(
         session,
-        query=select(Attempt.card_id, Attempt.points).where(
-            Attempt.user_id.in_(team_ids()),
+        query=select(Attempt.card_id, Attempt.points, Attempt.user_id).where(
             Attempt.kind.in_(TIMED_KINDS),
             Attempt.revealed.is_(False),
             Attempt.rating.is_not(None),
         ),
         since=since,
         cards=snapshot.cards,
+        then=by_the_team,
     )
 
     def read_by_checker(newest: Subquery) -> Select[Any]:

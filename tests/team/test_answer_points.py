@@ -12,6 +12,7 @@ from bs4 import BeautifulSoup, Tag
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from app.accounts.models import User
 from app.content.catalogue import Snapshot
 from app.coverage.measured import MEASURED
 from app.practice.models import AttemptCoverage
@@ -84,6 +85,14 @@ def test_points_missed_most_come_from_everyones_final_ticks(
     assert list(shown) == [keys[3], keys[4], keys[2]]
     assert shown[keys[3]] == "missed in 3 of 3 rated answers"
     assert shown[keys[2]] == "missed in 2 of 3 rated answers"
+
+
+def test_a_disabled_persons_newer_answers_are_not_the_teams(team_app: FastAPI, lena: TestClient) -> None:
+    answer(team_app, "alice", ticked=[0, 1, 2, 3])
+    answer(team_app, "bob", ticked=[])  # newer, and missing every point
+    with write_session(team_app) as session:
+        session.get_one(User, user_id(team_app, "bob")).disabled_at = utcnow()
+    assert missed(card_box(lena)) == {CARD.points[4].key: "missed in 1 of 1 rated answer"}
 
 
 def test_pitfalls_asserted_most_count_only_readable_answers(
