@@ -43,14 +43,14 @@ class _Entry:
         return sum(map(len, self.parts)) + sum(len(k) + len(v) for k, v in self.headers)
 
 
+HTMX_HEADERS = frozenset({b"hx-request", b"hx-boosted"})
+
+
 def _htmx_headers(scope: Scope) -> dict[str, str]:
     """The two headers that say whether htmx asked for a fragment: a scan, not a Headers object."""
     return {
         name.decode(): value.decode("latin-1") for name, value in scope["headers"] if name in HTMX_HEADERS
     }
-
-
-HTMX_HEADERS = frozenset({b"hx-request", b"hx-boosted"})
 
 
 def cacheable(response: ResponseT) -> ResponseT:
