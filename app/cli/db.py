@@ -27,7 +27,8 @@ def db_upgrade() -> None:
 @db_cli.command("rebuild-aggregates")
 def db_rebuild_aggregates() -> None:
     """Recount everyone's practice per day, quiz statements missed and reviews rated again from
-    their answers and review log, with the cards in the content folder."""
+    their answers and review log, with the cards in the content folder; then the team's counts
+    per card and per statement from those."""
     from app.storage import migrations
 
     settings = get_settings()
@@ -53,14 +54,18 @@ def _rebuild(settings: Settings) -> None:
     from app.content.catalogue import load
     from app.practice import totals
     from app.storage.database import Database
+    from app.team import counts
 
     cards = load(settings.content_dir).cards
     database = Database(settings)
     try:
         done = totals.rebuild(database.write_sessions, cards=cards)
+        with database.write_sessions() as session:
+            counts.recount(session)
+            session.commit()
     finally:
         database.dispose()
     typer.echo(
         f"practice aggregates rebuilt for {done.people} people with {len(cards)} cards: {done.days} days,"
-        f" {done.tallies} quiz statements, {done.schedules} schedules"
+        f" {done.tallies} quiz statements, {done.schedules} schedules; the team's counts recounted"
     )

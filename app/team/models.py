@@ -1,4 +1,5 @@
-"""What a lead asks of the team: assignments of cards at a depth, by a date."""
+"""What a lead asks of the team (assignments of cards at a depth, by a date), and what the team
+as a whole finds hard (counts kept as practice is written: app/team/counts.py)."""
 
 from datetime import date, datetime
 from typing import Any
@@ -29,3 +30,28 @@ class Assignment(Base):
     topic: Mapped[str | None] = mapped_column(String(80))
     card_ids: Mapped[list[Any]]
     due: Mapped[date]
+
+
+class TeamCardCount(Base):
+    """The team's schedules of one card summed: their reviews, those rated again, and how many
+    people have one at any depth. Kept by the database as review_states change (app/team/counts.py)."""
+
+    __tablename__ = "team_card_counts"
+
+    card_id: Mapped[str] = mapped_column(String(120), primary_key=True)
+    reviews: Mapped[int] = mapped_column(default=0)
+    again: Mapped[int] = mapped_column(default=0)
+    people: Mapped[int] = mapped_column(default=0)
+
+
+class TeamStatementCount(Base):
+    """One quiz statement as the team misses it: the tallies of those who judged it wrong at least
+    once, summed, and how many they are. Kept by the database as quiz_tallies change."""
+
+    __tablename__ = "team_statement_counts"
+
+    card_id: Mapped[str] = mapped_column(String(120), primary_key=True)
+    item_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    missed: Mapped[int] = mapped_column(default=0)
+    seen: Mapped[int] = mapped_column(default=0)
+    people: Mapped[int] = mapped_column(default=0)
