@@ -12,13 +12,13 @@ from sqlalchemy import select
 
 from app.accounts import service
 from app.practice import scheduling
-from app.practice.models import ReviewState
+from app.practice.models import PracticeDay, ReviewState
 from app.storage.base import utcnow
-from app.team.members import PAGE_SIZE, recall_expression
+from app.team.members import PAGE_SIZE, STREAK_DAYS, recall_expression
 from tests.factories import OWNER_CARD
-from tests.helpers.accounts import review_as
+from tests.helpers.accounts import review_as, user_id
 from tests.helpers.html import HTML, HTMX, one, soup_of, text_of
-from tests.helpers.practice import post_attempt
+from tests.helpers.practice import add, post_attempt
 
 CACHE = "tf-data-cache-shuffle-order"
 PARALLEL = "tf-data-parallel-map-interleave"
@@ -210,6 +210,25 @@ def test_a_members_numbers_agree_with_their_own_progress(
         == "2 d"
     )
     assert row_of(page, "lena")["streak"] == "0 d"
+
+
+def test_a_streak_stops_at_a_day_without_practice_and_is_read_back_at_most_streak_days(
+    team_app: FastAPI, lena: TestClient
+) -> None:
+    today = utcnow().date()
+    alice, bob = user_id(team_app, "alice"), user_id(team_app, "bob")
+    every_day = [
+        PracticeDay(user_id=alice, day=today - timedelta(days=n), answers=1) for n in range(STREAK_DAYS + 5)
+    ]
+    # Bob's day 6 back has only a review of an older answer rated late: no practice of that day.
+    bobs = [
+        PracticeDay(user_id=bob, day=today - timedelta(days=n), answers=int(n != 6), reviews=1)
+        for n in range(1, 30)
+    ]
+    add(team_app, *every_day, *bobs)
+    page = soup_of(lena.get("/team"))
+    assert row_of(page, "alice")["streak"] == f"{STREAK_DAYS} d"
+    assert row_of(page, "bob")["streak"] == "5 d"  # yesterday back to 5 days ago
 
 
 def test_a_phone_that_hides_the_headers_still_has_every_sort(lena: TestClient, crowd: list[str]) -> None:
