@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import Session
 
-from app.accounts.models import User
 from app.content.catalogue import Snapshot
 from app.practice import quiz, stats
 from app.practice.models import QuizTally, ReviewState
@@ -87,7 +86,6 @@ def recount(session: Session) -> None:
     tally of the team, what the triggers keep them equal to."""
     session.execute(delete(TeamCardCount))
     session.execute(delete(TeamStatementCount))
-    on_team = ReviewState.user_id.in_(select(User.id).where(members.on_team()))
     session.execute(
         insert(TeamCardCount).from_select(
             ["card_id", "reviews", "again", "people"],
@@ -97,11 +95,10 @@ def recount(session: Session) -> None:
                 func.sum(ReviewState.again),
                 func.count(ReviewState.user_id.distinct()),
             )
-            .where(on_team)
+            .where(ReviewState.user_id.in_(members.team_ids()))
             .group_by(ReviewState.card_id),
         )
     )
-    tallied = QuizTally.user_id.in_(select(User.id).where(members.on_team()))
     session.execute(
         insert(TeamStatementCount).from_select(
             ["card_id", "item_id", "missed", "seen", "people"],
@@ -112,7 +109,7 @@ def recount(session: Session) -> None:
                 func.sum(QuizTally.seen),
                 func.count(),
             )
-            .where(tallied, QuizTally.missed > 0)
+            .where(QuizTally.user_id.in_(members.team_ids()), QuizTally.missed > 0)
             .group_by(QuizTally.card_id, QuizTally.item_id),
         )
     )
