@@ -206,6 +206,19 @@ class PracticeDay(Base):
     quiz_score: Mapped[float] = mapped_column(default=0.0)  # their scores added up
 
 
+class PracticeMonth(Base):
+    """One person's days with practice (an answer or a rating given alone) in one UTC month, a bit a
+    day: bit d - 1 is day d. The database keeps it from practice_days as they are written
+    (migrations/versions/0031_practice_months.py), so a streak a year long is a dozen rows to read,
+    not 365."""
+
+    __tablename__ = "practice_months"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    month: Mapped[date] = mapped_column(primary_key=True)  # its first day
+    days: Mapped[int] = mapped_column(default=0)
+
+
 class QuizTally(Base):
     """How often a person was dealt one quiz statement and judged it wrong, counted as each quiz
     is written (app/practice/totals.py): /progress's and /team's missed pitfalls."""

@@ -29,7 +29,7 @@ from app.accounts.models import User
 from app.accounts.service import lock_person
 from app.content.cards import Card
 from app.practice import quiz
-from app.practice.models import Attempt, PracticeDay, QuizTally, ReviewLog, ReviewState
+from app.practice.models import Attempt, PracticeDay, PracticeMonth, QuizTally, ReviewLog, ReviewState
 from app.storage import counting
 
 TIMED_KINDS = ("basics", "solid")
@@ -183,6 +183,8 @@ def _budget(cards: Mapping[str, Card]) -> ColumnElement[Any]:
 
 def _rebuild_person(session: Session, *, user_id: int, cards: Mapping[str, Card], done: Rebuilt) -> None:
     """Part of the caller's unit of work: recount the person `user_id`, whose lock is held."""
+    # The database sets each month's bits again as the days are written back.
+    session.execute(delete(PracticeMonth).where(PracticeMonth.user_id == user_id))
     session.execute(delete(PracticeDay).where(PracticeDay.user_id == user_id))
     session.execute(delete(QuizTally).where(QuizTally.user_id == user_id))
     days: dict[date, dict[str, Any]] = {}

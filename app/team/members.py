@@ -1,7 +1,7 @@
 """Who is on the team, and each member's numbers as a lead sees them.
 
-The numbers come from what practice keeps per day (practice_days) and per schedule
-(review_states), read a page of members at a time, so /team costs the same for a team of ten and
+The numbers come from what practice keeps per day (practice_days), per month (practice_months,
+for streaks) and per schedule (review_states), read a page of members at a time, so /team costs the same for a team of ten and
 of a thousand, and for a week of history or years of it. They follow the practice rules (the due
 queue, FSRS retrievability, the streak of /progress), so a lead reads the figures the member reads.
 """
@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Float, Select, case, cast, func, literal, select
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.selectable import ScalarSelect, Subquery
 
@@ -19,7 +19,7 @@ from app.accounts.models import LOCAL_USER_ID, User
 from app.content.catalogue import Snapshot
 from app.practice import attempts, preferences, scheduling, stats
 from app.practice.filters import attempt_result, attempt_what
-from app.practice.models import PracticeDay, ReviewState, UserSettings
+from app.practice.models import PracticeDay, PracticeMonth, ReviewState, UserSettings
 from app.storage.base import UTCDateTime
 from app.team.schemas import MemberSort
 
@@ -197,51 +197,35 @@ def _day_totals(session: Session, *, ids: list[int], today: date) -> dict[int, A
     return {row.user_id: row for row in session.execute(query)}
 
 
+def _run_back(months: dict[date, int], day: date) -> int:
+    """Days practised in a row from `day` back, at most STREAK_DAYS, from each month's bits (bit
+    d - 1 is day d): a month at a time, not a day at a time."""
+    run = 0
+    while run < STREAK_DAYS:
+        first = day.replace(day=1)
+        upto = (1 << day.day) - 1  # the month's days up to `day`
+        gaps = ~months.get(first, 0) & upto
+        if gaps:
+            # The highest unset bit is the latest day without practice.
+            return min(run + day.day - gaps.bit_length(), STREAK_DAYS)
+        run += day.day
+        day = first - timedelta(days=1)
+    return STREAK_DAYS
+
+
 def _streaks(session: Session, *, ids: list[int], today: date) -> dict[int, int]:
     """The current streak of each person, as /progress counts it (days in a row with an answer or
-    a rating, a run that ended yesterday still current), at most STREAK_DAYS long.
-
-    In SQL: the run is from the latest practised day whose day before was not practised to the
-    latest practised day, each found along practice_days' key, so a page of members costs a
-    lookup a day of theirs in the window, never Python over every day."""
-    limit = today - timedelta(days=STREAK_DAYS)
-    earlier = aliased(PracticeDay)
-    if session.get_bind().dialect.name == "sqlite":
-        day_before: ColumnElement[Any] = func.date(PracticeDay.day, "-1 day")
-    else:
-        day_before = PracticeDay.day - 1
-    practised = PracticeDay.answers + PracticeDay.rated_alone > 0
-    in_window = (PracticeDay.user_id.in_(ids), PracticeDay.day > limit, PracticeDay.day <= today, practised)
-    first = ~(
-        select(earlier.day)
-        .where(
-            earlier.user_id == PracticeDay.user_id,
-            earlier.day == day_before,
-            earlier.answers + earlier.rated_alone > 0,
-        )
-        .exists()
+    a rating, a run that ended yesterday still current), at most STREAK_DAYS long: read from
+    practice_months, a row a month of the window for each person, whatever the run's length."""
+    since = (today - timedelta(days=STREAK_DAYS + 1)).replace(day=1)
+    months: dict[int, dict[date, int]] = {}
+    query = select(PracticeMonth.user_id, PracticeMonth.month, PracticeMonth.days).where(
+        PracticeMonth.user_id.in_(ids), PracticeMonth.month >= since, PracticeMonth.days != 0
     )
-    last = dict(
-        session.execute(
-            select(PracticeDay.user_id, func.max(PracticeDay.day))
-            .where(*in_window)
-            .group_by(PracticeDay.user_id)
-        ).all()
-    )
-    starts = dict(
-        session.execute(
-            select(PracticeDay.user_id, func.max(PracticeDay.day))
-            .where(*in_window, first)
-            .group_by(PracticeDay.user_id)
-        ).all()
-    )
-    streaks = {}
-    for user_id, newest in last.items():
-        if newest < today - timedelta(days=1):
-            continue  # the run ended before yesterday
-        start = starts.get(user_id)
-        streaks[user_id] = STREAK_DAYS if start is None else (newest - start).days + 1
-    return streaks
+    for user_id, month, days in session.execute(query):
+        months.setdefault(user_id, {})[month] = days
+    yesterday = today - timedelta(days=1)
+    return {user_id: _run_back(bits, today) or _run_back(bits, yesterday) for user_id, bits in months.items()}
 
 
 def numbers(

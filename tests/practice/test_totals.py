@@ -1,5 +1,6 @@
 """The practice aggregates (per day, per quiz statement, reviews rated again per schedule) kept on
-every write agree with their rebuild from the attempts and the review log."""
+every write agree with their rebuild from the attempts and the review log, and the months of days
+practised the database keeps agree with the days."""
 
 import random
 from collections.abc import Callable
@@ -16,7 +17,7 @@ from app.accounts.models import User
 from app.content.catalogue import load
 from app.practice import attempts, scheduling, totals
 from app.practice.dependencies import get_now
-from app.practice.models import PracticeDay, QuizTally, ReviewState
+from app.practice.models import PracticeDay, PracticeMonth, QuizTally, ReviewState
 from app.settings import Settings
 from tests.factories import OWNER_CARD
 from tests.helpers.html import HTMX, soup_of
@@ -51,7 +52,13 @@ def snapshot(app: FastAPI) -> dict[str, list[tuple[Any, ...]]]:
                 ReviewState.user_id, ReviewState.card_id, ReviewState.tier
             )
         )
+        months = session.scalars(
+            select(PracticeMonth)
+            .where(PracticeMonth.days != 0)
+            .order_by(PracticeMonth.user_id, PracticeMonth.month)
+        )
         return {
+            "months": [(m.user_id, m.month, m.days) for m in months],
             "days": [
                 # Scores added in another order differ in the last bits.
                 (
@@ -70,6 +77,17 @@ def snapshot(app: FastAPI) -> dict[str, list[tuple[Any, ...]]]:
             "tallies": [(t.user_id, t.card_id, t.item_id, t.seen, t.missed) for t in tallies],
             "again": [tuple(row) for row in states],
         }
+
+
+def months_of(days: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """practice_months as it should be: for each person's month, a bit a day with an answer or a
+    rating given alone (bit d - 1 for day d)."""
+    bits: dict[tuple[int, Any], int] = {}
+    for user_id, day, answers, rated_alone, *_ in days:
+        if answers + rated_alone:
+            key = (user_id, day.replace(day=1))
+            bits[key] = bits.get(key, 0) | 1 << (day.day - 1)
+    return [(*key, value) for key, value in sorted(bits.items())]
 
 
 # The statement that takes a person's lock, as SQL without its values.
@@ -217,6 +235,8 @@ def test_what_is_counted_on_write_is_what_the_rebuild_counts(
     assert sum(row[3] for row in days) and sum(row[6] for row in days) < sum(row[5] for row in days)
     assert any(row[4] for row in tallies) and any(row[3] > row[4] for row in tallies)
     assert any(row[3] for row in again) and not any(row[1] == GONE for row in tallies)
+    assert kept["months"] == months_of(days)
+    assert len({month for _, month, _ in kept["months"]}) > 1  # the history crosses months
 
     rebuild(team_app, team_app.state.settings)
     assert snapshot(team_app) == kept
@@ -258,6 +278,7 @@ def test_undo_takes_the_review_off_its_day(app: FastAPI, client: TestClient) -> 
         assert latest is not None
         attempts.take_back(session, user_id=1, card_id=OWNER_CARD, review_id=latest.id)
     assert days(app) == [(1, 0, 0, 1, 1, 0)]  # nothing left on the second day: it is gone
+    assert snapshot(app)["months"] == [(1, T0.date().replace(day=1), 1 << (T0.day - 1))]
 
 
 def test_a_quiz_counts_each_statement_dealt_and_those_judged_wrong(app: FastAPI, client: TestClient) -> None:
