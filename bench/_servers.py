@@ -112,9 +112,14 @@ def wrk(
         args += ["-s", str(script)]
     for name, value in (headers or {}).items():
         args += ["-H", f"{name}: {value}"]
-    output = subprocess.run([*args, url], capture_output=True, text=True, check=True).stdout
+    return wrk_result(subprocess.run([*args, url], capture_output=True, text=True, check=True).stdout)
+
+
+def wrk_result(output: str) -> WrkResult:
+    """What wrk --latency printed, read."""
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))  # type: ignore[union-attr]
-    p99 = _milliseconds(re.search(r"99%\s+(\S+)", output).group(1))  # type: ignore[union-attr]
+    # The distribution's own line: a thread's stdev ends in "%" too, e.g. "72.99%".
+    p99 = _milliseconds(re.search(r"^\s*99%\s+(\S+)", output, re.MULTILINE).group(1))  # type: ignore[union-attr]
     errors = 0
     if match := re.search(r"Non-2xx or 3xx responses: (\d+)", output):
         errors += int(match.group(1))

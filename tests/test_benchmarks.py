@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from app import PROJECT_ROOT
-from bench import _verdict
+from bench import _servers, _verdict
 from tests.helpers.docs import DOCS
 
 pytestmark = pytest.mark.engine_agnostic
@@ -104,3 +104,24 @@ def test_verdict_returns_what_it_was_given() -> None:
     assert _verdict.verdict(True) is True
     assert _verdict.verdict(False) is False
     assert _verdict.failures == [""]
+
+
+WRK_OUTPUT = """Running 10s test @ http://127.0.0.1:8123/cards/tf-data-prefetch-last
+  2 threads and 50 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     7.91ms    2.03ms  41.22ms   72.99%
+    Req/Sec     3.17k   210.45     3.61k    68.50%
+  Latency Distribution
+     50%    7.62ms
+     75%    8.71ms
+     90%   10.12ms
+     99%   13.84ms
+  63120 requests in 10.01s, 2.69GB read
+Requests/sec:   6305.69
+Transfer/sec:    275.11MB
+"""
+
+
+def test_wrk_s_p99_is_read_from_its_distribution_not_from_a_stdev_that_ends_in_99() -> None:
+    result = _servers.wrk_result(WRK_OUTPUT)
+    assert (result.requests_per_second, result.p99_ms, result.errors) == (6305.69, 13.84, 0)
