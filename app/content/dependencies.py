@@ -37,7 +37,7 @@ CardDep = Annotated[Card, Depends(get_served_card)]
 TIER_PATTERN = "^(" + "|".join("".join(f"[{c}{c.upper()}]" for c in tier) for tier in TIERS) + ")$"
 
 
-def _tier_query(
+async def _tier_query(
     tier: Annotated[str | None, Query(json_schema_extra={"pattern": TIER_PATTERN})] = None,
 ) -> str | None:
     """The API's tier parameter: one of the four names, in any case (an empty one is no name),

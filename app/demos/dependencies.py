@@ -15,7 +15,7 @@ async def get_heartbeat_timeout(settings: SettingsDep) -> float:
     return float(settings.demo_heartbeat_timeout_seconds)
 
 
-def get_submitter(settings: SettingsDep, queue: QueueDep) -> Submitter:
+async def get_submitter(settings: SettingsDep, queue: QueueDep) -> Submitter:
     return Submitter(
         queue, per_minute=settings.demo_submits_per_minute, memory_limit_mb=settings.demo_memory_limit_mb
     )

@@ -58,7 +58,7 @@ def none_assigned(**_: object) -> list[int]:
     return []
 
 
-def assigned_interviews(request: Request) -> AssignedInterviews:
+async def assigned_interviews(request: Request) -> AssignedInterviews:
     found: AssignedInterviews = getattr(request.app.state, "assigned_interviews", none_assigned)
     return found
 

@@ -2,6 +2,7 @@
 
 from typing import Annotated
 
+import anyio
 from fastapi import Depends, Request
 from starlette.datastructures import State
 
@@ -17,8 +18,10 @@ def app_job_queue(state: State) -> JobQueue:
     return queue
 
 
-def get_job_queue(request: Request) -> JobQueue:
-    return app_job_queue(request.app.state)
+async def get_job_queue(request: Request) -> JobQueue:
+    # On the loop once it is built; building it may make the queue's SQLite file: in a thread.
+    queue: JobQueue | None = getattr(request.app.state, "job_queue", None)
+    return queue if queue is not None else await anyio.to_thread.run_sync(app_job_queue, request.app.state)
 
 
 QueueDep = Annotated[JobQueue, Depends(get_job_queue)]

@@ -24,7 +24,7 @@ from app.practice.readings import Reader
 from app.practice.schemas import RATINGS, AttemptIn
 from app.schemas import parse_id
 from app.storage.base import utcnow
-from app.web.dependencies import FormDep, SettingsDep, app_settings
+from app.web.dependencies import FormDep, SettingsDep, settings_of
 from app.web.messages import form_messages, sentence
 from app.web.templating import render
 
@@ -62,15 +62,15 @@ async def get_now() -> datetime:
 NowDep = Annotated[datetime, Depends(get_now)]
 
 
-# Async, calling app_settings itself, for the reason get_now is: no hop to the thread pool.
+# Async, for the reason get_now is: no hop to the thread pool.
 async def get_quiz_key(request: Request) -> str:
-    return str(app_settings(request).secret_key)
+    return str(settings_of(request).secret_key)
 
 
 QuizKeyDep = Annotated[str, Depends(get_quiz_key)]
 
 
-def assigned_cards(request: Request) -> AssignedCards:
+async def assigned_cards(request: Request) -> AssignedCards:
     found: AssignedCards = getattr(request.app.state, "assigned_cards", none_assigned)
     return found
 
@@ -78,7 +78,7 @@ def assigned_cards(request: Request) -> AssignedCards:
 AssignedCardsDep = Annotated[AssignedCards, Depends(assigned_cards)]
 
 
-def get_reader(settings: SettingsDep, queue: QueueDep) -> Reader:
+async def get_reader(settings: SettingsDep, queue: QueueDep) -> Reader:
     """Where an answer's model reading is asked for: the app's queue, and how recently a worker
     must have beat to take it (its heartbeat timeout)."""
     return Reader(queue, settings.demo_heartbeat_timeout_seconds)

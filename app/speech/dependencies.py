@@ -60,7 +60,7 @@ class Recorder:
         )
 
 
-def get_recorder(
+async def get_recorder(
     session: WriteSessionDep, queue: QueueDep, user_id: UserIdDep, settings: SettingsDep
 ) -> Recorder:
     return Recorder(session=session, queue=queue, user_id=user_id, settings=settings)
@@ -70,7 +70,7 @@ def get_recorder(
 RecorderDep = Annotated[Recorder, Depends(get_recorder)]
 
 
-def get_asker(settings: SettingsDep, queue: QueueDep) -> Asker:
+async def get_asker(settings: SettingsDep, queue: QueueDep) -> Asker:
     """Where a question's sound is asked for: the app's queue, how recently a worker must have
     beat to say it (its heartbeat timeout), and the deployment's voice."""
     return Asker(queue, settings.demo_heartbeat_timeout_seconds, settings.question_voice)

@@ -8,10 +8,16 @@ from starlette.datastructures import FormData
 from app.settings import Settings
 
 
-def app_settings(request: Request) -> Settings:
+def settings_of(request: Request) -> Settings:
     """This app's settings (several apps may share one process, so never `get_settings()`)."""
     settings: Settings = request.app.state.settings
     return settings
+
+
+# Dependencies that only read the app's state are async: a plain `def` one costs its request a hop
+# to the thread pool and back, each waking the loop from another thread.
+async def app_settings(request: Request) -> Settings:
+    return settings_of(request)
 
 
 SettingsDep = Annotated[Settings, Depends(app_settings)]
@@ -26,7 +32,7 @@ async def read_form(request: Request) -> FormData:
 FormDep = Annotated[FormData, Depends(read_form)]
 
 
-def client_address(request: Request) -> str | None:
+async def client_address(request: Request) -> str | None:
     """Who connected: behind a trusted proxy, the visitor's address it reported, never the
     proxy's own (app/web/guards.py decides it). What throttling and the audit log name."""
     address: str | None = request.state.client_address

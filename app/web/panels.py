@@ -30,9 +30,13 @@ class Panels:
         return [panel for hook in self.hooks.get(slot, ()) if (panel := hook(**offered)) is not None]
 
 
-def app_panels(request: Request) -> Panels:
+def panels_of(request: Request) -> Panels:
     panels: Panels = request.app.state.panels
     return panels
+
+
+async def app_panels(request: Request) -> Panels:
+    return panels_of(request)  # async: no hop to the thread pool (app/web/dependencies.py)
 
 
 PanelsDep = Annotated[Panels, Depends(app_panels)]

@@ -8,7 +8,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.responses import HTMLResponse
 
 from app import PROJECT_ROOT
-from app.web.dependencies import app_settings
+from app.web.dependencies import settings_of
 from app.web.timefmt import ago, clock, day, span, until, utc, when
 
 templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
@@ -39,7 +39,7 @@ def render(
         name = "page.html"
     context.setdefault("csrf_token", request.state.csrf_token)
     # From this app's settings, not a template global: several apps may share one process.
-    context.setdefault("auth_mode", app_settings(request).auth_mode)
+    context.setdefault("auth_mode", settings_of(request).auth_mode)
     response = templates.TemplateResponse(request, name, context, status_code=status_code)
     response.headers["vary"] = "HX-Request"
     return response

@@ -13,7 +13,7 @@ from app.exceptions import Invalid
 from app.schemas import Id
 from app.storage.dependencies import WriteSessionDep
 from app.web.dependencies import FormDep
-from app.web.panels import app_panels
+from app.web.panels import panels_of
 from app.web.templating import render
 
 router = APIRouter(tags=["accounts"])
@@ -24,7 +24,7 @@ WRONG_CURRENT = "that is not your current password"
 def _account_page(
     visitor: Visitor, principal: Principal, *, status_code: int = 200, **extra: Any
 ) -> HTMLResponse:
-    panels = app_panels(visitor.request)
+    panels = panels_of(visitor.request)
     with visitor.db.read_sessions() as session:
         tokens = service.tokens_of(session, principal.id)
         asks_password = service.has_password(session, principal.id)

@@ -15,7 +15,7 @@ from app.settings import Settings
 from app.storage.dependencies import SessionDep, WriteSessionDep
 from app.web.dependencies import FormDep, SettingsDep
 from app.web.errors import status_of
-from app.web.panels import app_panels
+from app.web.panels import panels_of
 from app.web.templating import render
 
 router = APIRouter(tags=["accounts"])
@@ -40,7 +40,7 @@ def _users_page(
         roles=list(ROLES.values()),
         accounts=accounts,
         pending=[(invite, invite.token and service.invite_url(base, invite.token)) for invite in pending],
-        panels=app_panels(request).fill("admin", settings=settings),
+        panels=panels_of(request).fill("admin", settings=settings),
         **extra,
     )
 
