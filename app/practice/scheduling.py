@@ -237,11 +237,16 @@ def record_review(
         replayed = replay(session, user_id=user_id, card_id=card_id, tier=tier)
         assert replayed is not None
         return replayed
+    # Read before a new state is added: the read would flush it, and the card's team count with it,
+    # ahead of the quiz statements' counts. Every answer takes those rows in one order (its
+    # statements', then its card's), so two answers on PostgreSQL never wait on each other in a
+    # circle.
+    sched = scheduler_for(session, user_id)
     if row is None:
         row = ReviewState(user_id=user_id, card_id=card_id, tier=tier)
         session.add(row)
         _fresh_state(row, at)
-    _apply(scheduler_for(session, user_id), row=row, rating=rating, at=at)
+    _apply(sched, row=row, rating=rating, at=at)
     return row
 
 
@@ -257,10 +262,11 @@ def replay(session: Session, *, user_id: int, card_id: str, tier: str) -> Review
         if row is not None:
             session.delete(row)
         return None
+    sched = scheduler_for(session, user_id)  # before a new state is added, as in record_review
     if row is None:
         row = ReviewState(user_id=user_id, card_id=card_id, tier=tier)
         session.add(row)
-    rebuild(row, sched=scheduler_for(session, user_id), reviews=reviews)
+    rebuild(row, sched=sched, reviews=reviews)
     return row
 
 

@@ -73,8 +73,10 @@ def adopt_local(session: Session, name: str) -> dict[str, int]:
         )
         .values(idempotency_key=None)
     )
-    moved = {what: _move(session, model=model, to=user.id) for what, model in MOVED.items()}
+    # The counts first: the team's counts of quiz statements are taken before those of cards, as
+    # every answer takes them (app/practice/scheduling.py record_review).
     totals.move_counts(session, from_id=LOCAL_USER_ID, to_id=user.id)
+    moved = {what: _move(session, model=model, to=user.id) for what, model in MOVED.items()}
     session.execute(
         update(Assignment).where(Assignment.created_by == LOCAL_USER_ID).values(created_by=user.id)
     )

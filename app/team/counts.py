@@ -8,6 +8,7 @@ schedule or a tally, and disabling or enabling a person, moves them in the same 
 `recount` works them out again from the schedules and tallies (`tiercards db rebuild-aggregates`).
 """
 
+from contextlib import closing
 from dataclasses import dataclass
 
 from sqlalchemy import delete, func, insert, select
@@ -71,13 +72,15 @@ def missed_pitfalls(session: Session, *, snapshot: Snapshot, limit: int = TOP) -
         .order_by(counts.missed.desc(), counts.people.desc(), counts.card_id, counts.item_id)
     )
     found: list[TeamMiss] = []
-    # Read in order until enough are known: the statements of retired cards are few.
-    for card_id, item_id, missed, seen, people in session.execute(query.execution_options(yield_per=limit)):
-        known = quiz.statement(snapshot.cards, card_id=card_id, item_id=item_id)
-        if known is not None:
-            found.append(TeamMiss(stats.MissedItem(*known, missed, seen), people))
-            if len(found) == limit:
-                break
+    # Read in order until enough are known (the statements of retired cards are few), then the
+    # rest of the read is dropped.
+    with closing(session.execute(query.execution_options(yield_per=limit))) as rows:
+        for card_id, item_id, missed, seen, people in rows:
+            known = quiz.statement(snapshot.cards, card_id=card_id, item_id=item_id)
+            if known is not None:
+                found.append(TeamMiss(stats.MissedItem(*known, missed, seen), people))
+                if len(found) == limit:
+                    break
     return found
 
 

@@ -1,9 +1,10 @@
 """Who is on the team, and each member's numbers as a lead sees them.
 
 The numbers come from what practice keeps per day (practice_days), per month (practice_months,
-for streaks) and per schedule (review_states), read a page of members at a time, so /team costs the same for a team of ten and
-of a thousand, and for a week of history or years of it. They follow the practice rules (the due
-queue, FSRS retrievability, the streak of /progress), so a lead reads the figures the member reads.
+for streaks) and per schedule (review_states), read a page of members at a time, so /team costs
+the same for a team of ten and of a thousand, and for a week of history or years of it. They
+follow the practice rules (the due queue, FSRS retrievability, the streak of /progress), so a lead
+reads the figures the member reads.
 """
 
 from dataclasses import dataclass

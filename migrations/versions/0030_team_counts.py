@@ -47,30 +47,18 @@ ADD_STATEMENT = (
     " seen = team_statement_counts.seen + excluded.seen, people = team_statement_counts.people + excluded.people"
 )
 
-# A person joins or leaves the team: their schedules and the statements they missed, all at once.
-PERSON_BACK = f"""
-INSERT INTO team_card_counts (card_id, reviews, again, people)
-SELECT card_id, sum(reps), sum(again), 1 FROM review_states WHERE user_id = NEW.id
-GROUP BY card_id ORDER BY card_id{ADD_CARD};
+
+def _person(sign: str) -> str:
+    """A person joining (sign "+") or leaving ("-") the team: their missed statements and their
+    schedules, all at once. Statements before cards and each in key order, as answers take them,
+    so a person disabled while others answer never waits on an answer that waits on them."""
+    return f"""
 INSERT INTO team_statement_counts (card_id, item_id, missed, seen, people)
-SELECT card_id, item_id, missed, seen, 1 FROM quiz_tallies WHERE user_id = NEW.id AND missed > 0
+SELECT card_id, item_id, {sign}missed, {sign}seen, {sign}1 FROM quiz_tallies WHERE user_id = NEW.id AND missed > 0
 ORDER BY card_id, item_id{ADD_STATEMENT};
-"""
-PERSON_LEFT = """
-UPDATE team_card_counts SET
-  reviews = reviews - (SELECT sum(r.reps) FROM review_states r
-                       WHERE r.user_id = NEW.id AND r.card_id = team_card_counts.card_id),
-  again = again - (SELECT sum(r.again) FROM review_states r
-                   WHERE r.user_id = NEW.id AND r.card_id = team_card_counts.card_id),
-  people = people - 1
-WHERE card_id IN (SELECT card_id FROM review_states WHERE user_id = NEW.id);
-UPDATE team_statement_counts SET
-  missed = missed - (SELECT q.missed FROM quiz_tallies q WHERE q.user_id = NEW.id
-                     AND q.card_id = team_statement_counts.card_id AND q.item_id = team_statement_counts.item_id),
-  seen = seen - (SELECT q.seen FROM quiz_tallies q WHERE q.user_id = NEW.id
-                 AND q.card_id = team_statement_counts.card_id AND q.item_id = team_statement_counts.item_id),
-  people = people - 1
-WHERE (card_id, item_id) IN (SELECT card_id, item_id FROM quiz_tallies WHERE user_id = NEW.id AND missed > 0);
+INSERT INTO team_card_counts (card_id, reviews, again, people)
+SELECT card_id, {sign}sum(reps), {sign}sum(again), {sign}1 FROM review_states WHERE user_id = NEW.id
+GROUP BY card_id ORDER BY card_id{ADD_CARD};
 """
 
 
@@ -126,12 +114,12 @@ SQLITE_TRIGGERS = {
     "team_counts_person_left": (
         "AFTER UPDATE OF disabled_at ON users"
         f" WHEN OLD.disabled_at IS NULL AND NEW.disabled_at IS NOT NULL AND NEW.id <> {LOCAL_USER_ID}"
-        f" BEGIN {PERSON_LEFT} END"
+        f" BEGIN {_person('-')} END"
     ),
     "team_counts_person_back": (
         "AFTER UPDATE OF disabled_at ON users"
         f" WHEN OLD.disabled_at IS NOT NULL AND NEW.disabled_at IS NULL AND NEW.id <> {LOCAL_USER_ID}"
-        f" BEGIN {PERSON_BACK} END"
+        f" BEGIN {_person('+')} END"
     ),
 }
 
@@ -176,7 +164,7 @@ PG_PERSON = f"""
 CREATE FUNCTION team_counts_person() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NEW.id = {LOCAL_USER_ID} OR (OLD.disabled_at IS NULL) = (NEW.disabled_at IS NULL) THEN RETURN NULL; END IF;
-  IF NEW.disabled_at IS NULL THEN {PERSON_BACK} ELSE {PERSON_LEFT} END IF;
+  IF NEW.disabled_at IS NULL THEN {_person("+")} ELSE {_person("-")} END IF;
   RETURN NULL;
 END $$
 """

@@ -3,8 +3,11 @@ written. They follow every way a schedule or a tally changes (answers, an undo, 
 and enabled again, an import, the solo history adopted, the aggregates rebuilt), always equal to
 the counts worked out again from every schedule and tally, and the page shows them."""
 
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from bs4 import BeautifulSoup
@@ -12,8 +15,11 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from app.accounts import service as accounts
 from app.accounts.models import LOCAL_USER_ID
-from app.practice import scheduling, totals
+from app.practice import attempts, scheduling, totals
+from app.practice.quiz import quiz_items
+from app.practice.schemas import AttemptIn
 from app.storage.base import utcnow
 from app.team import adopt, counts
 from app.team.models import TeamCardCount, TeamStatementCount
@@ -153,3 +159,47 @@ def test_the_solo_history_counts_once_an_account_adopts_it(
         adopt.adopt_local(session, "bob")
     assert_in_step(team_app)
     assert hardest(lena) == {CACHE: ("3", "2")}
+
+
+def test_a_retired_cards_statements_are_passed_over_and_the_card_is_marked_retired(
+    team_app: FastAPI, signed_in: Callable[[str], TestClient], lena: TestClient, own_content: Path
+) -> None:
+    alice = signed_in("alice")
+    for card_id in (CACHE, OWNER_CARD):
+        post_attempt(alice, card_id, kind="quiz", text=None, choices=[], points=[], rating=None)
+        post_attempt(alice, card_id, rating="again")
+    cache_pitfalls, _ = quiz_ids(alice, CACHE)
+    assert set(cache_pitfalls) & set(missed_by(lena))
+
+    (own_content / f"{CACHE}.md").unlink()
+    missed = missed_by(lena)
+    assert missed and not set(cache_pitfalls) & set(missed)
+    retired = soup_of(lena.get("/team")).select_one(f'tr.hard-card[data-card-id="{CACHE}"]')
+    assert retired is not None and retired.select_one(".retired-badge") is not None
+
+
+def test_many_people_quizzed_on_one_card_at_once_are_all_stored_and_counted(team_app: FastAPI) -> None:
+    """Every quiz on a card updates the same count rows (its statements', then its card's): people
+    taking it for the first time and again, all at once, must never wait on each other in a
+    circle, which PostgreSQL would end by refusing one of them."""
+    people, rounds = 8, 4
+    with team_app.state.db.write_sessions() as session:
+        ids = [accounts.create_user(session, name=f"taker{n}").id for n in range(people)]
+        session.commit()
+    card = team_app.state.catalogue.snapshot().cards[OWNER_CARD]
+    quiz = AttemptIn(tier="middle", kind="quiz", choices=[], seconds=12.0)
+    start = threading.Barrier(people)
+
+    def take(user_id: int) -> None:
+        start.wait()
+        for _ in range(rounds):
+            with team_app.state.db.write_sessions() as session:
+                attempts.record(session, card=card, user_id=user_id, data=quiz, now=utcnow())
+
+    with ThreadPoolExecutor(people) as pool:
+        list(pool.map(take, ids))  # re-raises what any of them raised
+    kept = assert_in_step(team_app)
+    pitfalls = [item.id for item in quiz_items(card) if item.costly]
+    assert {kept["statements"][(OWNER_CARD, p)] for p in pitfalls} == {
+        (people * rounds, people * rounds, people)
+    }
