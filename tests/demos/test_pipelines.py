@@ -235,18 +235,35 @@ def test_to_device_pipeline_builds_and_iterates() -> None:
     assert setup.counter is not None and setup.counter.count >= 3
 
 
-def test_cache_after_the_map_makes_epoch_2_cost_compute_alone() -> None:
-    doc = pipelines.run_preset(
-        "cache", params={"input_ms": 40, "compute_ms": 10, "batch_size": 2, "steps": 10}
-    )
+def cache_misses(doc: dict[str, Any]) -> list[str]:
+    """What one cache run gets wrong against the card's claim, as ratios within the run: the map
+    costs every epoch unless the cache is after it, and then epoch 2 pays the compute alone."""
     v = by_name(doc)
-    # The card's claim, as ratios within the run: the map costs every epoch unless the cache is
-    # after it, and then epoch 2 pays the compute alone.
     cached = v["cache-after-map-epoch-2"]["median_step_ms"]
-    for name in ("cache-after-map-epoch-1", "cache-before-map-epoch-1", "cache-before-map-epoch-2"):
-        assert v[name]["median_step_ms"] >= 2.5 * cached, (name, doc["reading"])
+    checks = {
+        f"{name} is 2.5x the cached epoch 2": v[name]["median_step_ms"] >= 2.5 * cached
+        for name in ("cache-after-map-epoch-1", "cache-before-map-epoch-1", "cache-before-map-epoch-2")
+    }
     # Epoch 2 read the whole epoch from the cache: no step waited for the map.
-    assert max(s["input_ms"] for s in v["cache-after-map-epoch-2"]["steps"]) < 10, doc["reading"]
+    checks["no cached step waited for the map"] = (
+        max(s["input_ms"] for s in v["cache-after-map-epoch-2"]["steps"]) < 10
+    )
+    return [claim for claim, holds in checks.items() if not holds]
+
+
+def test_cache_after_the_map_makes_epoch_2_cost_compute_alone() -> None:
+    # Run again when a run misses, as test_placement_fidelity is: a busy minute once stretched the
+    # cached epoch's 10 ms steps to 36 ms; were the preset wrong, every run would miss.
+    missed = []
+    for _ in range(TRIES):
+        doc = pipelines.run_preset(
+            "cache", params={"input_ms": 40, "compute_ms": 10, "batch_size": 2, "steps": 10}
+        )
+        misses = cache_misses(doc)
+        if not misses:
+            return
+        missed.append(f"{misses}: {doc['reading']}")
+    pytest.fail("\n\n".join(missed))
 
 
 def test_interleave_reads_shards_in_parallel_only_with_num_parallel_calls() -> None:
